@@ -750,6 +750,37 @@ fn run_value(pr: Prim, at: usize) -> String {
     }
 }
 
+/// The read of a struct's last run of fixed-width fields together with the count byte of its
+/// tagged section (where `flex` holds), which must be zero: bytes `b0..` and locals `f{i}` as a
+/// run's, with one bounds check.
+fn take_tail_run(body: &mut String, run: &[(usize, Prim)], flex: &Cond) {
+    let total: usize = run
+        .iter()
+        .map(|(_, pr)| pr.width().unwrap_or_default())
+        .sum();
+    let names = (0..total)
+        .map(|i| format!("b{i}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let with_count = format!(
+        "let [{names}, count] = *w.array::<{}>()?;\nif count != 0 {{ return None; }}\n",
+        total + 1
+    );
+    if let Cond::Expr(_) = flex {
+        let _ = writeln!(
+            body,
+            "let [{names}] = if flexible {{\n{with_count}[{names}]\n}} else {{\n*w.array::<{total}>()?\n}};"
+        );
+    } else {
+        body.push_str(&with_count);
+    }
+    let mut at = 0;
+    for (i, pr) in run {
+        let _ = writeln!(body, "let f{i} = {};", run_value(*pr, at));
+        at += pr.width().unwrap_or_default();
+    }
+}
+
 /// The version ranges over which a struct's encoding does not change: between any two cuts
 /// (the first and past-the-last version of a field, its tagged or nullable versions, or the
 /// flexible versions), every field is present, tagged, nullable and compact alike. Newest first.
@@ -868,6 +899,14 @@ fn emit_take(
         };
         let _ = writeln!(body, "let f{i}: {} = {value};", rust_type(x)?);
     }
+    let own_section = s.is_root && fields.iter().any(|x| x.f.tag.is_some());
+    // A struct that ends with a run of fixed-width fields and leaves its tagged section to
+    // `read` reads the run and the empty section's count byte with one bounds check.
+    let tail_run = !own_section && !matches!(flex, Cond::Never) && !run.is_empty();
+    if tail_run {
+        take_tail_run(&mut body, &run, flex);
+        run.clear();
+    }
     flush(&mut body, &mut run);
     let mut init = String::new();
     for (i, x) in fields.iter().enumerate() {
@@ -879,7 +918,7 @@ fn emit_take(
         Cond::Always => format!("{stmt}\n"),
         _ => format!("if flexible {{ {stmt} }}\n"),
     };
-    if s.is_root && fields.iter().any(|x| x.f.tag.is_some()) {
+    if own_section {
         // A message with tagged fields of its own reads a non-empty section out of line, with a
         // reader from where the walker stands, rather than have the decode begin again with
         // `read`: such sections, a FetchResponse's node endpoints or an ApiVersionsResponse's
@@ -894,11 +933,12 @@ fn emit_take(
         let _ = write!(body, "let this = Self {{\n{init}}};\n{read}Some(this)\n");
     } else {
         // Elements and the other messages leave a non-empty section (rare) to `read`.
-        let _ = write!(
-            body,
-            "{}Some(Self {{\n{init}}})\n",
+        let section = if tail_run {
+            String::new()
+        } else {
             in_flexible("w.empty_tagged_section()?;")
-        );
+        };
+        let _ = write!(body, "{section}Some(Self {{\n{init}}})\n");
     }
     let body = settle_pin(&body);
     let mut head = String::new();
@@ -1515,7 +1555,7 @@ fn encoded_len_body(c: &StructCtx<'_>, tagged_fields: &[&F<'_>]) -> Result<Strin
         if tagged_fields.is_empty() {
             let _ = writeln!(
                 sec,
-                "n = n.saturating_add(self.unknown_tagged_fields.section_len({tag_count}, {path_lit})?);"
+                "n = if self.unknown_tagged_fields.is_empty() {{ n.saturating_add(1) }} else {{ n.saturating_add(self.unknown_tagged_fields.section_len({tag_count}, {path_lit})?) }};"
             );
         } else {
             let _ = writeln!(

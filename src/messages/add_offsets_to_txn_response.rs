@@ -155,12 +155,17 @@ impl<'a> AddOffsetsToTxnResponse<'a> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
-        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let [b0, b1, b2, b3, b4, b5] = if flexible {
+            let [b0, b1, b2, b3, b4, b5, count] = *w.array::<7>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0, b1, b2, b3, b4, b5]
+        } else {
+            *w.array::<6>()?
+        };
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i16::from_be_bytes([b4, b5]);
-        if flexible {
-            w.empty_tagged_section()?;
-        }
         Some(Self {
             throttle_time_ms: f0,
             error_code: f1,
@@ -186,10 +191,14 @@ impl c::Encode for AddOffsetsToTxnResponse<'_> {
         n = n.saturating_add(2);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "AddOffsetsToTxnResponse")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "AddOffsetsToTxnResponse")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "AddOffsetsToTxnResponse",

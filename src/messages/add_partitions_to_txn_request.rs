@@ -356,10 +356,14 @@ impl c::Encode for AddPartitionsToTxnRequest<'_> {
             });
         }
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "AddPartitionsToTxnRequest")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "AddPartitionsToTxnRequest")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "AddPartitionsToTxnRequest",
@@ -629,10 +633,14 @@ impl c::Encode for AddPartitionsToTxnTransaction<'_> {
             "AddPartitionsToTxnRequest.Transactions.Topics",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "AddPartitionsToTxnRequest.Transactions")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "AddPartitionsToTxnRequest.Transactions")?,
+            )
+        };
         Ok(n)
     }
 
@@ -838,10 +846,14 @@ impl c::Encode for AddPartitionsToTxnTopic<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "AddPartitionsToTxnRequest.AddPartitionsToTxnTopic")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "AddPartitionsToTxnRequest.AddPartitionsToTxnTopic")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "AddPartitionsToTxnRequest.AddPartitionsToTxnTopic",

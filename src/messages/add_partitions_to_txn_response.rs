@@ -292,10 +292,14 @@ impl c::Encode for AddPartitionsToTxnResponse<'_> {
             });
         }
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "AddPartitionsToTxnResponse")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "AddPartitionsToTxnResponse")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "AddPartitionsToTxnResponse",
@@ -516,10 +520,14 @@ impl c::Encode for AddPartitionsToTxnResult<'_> {
             "AddPartitionsToTxnResponse.ResultsByTransaction.TopicResults",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "AddPartitionsToTxnResponse.ResultsByTransaction")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "AddPartitionsToTxnResponse.ResultsByTransaction")?,
+            )
+        };
         Ok(n)
     }
 
@@ -724,10 +732,14 @@ impl c::Encode for AddPartitionsToTxnTopicResult<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(self.unknown_tagged_fields.section_len(
-                0,
-                "AddPartitionsToTxnResponse.AddPartitionsToTxnTopicResult",
-            )?);
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(self.unknown_tagged_fields.section_len(
+                    0,
+                    "AddPartitionsToTxnResponse.AddPartitionsToTxnTopicResult",
+                )?)
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "AddPartitionsToTxnResponse.AddPartitionsToTxnTopicResult",
@@ -893,12 +905,17 @@ impl<'a> AddPartitionsToTxnPartitionResult<'a> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
-        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let [b0, b1, b2, b3, b4, b5] = if flexible {
+            let [b0, b1, b2, b3, b4, b5, count] = *w.array::<7>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0, b1, b2, b3, b4, b5]
+        } else {
+            *w.array::<6>()?
+        };
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i16::from_be_bytes([b4, b5]);
-        if flexible {
-            w.empty_tagged_section()?;
-        }
         Some(Self {
             partition_index: f0,
             partition_error_code: f1,
@@ -925,10 +942,14 @@ impl c::Encode for AddPartitionsToTxnPartitionResult<'_> {
         n = n.saturating_add(2);
 
         if flexible {
-            n = n.saturating_add(self.unknown_tagged_fields.section_len(
-                0,
-                "AddPartitionsToTxnResponse.AddPartitionsToTxnPartitionResult",
-            )?);
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(self.unknown_tagged_fields.section_len(
+                    0,
+                    "AddPartitionsToTxnResponse.AddPartitionsToTxnPartitionResult",
+                )?)
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "AddPartitionsToTxnResponse.AddPartitionsToTxnPartitionResult",

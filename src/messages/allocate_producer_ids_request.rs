@@ -147,10 +147,12 @@ impl<'a> AllocateProducerIdsRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, count] = *w.array::<13>()?;
+        if count != 0 {
+            return None;
+        }
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
-        w.empty_tagged_section()?;
         Some(Self {
             broker_id: f0,
             broker_epoch: f1,
@@ -172,10 +174,14 @@ impl c::Encode for AllocateProducerIdsRequest<'_> {
 
         n = n.saturating_add(8);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "AllocateProducerIdsRequest")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "AllocateProducerIdsRequest")?,
+            )
+        };
         Ok(n)
     }
 

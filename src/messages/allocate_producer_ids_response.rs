@@ -194,12 +194,15 @@ impl<'a> AllocateProducerIdsResponse<'a> {
             b15,
             b16,
             b17,
-        ] = *w.array::<18>()?;
+            count,
+        ] = *w.array::<19>()?;
+        if count != 0 {
+            return None;
+        }
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i16::from_be_bytes([b4, b5]);
         let f2 = i64::from_be_bytes([b6, b7, b8, b9, b10, b11, b12, b13]);
         let f3 = i32::from_be_bytes([b14, b15, b16, b17]);
-        w.empty_tagged_section()?;
         Some(Self {
             throttle_time_ms: f0,
             error_code: f1,
@@ -227,10 +230,14 @@ impl c::Encode for AllocateProducerIdsResponse<'_> {
 
         n = n.saturating_add(4);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "AllocateProducerIdsResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "AllocateProducerIdsResponse")?,
+            )
+        };
         Ok(n)
     }
 

@@ -157,10 +157,16 @@ impl<'a> AlterClientQuotasRequest<'a> {
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         let f0: c::Array<'a, EntryData<'a>> = c::Array::take(w, version, flexible)?;
-        let f1 = w.bool()?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let [b0] = if flexible {
+            let [b0, count] = *w.array::<2>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0]
+        } else {
+            *w.array::<1>()?
+        };
+        let f1 = b0 != 0;
         Some(Self {
             entries: f0,
             validate_only: f1,
@@ -190,10 +196,14 @@ impl c::Encode for AlterClientQuotasRequest<'_> {
         n = n.saturating_add(1);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "AlterClientQuotasRequest")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "AlterClientQuotasRequest")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "AlterClientQuotasRequest",
@@ -397,10 +407,14 @@ impl c::Encode for EntryData<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "AlterClientQuotasRequest.Entries")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "AlterClientQuotasRequest.Entries")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "AlterClientQuotasRequest.Entries",
@@ -608,10 +622,14 @@ impl c::Encode for EntityData<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "AlterClientQuotasRequest.Entries.Entity")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "AlterClientQuotasRequest.Entries.Entity")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "AlterClientQuotasRequest.Entries.Entity",
@@ -789,12 +807,17 @@ impl<'a> OpData<'a> {
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         let f0: &'a str = w.string(flexible)?;
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8] = *w.array::<9>()?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8] = if flexible {
+            let [b0, b1, b2, b3, b4, b5, b6, b7, b8, count] = *w.array::<10>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0, b1, b2, b3, b4, b5, b6, b7, b8]
+        } else {
+            *w.array::<9>()?
+        };
         let f1 = f64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
         let f2 = b8 != 0;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
         Some(Self {
             key: f0,
             value: f1,
@@ -828,10 +851,14 @@ impl c::Encode for OpData<'_> {
         n = n.saturating_add(1);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "AlterClientQuotasRequest.Entries.Ops")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "AlterClientQuotasRequest.Entries.Ops")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "AlterClientQuotasRequest.Entries.Ops",

@@ -190,10 +190,14 @@ impl c::Encode for AlterClientQuotasResponse<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "AlterClientQuotasResponse")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "AlterClientQuotasResponse")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "AlterClientQuotasResponse",
@@ -417,10 +421,14 @@ impl c::Encode for EntryData<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "AlterClientQuotasResponse.Entries")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "AlterClientQuotasResponse.Entries")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "AlterClientQuotasResponse.Entries",
@@ -629,10 +637,14 @@ impl c::Encode for EntityData<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "AlterClientQuotasResponse.Entries.Entity")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "AlterClientQuotasResponse.Entries.Entity")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "AlterClientQuotasResponse.Entries.Entity",

@@ -219,10 +219,14 @@ impl c::Encode for AlterPartitionReassignmentsRequest<'_> {
             "AlterPartitionReassignmentsRequest.Topics",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "AlterPartitionReassignmentsRequest")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "AlterPartitionReassignmentsRequest")?,
+            )
+        };
         Ok(n)
     }
 
@@ -416,10 +420,14 @@ impl c::Encode for ReassignableTopic<'_> {
             "AlterPartitionReassignmentsRequest.Topics.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "AlterPartitionReassignmentsRequest.Topics")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "AlterPartitionReassignmentsRequest.Topics")?,
+            )
+        };
         Ok(n)
     }
 
@@ -604,10 +612,14 @@ impl c::Encode for ReassignablePartition<'_> {
             "AlterPartitionReassignmentsRequest.Topics.Partitions.Replicas",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "AlterPartitionReassignmentsRequest.Topics.Partitions")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "AlterPartitionReassignmentsRequest.Topics.Partitions")?,
+            )
+        };
         Ok(n)
     }
 

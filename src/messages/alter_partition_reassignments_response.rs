@@ -259,10 +259,14 @@ impl c::Encode for AlterPartitionReassignmentsResponse<'_> {
             "AlterPartitionReassignmentsResponse.Responses",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "AlterPartitionReassignmentsResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "AlterPartitionReassignmentsResponse")?,
+            )
+        };
         Ok(n)
     }
 
@@ -467,10 +471,14 @@ impl c::Encode for ReassignableTopicResponse<'_> {
             "AlterPartitionReassignmentsResponse.Responses.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "AlterPartitionReassignmentsResponse.Responses")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "AlterPartitionReassignmentsResponse.Responses")?,
+            )
+        };
         Ok(n)
     }
 
@@ -668,10 +676,14 @@ impl c::Encode for ReassignablePartitionResponse<'_> {
             "AlterPartitionReassignmentsResponse.Responses.Partitions.ErrorMessage",
         )?);
 
-        n = n.saturating_add(self.unknown_tagged_fields.section_len(
-            0,
-            "AlterPartitionReassignmentsResponse.Responses.Partitions",
-        )?);
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(self.unknown_tagged_fields.section_len(
+                0,
+                "AlterPartitionReassignmentsResponse.Responses.Partitions",
+            )?)
+        };
         Ok(n)
     }
 

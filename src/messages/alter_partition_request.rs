@@ -201,10 +201,14 @@ impl c::Encode for AlterPartitionRequest<'_> {
             "AlterPartitionRequest.Topics",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "AlterPartitionRequest")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "AlterPartitionRequest")?,
+            )
+        };
         Ok(n)
     }
 
@@ -443,10 +447,14 @@ impl c::Encode for TopicData<'_> {
             "AlterPartitionRequest.Topics.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "AlterPartitionRequest.Topics")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "AlterPartitionRequest.Topics")?,
+            )
+        };
         Ok(n)
     }
 
@@ -719,8 +727,11 @@ impl<'a> PartitionData<'a> {
             c::Array::Slice(&[])
         };
         let f4: i8 = if version >= 1 { w.i8()? } else { 0 };
-        let f5 = w.i32()?;
-        w.empty_tagged_section()?;
+        let [b0, b1, b2, b3, count] = *w.array::<5>()?;
+        if count != 0 {
+            return None;
+        }
+        let f5 = i32::from_be_bytes([b0, b1, b2, b3]);
         Some(Self {
             partition_index: f0,
             leader_epoch: f1,
@@ -786,10 +797,14 @@ impl c::Encode for PartitionData<'_> {
         }
         n = n.saturating_add(4);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "AlterPartitionRequest.Topics.Partitions")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "AlterPartitionRequest.Topics.Partitions")?,
+            )
+        };
         Ok(n)
     }
 
@@ -949,10 +964,12 @@ impl<'a> BrokerState<'a> {
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let _ = version;
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, count] = *w.array::<13>()?;
+        if count != 0 {
+            return None;
+        }
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
-        w.empty_tagged_section()?;
         Some(Self {
             broker_id: f0,
             broker_epoch: f1,
@@ -975,10 +992,14 @@ impl c::Encode for BrokerState<'_> {
 
         n = n.saturating_add(8);
 
-        n = n.saturating_add(self.unknown_tagged_fields.section_len(
-            0,
-            "AlterPartitionRequest.Topics.Partitions.NewIsrWithEpochs",
-        )?);
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(self.unknown_tagged_fields.section_len(
+                0,
+                "AlterPartitionRequest.Topics.Partitions.NewIsrWithEpochs",
+            )?)
+        };
         Ok(n)
     }
 

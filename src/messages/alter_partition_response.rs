@@ -201,10 +201,14 @@ impl c::Encode for AlterPartitionResponse<'_> {
             "AlterPartitionResponse.Topics",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "AlterPartitionResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "AlterPartitionResponse")?,
+            )
+        };
         Ok(n)
     }
 
@@ -443,10 +447,14 @@ impl c::Encode for TopicData<'_> {
             "AlterPartitionResponse.Topics.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "AlterPartitionResponse.Topics")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "AlterPartitionResponse.Topics")?,
+            )
+        };
         Ok(n)
     }
 
@@ -708,8 +716,11 @@ impl<'a> PartitionData<'a> {
         let f3 = i32::from_be_bytes([b10, b11, b12, b13]);
         let f4: c::Array<'a, i32> = c::Array::take(w, version, true)?;
         let f5: i8 = if version >= 1 { w.i8()? } else { 0 };
-        let f6 = w.i32()?;
-        w.empty_tagged_section()?;
+        let [b0, b1, b2, b3, count] = *w.array::<5>()?;
+        if count != 0 {
+            return None;
+        }
+        let f6 = i32::from_be_bytes([b0, b1, b2, b3]);
         Some(Self {
             partition_index: f0,
             error_code: f1,
@@ -754,10 +765,14 @@ impl c::Encode for PartitionData<'_> {
         }
         n = n.saturating_add(4);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "AlterPartitionResponse.Topics.Partitions")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "AlterPartitionResponse.Topics.Partitions")?,
+            )
+        };
         Ok(n)
     }
 

@@ -195,10 +195,14 @@ impl c::Encode for AlterReplicaLogDirsResponse<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "AlterReplicaLogDirsResponse")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "AlterReplicaLogDirsResponse")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "AlterReplicaLogDirsResponse",
@@ -406,10 +410,14 @@ impl c::Encode for AlterReplicaLogDirTopicResult<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "AlterReplicaLogDirsResponse.Results")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "AlterReplicaLogDirsResponse.Results")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "AlterReplicaLogDirsResponse.Results",
@@ -572,12 +580,17 @@ impl<'a> AlterReplicaLogDirPartitionResult<'a> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
-        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let [b0, b1, b2, b3, b4, b5] = if flexible {
+            let [b0, b1, b2, b3, b4, b5, count] = *w.array::<7>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0, b1, b2, b3, b4, b5]
+        } else {
+            *w.array::<6>()?
+        };
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i16::from_be_bytes([b4, b5]);
-        if flexible {
-            w.empty_tagged_section()?;
-        }
         Some(Self {
             partition_index: f0,
             error_code: f1,
@@ -604,10 +617,14 @@ impl c::Encode for AlterReplicaLogDirPartitionResult<'_> {
         n = n.saturating_add(2);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "AlterReplicaLogDirsResponse.Results.Partitions")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "AlterReplicaLogDirsResponse.Results.Partitions")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "AlterReplicaLogDirsResponse.Results.Partitions",

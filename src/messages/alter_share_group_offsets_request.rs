@@ -189,10 +189,14 @@ impl c::Encode for AlterShareGroupOffsetsRequest<'_> {
             "AlterShareGroupOffsetsRequest.Topics",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "AlterShareGroupOffsetsRequest")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "AlterShareGroupOffsetsRequest")?,
+            )
+        };
         Ok(n)
     }
 
@@ -382,10 +386,14 @@ impl c::Encode for AlterShareGroupOffsetsRequestTopic<'_> {
             "AlterShareGroupOffsetsRequest.Topics.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "AlterShareGroupOffsetsRequest.Topics")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "AlterShareGroupOffsetsRequest.Topics")?,
+            )
+        };
         Ok(n)
     }
 
@@ -530,10 +538,12 @@ impl<'a> AlterShareGroupOffsetsRequestPartition<'a> {
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let _ = version;
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, count] = *w.array::<13>()?;
+        if count != 0 {
+            return None;
+        }
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
-        w.empty_tagged_section()?;
         Some(Self {
             partition_index: f0,
             start_offset: f1,
@@ -556,10 +566,14 @@ impl c::Encode for AlterShareGroupOffsetsRequestPartition<'_> {
 
         n = n.saturating_add(8);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "AlterShareGroupOffsetsRequest.Topics.Partitions")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "AlterShareGroupOffsetsRequest.Topics.Partitions")?,
+            )
+        };
         Ok(n)
     }
 

@@ -233,10 +233,14 @@ impl c::Encode for AlterShareGroupOffsetsResponse<'_> {
             "AlterShareGroupOffsetsResponse.Responses",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "AlterShareGroupOffsetsResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "AlterShareGroupOffsetsResponse")?,
+            )
+        };
         Ok(n)
     }
 
@@ -449,10 +453,14 @@ impl c::Encode for AlterShareGroupOffsetsResponseTopic<'_> {
             "AlterShareGroupOffsetsResponse.Responses.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "AlterShareGroupOffsetsResponse.Responses")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "AlterShareGroupOffsetsResponse.Responses")?,
+            )
+        };
         Ok(n)
     }
 
@@ -650,10 +658,14 @@ impl c::Encode for AlterShareGroupOffsetsResponsePartition<'_> {
             "AlterShareGroupOffsetsResponse.Responses.Partitions.ErrorMessage",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "AlterShareGroupOffsetsResponse.Responses.Partitions")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "AlterShareGroupOffsetsResponse.Responses.Partitions")?,
+            )
+        };
         Ok(n)
     }
 

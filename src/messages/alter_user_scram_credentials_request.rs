@@ -201,10 +201,14 @@ impl c::Encode for AlterUserScramCredentialsRequest<'_> {
             "AlterUserScramCredentialsRequest.Upsertions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "AlterUserScramCredentialsRequest")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "AlterUserScramCredentialsRequest")?,
+            )
+        };
         Ok(n)
     }
 
@@ -349,8 +353,11 @@ impl<'a> ScramCredentialDeletion<'a> {
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let _ = version;
         let f0: &'a str = w.string(true)?;
-        let f1 = w.i8()?;
-        w.empty_tagged_section()?;
+        let [b0, count] = *w.array::<2>()?;
+        if count != 0 {
+            return None;
+        }
+        let f1 = b0.cast_signed();
         Some(Self {
             name: f0,
             mechanism: f1,
@@ -377,10 +384,14 @@ impl c::Encode for ScramCredentialDeletion<'_> {
 
         n = n.saturating_add(1);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "AlterUserScramCredentialsRequest.Deletions")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "AlterUserScramCredentialsRequest.Deletions")?,
+            )
+        };
         Ok(n)
     }
 
@@ -621,10 +632,14 @@ impl c::Encode for ScramCredentialUpsertion<'_> {
             "AlterUserScramCredentialsRequest.Upsertions.SaltedPassword",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "AlterUserScramCredentialsRequest.Upsertions")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "AlterUserScramCredentialsRequest.Upsertions")?,
+            )
+        };
         Ok(n)
     }
 

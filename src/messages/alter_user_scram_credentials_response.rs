@@ -190,10 +190,14 @@ impl c::Encode for AlterUserScramCredentialsResponse<'_> {
             "AlterUserScramCredentialsResponse.Results",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "AlterUserScramCredentialsResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "AlterUserScramCredentialsResponse")?,
+            )
+        };
         Ok(n)
     }
 
@@ -392,10 +396,14 @@ impl c::Encode for AlterUserScramCredentialsResult<'_> {
             "AlterUserScramCredentialsResponse.Results.ErrorMessage",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "AlterUserScramCredentialsResponse.Results")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "AlterUserScramCredentialsResponse.Results")?,
+            )
+        };
         Ok(n)
     }
 

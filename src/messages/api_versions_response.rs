@@ -630,13 +630,18 @@ impl<'a> ApiVersion<'a> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
-        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let [b0, b1, b2, b3, b4, b5] = if flexible {
+            let [b0, b1, b2, b3, b4, b5, count] = *w.array::<7>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0, b1, b2, b3, b4, b5]
+        } else {
+            *w.array::<6>()?
+        };
         let f0 = i16::from_be_bytes([b0, b1]);
         let f1 = i16::from_be_bytes([b2, b3]);
         let f2 = i16::from_be_bytes([b4, b5]);
-        if flexible {
-            w.empty_tagged_section()?;
-        }
         Some(Self {
             api_key: f0,
             min_version: f1,
@@ -666,10 +671,14 @@ impl c::Encode for ApiVersion<'_> {
         n = n.saturating_add(2);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "ApiVersionsResponse.ApiKeys")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "ApiVersionsResponse.ApiKeys")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "ApiVersionsResponse.ApiKeys",
@@ -841,10 +850,12 @@ impl<'a> SupportedFeatureKey<'a> {
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let _ = version;
         let f0: &'a str = w.string(true)?;
-        let [b0, b1, b2, b3] = *w.array::<4>()?;
+        let [b0, b1, b2, b3, count] = *w.array::<5>()?;
+        if count != 0 {
+            return None;
+        }
         let f1 = i16::from_be_bytes([b0, b1]);
         let f2 = i16::from_be_bytes([b2, b3]);
-        w.empty_tagged_section()?;
         Some(Self {
             name: f0,
             min_version: f1,
@@ -874,10 +885,14 @@ impl c::Encode for SupportedFeatureKey<'_> {
 
         n = n.saturating_add(2);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ApiVersionsResponse.SupportedFeatures")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ApiVersionsResponse.SupportedFeatures")?,
+            )
+        };
         Ok(n)
     }
 
@@ -1039,10 +1054,12 @@ impl<'a> FinalizedFeatureKey<'a> {
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let _ = version;
         let f0: &'a str = w.string(true)?;
-        let [b0, b1, b2, b3] = *w.array::<4>()?;
+        let [b0, b1, b2, b3, count] = *w.array::<5>()?;
+        if count != 0 {
+            return None;
+        }
         let f1 = i16::from_be_bytes([b0, b1]);
         let f2 = i16::from_be_bytes([b2, b3]);
-        w.empty_tagged_section()?;
         Some(Self {
             name: f0,
             max_version_level: f1,
@@ -1072,10 +1089,14 @@ impl c::Encode for FinalizedFeatureKey<'_> {
 
         n = n.saturating_add(2);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ApiVersionsResponse.FinalizedFeatures")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ApiVersionsResponse.FinalizedFeatures")?,
+            )
+        };
         Ok(n)
     }
 

@@ -205,10 +205,14 @@ impl c::Encode for AssignReplicasToDirsRequest<'_> {
             "AssignReplicasToDirsRequest.Directories",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "AssignReplicasToDirsRequest")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "AssignReplicasToDirsRequest")?,
+            )
+        };
         Ok(n)
     }
 
@@ -393,10 +397,14 @@ impl c::Encode for DirectoryData<'_> {
             "AssignReplicasToDirsRequest.Directories.Topics",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "AssignReplicasToDirsRequest.Directories")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "AssignReplicasToDirsRequest.Directories")?,
+            )
+        };
         Ok(n)
     }
 
@@ -579,10 +587,14 @@ impl c::Encode for TopicData<'_> {
             "AssignReplicasToDirsRequest.Directories.Topics.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "AssignReplicasToDirsRequest.Directories.Topics")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "AssignReplicasToDirsRequest.Directories.Topics")?,
+            )
+        };
         Ok(n)
     }
 
@@ -713,8 +725,11 @@ impl<'a> PartitionData<'a> {
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let _ = version;
-        let f0 = w.i32()?;
-        w.empty_tagged_section()?;
+        let [b0, b1, b2, b3, count] = *w.array::<5>()?;
+        if count != 0 {
+            return None;
+        }
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         Some(Self {
             partition_index: f0,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -734,10 +749,14 @@ impl c::Encode for PartitionData<'_> {
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
-        n = n.saturating_add(self.unknown_tagged_fields.section_len(
-            0,
-            "AssignReplicasToDirsRequest.Directories.Topics.Partitions",
-        )?);
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(self.unknown_tagged_fields.section_len(
+                0,
+                "AssignReplicasToDirsRequest.Directories.Topics.Partitions",
+            )?)
+        };
         Ok(n)
     }
 

@@ -205,10 +205,14 @@ impl c::Encode for AssignReplicasToDirsResponse<'_> {
             "AssignReplicasToDirsResponse.Directories",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "AssignReplicasToDirsResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "AssignReplicasToDirsResponse")?,
+            )
+        };
         Ok(n)
     }
 
@@ -393,10 +397,14 @@ impl c::Encode for DirectoryData<'_> {
             "AssignReplicasToDirsResponse.Directories.Topics",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "AssignReplicasToDirsResponse.Directories")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "AssignReplicasToDirsResponse.Directories")?,
+            )
+        };
         Ok(n)
     }
 
@@ -579,10 +587,14 @@ impl c::Encode for TopicData<'_> {
             "AssignReplicasToDirsResponse.Directories.Topics.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "AssignReplicasToDirsResponse.Directories.Topics")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "AssignReplicasToDirsResponse.Directories.Topics")?,
+            )
+        };
         Ok(n)
     }
 
@@ -728,10 +740,12 @@ impl<'a> PartitionData<'a> {
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let _ = version;
-        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let [b0, b1, b2, b3, b4, b5, count] = *w.array::<7>()?;
+        if count != 0 {
+            return None;
+        }
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i16::from_be_bytes([b4, b5]);
-        w.empty_tagged_section()?;
         Some(Self {
             partition_index: f0,
             error_code: f1,
@@ -754,10 +768,14 @@ impl c::Encode for PartitionData<'_> {
 
         n = n.saturating_add(2);
 
-        n = n.saturating_add(self.unknown_tagged_fields.section_len(
-            0,
-            "AssignReplicasToDirsResponse.Directories.Topics.Partitions",
-        )?);
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(self.unknown_tagged_fields.section_len(
+                0,
+                "AssignReplicasToDirsResponse.Directories.Topics.Partitions",
+            )?)
+        };
         Ok(n)
     }
 

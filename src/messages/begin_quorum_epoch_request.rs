@@ -264,10 +264,14 @@ impl c::Encode for BeginQuorumEpochRequest<'_> {
             )?);
         }
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "BeginQuorumEpochRequest")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "BeginQuorumEpochRequest")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "BeginQuorumEpochRequest",
@@ -494,10 +498,14 @@ impl c::Encode for TopicData<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "BeginQuorumEpochRequest.Topics")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "BeginQuorumEpochRequest.Topics")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "BeginQuorumEpochRequest.Topics",
@@ -713,12 +721,17 @@ impl<'a> PartitionData<'a> {
         } else {
             c::Uuid::ZERO
         };
-        let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7] = if flexible {
+            let [b0, b1, b2, b3, b4, b5, b6, b7, count] = *w.array::<9>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0, b1, b2, b3, b4, b5, b6, b7]
+        } else {
+            *w.array::<8>()?
+        };
         let f2 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f3 = i32::from_be_bytes([b4, b5, b6, b7]);
-        if flexible {
-            w.empty_tagged_section()?;
-        }
         Some(Self {
             partition_index: f0,
             voter_directory_id: f1,
@@ -752,10 +765,14 @@ impl c::Encode for PartitionData<'_> {
         n = n.saturating_add(4);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "BeginQuorumEpochRequest.Topics.Partitions")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "BeginQuorumEpochRequest.Topics.Partitions")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "BeginQuorumEpochRequest.Topics.Partitions",
@@ -941,8 +958,11 @@ impl<'a> LeaderEndpoint<'a> {
         let _ = version;
         let f0: &'a str = w.string(true)?;
         let f1: &'a str = w.string(true)?;
-        let f2 = w.u16()?;
-        w.empty_tagged_section()?;
+        let [b0, b1, count] = *w.array::<3>()?;
+        if count != 0 {
+            return None;
+        }
+        let f2 = u16::from_be_bytes([b0, b1]);
         Some(Self {
             name: f0,
             host: f1,
@@ -976,10 +996,14 @@ impl c::Encode for LeaderEndpoint<'_> {
 
         n = n.saturating_add(2);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "BeginQuorumEpochRequest.LeaderEndpoints")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "BeginQuorumEpochRequest.LeaderEndpoints")?,
+            )
+        };
         Ok(n)
     }
 

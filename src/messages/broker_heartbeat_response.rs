@@ -189,13 +189,15 @@ impl<'a> BrokerHeartbeatResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8] = *w.array::<9>()?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, count] = *w.array::<10>()?;
+        if count != 0 {
+            return None;
+        }
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i16::from_be_bytes([b4, b5]);
         let f2 = b6 != 0;
         let f3 = b7 != 0;
         let f4 = b8 != 0;
-        w.empty_tagged_section()?;
         Some(Self {
             throttle_time_ms: f0,
             error_code: f1,
@@ -226,10 +228,14 @@ impl c::Encode for BrokerHeartbeatResponse<'_> {
 
         n = n.saturating_add(1);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "BrokerHeartbeatResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "BrokerHeartbeatResponse")?,
+            )
+        };
         Ok(n)
     }
 

@@ -364,10 +364,14 @@ impl c::Encode for BrokerRegistrationRequest<'_> {
         if version >= 3 {
             n = n.saturating_add(8);
         }
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "BrokerRegistrationRequest")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "BrokerRegistrationRequest")?,
+            )
+        };
         Ok(n)
     }
 
@@ -565,10 +569,12 @@ impl<'a> Listener<'a> {
         let _ = version;
         let f0: &'a str = w.string(true)?;
         let f1: &'a str = w.string(true)?;
-        let [b0, b1, b2, b3] = *w.array::<4>()?;
+        let [b0, b1, b2, b3, count] = *w.array::<5>()?;
+        if count != 0 {
+            return None;
+        }
         let f2 = u16::from_be_bytes([b0, b1]);
         let f3 = i16::from_be_bytes([b2, b3]);
-        w.empty_tagged_section()?;
         Some(Self {
             name: f0,
             host: f1,
@@ -605,10 +611,14 @@ impl c::Encode for Listener<'_> {
 
         n = n.saturating_add(2);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "BrokerRegistrationRequest.Listeners")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "BrokerRegistrationRequest.Listeners")?,
+            )
+        };
         Ok(n)
     }
 
@@ -771,10 +781,12 @@ impl<'a> Feature<'a> {
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let _ = version;
         let f0: &'a str = w.string(true)?;
-        let [b0, b1, b2, b3] = *w.array::<4>()?;
+        let [b0, b1, b2, b3, count] = *w.array::<5>()?;
+        if count != 0 {
+            return None;
+        }
         let f1 = i16::from_be_bytes([b0, b1]);
         let f2 = i16::from_be_bytes([b2, b3]);
-        w.empty_tagged_section()?;
         Some(Self {
             name: f0,
             min_supported_version: f1,
@@ -804,10 +816,14 @@ impl c::Encode for Feature<'_> {
 
         n = n.saturating_add(2);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "BrokerRegistrationRequest.Features")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "BrokerRegistrationRequest.Features")?,
+            )
+        };
         Ok(n)
     }
 

@@ -161,11 +161,29 @@ impl<'a> BrokerRegistrationResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13] = *w.array::<14>()?;
+        let [
+            b0,
+            b1,
+            b2,
+            b3,
+            b4,
+            b5,
+            b6,
+            b7,
+            b8,
+            b9,
+            b10,
+            b11,
+            b12,
+            b13,
+            count,
+        ] = *w.array::<15>()?;
+        if count != 0 {
+            return None;
+        }
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i16::from_be_bytes([b4, b5]);
         let f2 = i64::from_be_bytes([b6, b7, b8, b9, b10, b11, b12, b13]);
-        w.empty_tagged_section()?;
         Some(Self {
             throttle_time_ms: f0,
             error_code: f1,
@@ -190,10 +208,14 @@ impl c::Encode for BrokerRegistrationResponse<'_> {
 
         n = n.saturating_add(8);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "BrokerRegistrationResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "BrokerRegistrationResponse")?,
+            )
+        };
         Ok(n)
     }
 

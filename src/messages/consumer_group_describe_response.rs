@@ -181,10 +181,14 @@ impl c::Encode for ConsumerGroupDescribeResponse<'_> {
             "ConsumerGroupDescribeResponse.Groups",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ConsumerGroupDescribeResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ConsumerGroupDescribeResponse")?,
+            )
+        };
         Ok(n)
     }
 
@@ -461,8 +465,11 @@ impl<'a> DescribedGroup<'a> {
         let f5 = i32::from_be_bytes([b4, b5, b6, b7]);
         let f6: &'a str = w.string(true)?;
         let f7: c::Array<'a, Member<'a>> = c::Array::take(w, version, true)?;
-        let f8 = w.i32()?;
-        w.empty_tagged_section()?;
+        let [b0, b1, b2, b3, count] = *w.array::<5>()?;
+        if count != 0 {
+            return None;
+        }
+        let f8 = i32::from_be_bytes([b0, b1, b2, b3]);
         Some(Self {
             error_code: f0,
             error_message: f1,
@@ -528,10 +535,14 @@ impl c::Encode for DescribedGroup<'_> {
 
         n = n.saturating_add(4);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ConsumerGroupDescribeResponse.Groups")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ConsumerGroupDescribeResponse.Groups")?,
+            )
+        };
         Ok(n)
     }
 
@@ -955,10 +966,14 @@ impl c::Encode for Member<'_> {
         if version >= 1 {
             n = n.saturating_add(1);
         }
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ConsumerGroupDescribeResponse.Groups.Members")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ConsumerGroupDescribeResponse.Groups.Members")?,
+            )
+        };
         Ok(n)
     }
 
@@ -1187,10 +1202,14 @@ impl c::Encode for TopicPartitions<'_> {
             "ConsumerGroupDescribeResponse.TopicPartitions.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ConsumerGroupDescribeResponse.TopicPartitions")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ConsumerGroupDescribeResponse.TopicPartitions")?,
+            )
+        };
         Ok(n)
     }
 
@@ -1358,10 +1377,14 @@ impl c::Encode for Assignment<'_> {
             "ConsumerGroupDescribeResponse.Assignment.TopicPartitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ConsumerGroupDescribeResponse.Assignment")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ConsumerGroupDescribeResponse.Assignment")?,
+            )
+        };
         Ok(n)
     }
 

@@ -396,10 +396,14 @@ impl c::Encode for ConsumerGroupHeartbeatRequest<'_> {
             "ConsumerGroupHeartbeatRequest.TopicPartitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ConsumerGroupHeartbeatRequest")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ConsumerGroupHeartbeatRequest")?,
+            )
+        };
         Ok(n)
     }
 
@@ -591,10 +595,14 @@ impl c::Encode for TopicPartitions<'_> {
             "ConsumerGroupHeartbeatRequest.TopicPartitions.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ConsumerGroupHeartbeatRequest.TopicPartitions")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ConsumerGroupHeartbeatRequest.TopicPartitions")?,
+            )
+        };
         Ok(n)
     }
 

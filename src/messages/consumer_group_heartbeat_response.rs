@@ -294,10 +294,14 @@ impl c::Encode for ConsumerGroupHeartbeatResponse<'_> {
             None => 1,
         });
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ConsumerGroupHeartbeatResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ConsumerGroupHeartbeatResponse")?,
+            )
+        };
         Ok(n)
     }
 
@@ -480,10 +484,14 @@ impl c::Encode for Assignment<'_> {
             "ConsumerGroupHeartbeatResponse.Assignment.TopicPartitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ConsumerGroupHeartbeatResponse.Assignment")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ConsumerGroupHeartbeatResponse.Assignment")?,
+            )
+        };
         Ok(n)
     }
 
@@ -665,10 +673,14 @@ impl c::Encode for TopicPartitions<'_> {
             "ConsumerGroupHeartbeatResponse.TopicPartitions.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ConsumerGroupHeartbeatResponse.TopicPartitions")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ConsumerGroupHeartbeatResponse.TopicPartitions")?,
+            )
+        };
         Ok(n)
     }
 

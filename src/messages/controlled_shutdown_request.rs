@@ -195,10 +195,14 @@ impl c::Encode for ControlledShutdownRequest<'_> {
             n = n.saturating_add(8);
         }
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "ControlledShutdownRequest")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "ControlledShutdownRequest")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "ControlledShutdownRequest",

@@ -199,10 +199,14 @@ impl c::Encode for ControlledShutdownResponse<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "ControlledShutdownResponse")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "ControlledShutdownResponse")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "ControlledShutdownResponse",
@@ -369,10 +373,16 @@ impl<'a> RemainingPartition<'a> {
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let f0: &'a str = w.string(flexible)?;
-        let f1 = w.i32()?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let [b0, b1, b2, b3] = if flexible {
+            let [b0, b1, b2, b3, count] = *w.array::<5>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0, b1, b2, b3]
+        } else {
+            *w.array::<4>()?
+        };
+        let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
         Some(Self {
             topic_name: f0,
             partition_index: f1,
@@ -403,10 +413,14 @@ impl c::Encode for RemainingPartition<'_> {
         n = n.saturating_add(4);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "ControlledShutdownResponse.RemainingPartitions")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "ControlledShutdownResponse.RemainingPartitions")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "ControlledShutdownResponse.RemainingPartitions",

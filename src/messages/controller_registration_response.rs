@@ -196,10 +196,14 @@ impl c::Encode for ControllerRegistrationResponse<'_> {
             "ControllerRegistrationResponse.ErrorMessage",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ControllerRegistrationResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ControllerRegistrationResponse")?,
+            )
+        };
         Ok(n)
     }
 

@@ -172,10 +172,14 @@ impl c::Encode for CreateAclsRequest<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "CreateAclsRequest")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "CreateAclsRequest")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "CreateAclsRequest",
@@ -420,12 +424,17 @@ impl<'a> AclCreation<'a> {
         let f2: i8 = if version >= 1 { w.i8()? } else { 3 };
         let f3: &'a str = w.string(flexible)?;
         let f4: &'a str = w.string(flexible)?;
-        let [b0, b1] = *w.array::<2>()?;
+        let [b0, b1] = if flexible {
+            let [b0, b1, count] = *w.array::<3>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0, b1]
+        } else {
+            *w.array::<2>()?
+        };
         let f5 = b0.cast_signed();
         let f6 = b1.cast_signed();
-        if flexible {
-            w.empty_tagged_section()?;
-        }
         Some(Self {
             resource_type: f0,
             resource_name: f1,
@@ -486,10 +495,14 @@ impl c::Encode for AclCreation<'_> {
         n = n.saturating_add(1);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "CreateAclsRequest.Creations")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "CreateAclsRequest.Creations")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "CreateAclsRequest.Creations",

@@ -225,10 +225,16 @@ impl<'a> CreateDelegationTokenRequest<'a> {
             Some("")
         };
         let f2: c::Array<'a, CreatableRenewers<'a>> = c::Array::take(w, version, flexible)?;
-        let f3 = w.i64()?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let [b0, b1, b2, b3, b4, b5, b6, b7] = if flexible {
+            let [b0, b1, b2, b3, b4, b5, b6, b7, count] = *w.array::<9>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0, b1, b2, b3, b4, b5, b6, b7]
+        } else {
+            *w.array::<8>()?
+        };
+        let f3 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
         Some(Self {
             owner_principal_type: f0,
             owner_principal_name: f1,
@@ -296,10 +302,14 @@ impl c::Encode for CreateDelegationTokenRequest<'_> {
         n = n.saturating_add(8);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "CreateDelegationTokenRequest")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "CreateDelegationTokenRequest")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "CreateDelegationTokenRequest",
@@ -512,10 +522,14 @@ impl c::Encode for CreatableRenewers<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "CreateDelegationTokenRequest.Renewers")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "CreateDelegationTokenRequest.Renewers")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "CreateDelegationTokenRequest.Renewers",

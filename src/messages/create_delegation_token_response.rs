@@ -354,10 +354,16 @@ impl<'a> CreateDelegationTokenResponse<'a> {
         let f7 = i64::from_be_bytes([b16, b17, b18, b19, b20, b21, b22, b23]);
         let f8: &'a str = w.string(flexible)?;
         let f9: &'a [u8] = w.bytes(flexible)?;
-        let f10 = w.i32()?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let [b0, b1, b2, b3] = if flexible {
+            let [b0, b1, b2, b3, count] = *w.array::<5>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0, b1, b2, b3]
+        } else {
+            *w.array::<4>()?
+        };
+        let f10 = i32::from_be_bytes([b0, b1, b2, b3]);
         Some(Self {
             error_code: f0,
             principal_type: f1,
@@ -448,10 +454,14 @@ impl c::Encode for CreateDelegationTokenResponse<'_> {
         n = n.saturating_add(4);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "CreateDelegationTokenResponse")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "CreateDelegationTokenResponse")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "CreateDelegationTokenResponse",

@@ -174,12 +174,17 @@ impl<'a> CreatePartitionsRequest<'a> {
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0: c::Array<'a, CreatePartitionsTopic<'a>> = c::Array::take(w, version, flexible)?;
-        let [b0, b1, b2, b3, b4] = *w.array::<5>()?;
+        let [b0, b1, b2, b3, b4] = if flexible {
+            let [b0, b1, b2, b3, b4, count] = *w.array::<6>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0, b1, b2, b3, b4]
+        } else {
+            *w.array::<5>()?
+        };
         let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f2 = b4 != 0;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
         Some(Self {
             topics: f0,
             timeout_ms: f1,
@@ -212,10 +217,14 @@ impl c::Encode for CreatePartitionsRequest<'_> {
         n = n.saturating_add(1);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "CreatePartitionsRequest")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "CreatePartitionsRequest")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "CreatePartitionsRequest",
@@ -446,10 +455,14 @@ impl c::Encode for CreatePartitionsTopic<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "CreatePartitionsRequest.Topics")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "CreatePartitionsRequest.Topics")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "CreatePartitionsRequest.Topics",
@@ -634,10 +647,14 @@ impl c::Encode for CreatePartitionsAssignment<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "CreatePartitionsRequest.Topics.Assignments")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "CreatePartitionsRequest.Topics.Assignments")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "CreatePartitionsRequest.Topics.Assignments",

@@ -199,10 +199,14 @@ impl c::Encode for CreateTopicsResponse<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "CreateTopicsResponse")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "CreateTopicsResponse")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "CreateTopicsResponse",
@@ -875,11 +879,13 @@ impl<'a> CreatableTopicConfigs<'a> {
         let _ = version;
         let f0: &'a str = w.string(true)?;
         let f1: Option<&'a str> = w.nullable_string(true)?;
-        let [b0, b1, b2] = *w.array::<3>()?;
+        let [b0, b1, b2, count] = *w.array::<4>()?;
+        if count != 0 {
+            return None;
+        }
         let f2 = b0 != 0;
         let f3 = b1.cast_signed();
         let f4 = b2 != 0;
-        w.empty_tagged_section()?;
         Some(Self {
             name: f0,
             value: f1,
@@ -918,10 +924,14 @@ impl c::Encode for CreatableTopicConfigs<'_> {
         n = n.saturating_add(1);
         n = n.saturating_add(1);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "CreateTopicsResponse.Topics.Configs")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "CreateTopicsResponse.Topics.Configs")?,
+            )
+        };
         Ok(n)
     }
 

@@ -163,8 +163,11 @@ impl<'a> DefaultPrincipalData<'a> {
         }
         let f0: &'a str = w.string(true)?;
         let f1: &'a str = w.string(true)?;
-        let f2 = w.bool()?;
-        w.empty_tagged_section()?;
+        let [b0, count] = *w.array::<2>()?;
+        if count != 0 {
+            return None;
+        }
+        let f2 = b0 != 0;
         Some(Self {
             r#type: f0,
             name: f1,
@@ -193,10 +196,14 @@ impl c::Encode for DefaultPrincipalData<'_> {
 
         n = n.saturating_add(1);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DefaultPrincipalData")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DefaultPrincipalData")?,
+            )
+        };
         Ok(n)
     }
 

@@ -199,10 +199,14 @@ impl c::Encode for DeleteAclsResponse<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "DeleteAclsResponse")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "DeleteAclsResponse")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "DeleteAclsResponse",
@@ -429,10 +433,14 @@ impl c::Encode for DeleteAclsFilterResult<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "DeleteAclsResponse.FilterResults")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "DeleteAclsResponse.FilterResults")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "DeleteAclsResponse.FilterResults",
@@ -727,12 +735,17 @@ impl<'a> DeleteAclsMatchingAcl<'a> {
         let f4: i8 = if version >= 1 { w.i8()? } else { 3 };
         let f5: &'a str = w.string(flexible)?;
         let f6: &'a str = w.string(flexible)?;
-        let [b0, b1] = *w.array::<2>()?;
+        let [b0, b1] = if flexible {
+            let [b0, b1, count] = *w.array::<3>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0, b1]
+        } else {
+            *w.array::<2>()?
+        };
         let f7 = b0.cast_signed();
         let f8 = b1.cast_signed();
-        if flexible {
-            w.empty_tagged_section()?;
-        }
         Some(Self {
             error_code: f0,
             error_message: f1,
@@ -803,10 +816,14 @@ impl c::Encode for DeleteAclsMatchingAcl<'_> {
         n = n.saturating_add(1);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "DeleteAclsResponse.FilterResults.MatchingAcls")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "DeleteAclsResponse.FilterResults.MatchingAcls")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "DeleteAclsResponse.FilterResults.MatchingAcls",

@@ -157,10 +157,16 @@ impl<'a> DeleteRecordsRequest<'a> {
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0: c::Array<'a, DeleteRecordsTopic<'a>> = c::Array::take(w, version, flexible)?;
-        let f1 = w.i32()?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let [b0, b1, b2, b3] = if flexible {
+            let [b0, b1, b2, b3, count] = *w.array::<5>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0, b1, b2, b3]
+        } else {
+            *w.array::<4>()?
+        };
+        let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
         Some(Self {
             topics: f0,
             timeout_ms: f1,
@@ -190,10 +196,14 @@ impl c::Encode for DeleteRecordsRequest<'_> {
         n = n.saturating_add(4);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "DeleteRecordsRequest")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "DeleteRecordsRequest")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "DeleteRecordsRequest",
@@ -400,10 +410,14 @@ impl c::Encode for DeleteRecordsTopic<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "DeleteRecordsRequest.Topics")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "DeleteRecordsRequest.Topics")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "DeleteRecordsRequest.Topics",
@@ -565,12 +579,17 @@ impl<'a> DeleteRecordsPartition<'a> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = if flexible {
+            let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, count] = *w.array::<13>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11]
+        } else {
+            *w.array::<12>()?
+        };
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
-        if flexible {
-            w.empty_tagged_section()?;
-        }
         Some(Self {
             partition_index: f0,
             offset: f1,
@@ -597,10 +616,14 @@ impl c::Encode for DeleteRecordsPartition<'_> {
         n = n.saturating_add(8);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "DeleteRecordsRequest.Topics.Partitions")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "DeleteRecordsRequest.Topics.Partitions")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "DeleteRecordsRequest.Topics.Partitions",

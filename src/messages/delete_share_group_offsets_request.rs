@@ -189,10 +189,14 @@ impl c::Encode for DeleteShareGroupOffsetsRequest<'_> {
             "DeleteShareGroupOffsetsRequest.Topics",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DeleteShareGroupOffsetsRequest")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DeleteShareGroupOffsetsRequest")?,
+            )
+        };
         Ok(n)
     }
 
@@ -346,10 +350,14 @@ impl c::Encode for DeleteShareGroupOffsetsRequestTopic<'_> {
             "DeleteShareGroupOffsetsRequest.Topics.TopicName",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DeleteShareGroupOffsetsRequest.Topics")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DeleteShareGroupOffsetsRequest.Topics")?,
+            )
+        };
         Ok(n)
     }
 

@@ -233,10 +233,14 @@ impl c::Encode for DeleteShareGroupOffsetsResponse<'_> {
             "DeleteShareGroupOffsetsResponse.Responses",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DeleteShareGroupOffsetsResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DeleteShareGroupOffsetsResponse")?,
+            )
+        };
         Ok(n)
     }
 
@@ -479,10 +483,14 @@ impl c::Encode for DeleteShareGroupOffsetsResponseTopic<'_> {
             "DeleteShareGroupOffsetsResponse.Responses.ErrorMessage",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DeleteShareGroupOffsetsResponse.Responses")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DeleteShareGroupOffsetsResponse.Responses")?,
+            )
+        };
         Ok(n)
     }
 

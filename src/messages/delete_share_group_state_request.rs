@@ -185,10 +185,14 @@ impl c::Encode for DeleteShareGroupStateRequest<'_> {
             "DeleteShareGroupStateRequest.Topics",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DeleteShareGroupStateRequest")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DeleteShareGroupStateRequest")?,
+            )
+        };
         Ok(n)
     }
 
@@ -368,10 +372,14 @@ impl c::Encode for DeleteStateData<'_> {
             "DeleteShareGroupStateRequest.Topics.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DeleteShareGroupStateRequest.Topics")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DeleteShareGroupStateRequest.Topics")?,
+            )
+        };
         Ok(n)
     }
 
@@ -501,8 +509,11 @@ impl<'a> PartitionData<'a> {
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let _ = version;
-        let f0 = w.i32()?;
-        w.empty_tagged_section()?;
+        let [b0, b1, b2, b3, count] = *w.array::<5>()?;
+        if count != 0 {
+            return None;
+        }
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         Some(Self {
             partition: f0,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -522,10 +533,14 @@ impl c::Encode for PartitionData<'_> {
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DeleteShareGroupStateRequest.Topics.Partitions")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DeleteShareGroupStateRequest.Topics.Partitions")?,
+            )
+        };
         Ok(n)
     }
 

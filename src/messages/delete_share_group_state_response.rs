@@ -162,10 +162,14 @@ impl c::Encode for DeleteShareGroupStateResponse<'_> {
             "DeleteShareGroupStateResponse.Results",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DeleteShareGroupStateResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DeleteShareGroupStateResponse")?,
+            )
+        };
         Ok(n)
     }
 
@@ -346,10 +350,14 @@ impl c::Encode for DeleteStateResult<'_> {
             "DeleteShareGroupStateResponse.Results.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DeleteShareGroupStateResponse.Results")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DeleteShareGroupStateResponse.Results")?,
+            )
+        };
         Ok(n)
     }
 
@@ -545,10 +553,14 @@ impl c::Encode for PartitionResult<'_> {
             "DeleteShareGroupStateResponse.Results.Partitions.ErrorMessage",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DeleteShareGroupStateResponse.Results.Partitions")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DeleteShareGroupStateResponse.Results.Partitions")?,
+            )
+        };
         Ok(n)
     }
 

@@ -196,10 +196,16 @@ impl<'a> DeleteTopicsRequest<'a> {
         } else {
             c::Array::Slice(&[])
         };
-        let f2 = w.i32()?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let [b0, b1, b2, b3] = if flexible {
+            let [b0, b1, b2, b3, count] = *w.array::<5>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0, b1, b2, b3]
+        } else {
+            *w.array::<4>()?
+        };
+        let f2 = i32::from_be_bytes([b0, b1, b2, b3]);
         Some(Self {
             topics: f0,
             topic_names: f1,
@@ -244,10 +250,14 @@ impl c::Encode for DeleteTopicsRequest<'_> {
         n = n.saturating_add(4);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "DeleteTopicsRequest")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "DeleteTopicsRequest")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "DeleteTopicsRequest",
@@ -413,8 +423,31 @@ impl<'a> DeleteTopicState<'a> {
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let _ = version;
         let f0: Option<&'a str> = w.nullable_string(true)?;
-        let f1 = w.uuid()?;
-        w.empty_tagged_section()?;
+        let [
+            b0,
+            b1,
+            b2,
+            b3,
+            b4,
+            b5,
+            b6,
+            b7,
+            b8,
+            b9,
+            b10,
+            b11,
+            b12,
+            b13,
+            b14,
+            b15,
+            count,
+        ] = *w.array::<17>()?;
+        if count != 0 {
+            return None;
+        }
+        let f1 = c::Uuid([
+            b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15,
+        ]);
         Some(Self {
             name: f0,
             topic_id: f1,
@@ -441,10 +474,14 @@ impl c::Encode for DeleteTopicState<'_> {
 
         n = n.saturating_add(16);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DeleteTopicsRequest.Topics")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DeleteTopicsRequest.Topics")?,
+            )
+        };
         Ok(n)
     }
 

@@ -248,12 +248,17 @@ impl<'a> DescribeAclsRequest<'a> {
         let f2: i8 = if version >= 1 { w.i8()? } else { 3 };
         let f3: Option<&'a str> = w.nullable_string(flexible)?;
         let f4: Option<&'a str> = w.nullable_string(flexible)?;
-        let [b0, b1] = *w.array::<2>()?;
+        let [b0, b1] = if flexible {
+            let [b0, b1, count] = *w.array::<3>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0, b1]
+        } else {
+            *w.array::<2>()?
+        };
         let f5 = b0.cast_signed();
         let f6 = b1.cast_signed();
-        if flexible {
-            w.empty_tagged_section()?;
-        }
         Some(Self {
             resource_type_filter: f0,
             resource_name_filter: f1,
@@ -313,10 +318,14 @@ impl c::Encode for DescribeAclsRequest<'_> {
         n = n.saturating_add(1);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "DescribeAclsRequest")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "DescribeAclsRequest")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "DescribeAclsRequest",

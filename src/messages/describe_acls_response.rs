@@ -236,10 +236,14 @@ impl c::Encode for DescribeAclsResponse<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "DescribeAclsResponse")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "DescribeAclsResponse")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "DescribeAclsResponse",
@@ -494,10 +498,14 @@ impl c::Encode for DescribeAclsResource<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "DescribeAclsResponse.Resources")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "DescribeAclsResponse.Resources")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "DescribeAclsResponse.Resources",
@@ -693,12 +701,17 @@ impl<'a> AclDescription<'a> {
         let flexible = version >= 2;
         let f0: &'a str = w.string(flexible)?;
         let f1: &'a str = w.string(flexible)?;
-        let [b0, b1] = *w.array::<2>()?;
+        let [b0, b1] = if flexible {
+            let [b0, b1, count] = *w.array::<3>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0, b1]
+        } else {
+            *w.array::<2>()?
+        };
         let f2 = b0.cast_signed();
         let f3 = b1.cast_signed();
-        if flexible {
-            w.empty_tagged_section()?;
-        }
         Some(Self {
             principal: f0,
             host: f1,
@@ -739,10 +752,14 @@ impl c::Encode for AclDescription<'_> {
         n = n.saturating_add(1);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "DescribeAclsResponse.Resources.Acls")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "DescribeAclsResponse.Resources.Acls")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "DescribeAclsResponse.Resources.Acls",

@@ -162,10 +162,16 @@ impl<'a> DescribeClientQuotasRequest<'a> {
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         let f0: c::Array<'a, ComponentData<'a>> = c::Array::take(w, version, flexible)?;
-        let f1 = w.bool()?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let [b0] = if flexible {
+            let [b0, count] = *w.array::<2>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0]
+        } else {
+            *w.array::<1>()?
+        };
+        let f1 = b0 != 0;
         Some(Self {
             components: f0,
             strict: f1,
@@ -195,10 +201,14 @@ impl c::Encode for DescribeClientQuotasRequest<'_> {
         n = n.saturating_add(1);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "DescribeClientQuotasRequest")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "DescribeClientQuotasRequest")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "DescribeClientQuotasRequest",
@@ -421,10 +431,14 @@ impl c::Encode for ComponentData<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "DescribeClientQuotasRequest.Components")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "DescribeClientQuotasRequest.Components")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "DescribeClientQuotasRequest.Components",

@@ -240,10 +240,14 @@ impl c::Encode for DescribeClientQuotasResponse<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "DescribeClientQuotasResponse")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "DescribeClientQuotasResponse")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "DescribeClientQuotasResponse",
@@ -458,10 +462,14 @@ impl c::Encode for EntryData<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "DescribeClientQuotasResponse.Entries")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "DescribeClientQuotasResponse.Entries")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "DescribeClientQuotasResponse.Entries",
@@ -669,10 +677,14 @@ impl c::Encode for EntityData<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "DescribeClientQuotasResponse.Entries.Entity")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "DescribeClientQuotasResponse.Entries.Entity")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "DescribeClientQuotasResponse.Entries.Entity",
@@ -836,10 +848,16 @@ impl<'a> ValueData<'a> {
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         let f0: &'a str = w.string(flexible)?;
-        let f1 = w.f64()?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let [b0, b1, b2, b3, b4, b5, b6, b7] = if flexible {
+            let [b0, b1, b2, b3, b4, b5, b6, b7, count] = *w.array::<9>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0, b1, b2, b3, b4, b5, b6, b7]
+        } else {
+            *w.array::<8>()?
+        };
+        let f1 = f64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
         Some(Self {
             key: f0,
             value: f1,
@@ -870,10 +888,14 @@ impl c::Encode for ValueData<'_> {
         n = n.saturating_add(8);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "DescribeClientQuotasResponse.Entries.Values")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "DescribeClientQuotasResponse.Entries.Values")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "DescribeClientQuotasResponse.Entries.Values",

@@ -225,10 +225,14 @@ impl c::Encode for DescribeClusterRequest<'_> {
                 version,
             });
         }
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeClusterRequest")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeClusterRequest")?,
+            )
+        };
         Ok(n)
     }
 

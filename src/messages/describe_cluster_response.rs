@@ -259,8 +259,11 @@ impl<'a> DescribeClusterResponse<'a> {
         let f4: &'a str = w.string(true)?;
         let f5 = w.i32()?;
         let f6: c::Array<'a, DescribeClusterBroker<'a>> = c::Array::take(w, version, true)?;
-        let f7 = w.i32()?;
-        w.empty_tagged_section()?;
+        let [b0, b1, b2, b3, count] = *w.array::<5>()?;
+        if count != 0 {
+            return None;
+        }
+        let f7 = i32::from_be_bytes([b0, b1, b2, b3]);
         Some(Self {
             throttle_time_ms: f0,
             error_code: f1,
@@ -321,10 +324,14 @@ impl c::Encode for DescribeClusterResponse<'_> {
 
         n = n.saturating_add(4);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeClusterResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeClusterResponse")?,
+            )
+        };
         Ok(n)
     }
 
@@ -586,10 +593,14 @@ impl c::Encode for DescribeClusterBroker<'_> {
                 version,
             });
         }
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeClusterResponse.Brokers")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeClusterResponse.Brokers")?,
+            )
+        };
         Ok(n)
     }
 

@@ -194,10 +194,14 @@ impl c::Encode for DescribeConfigsResponse<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "DescribeConfigsResponse")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "DescribeConfigsResponse")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "DescribeConfigsResponse",
@@ -478,10 +482,14 @@ impl c::Encode for DescribeConfigsResult<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "DescribeConfigsResponse.Results")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "DescribeConfigsResponse.Results")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "DescribeConfigsResponse.Results",
@@ -903,10 +911,14 @@ impl c::Encode for DescribeConfigsResourceResult<'_> {
             )?);
         }
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "DescribeConfigsResponse.Results.Configs")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "DescribeConfigsResponse.Results.Configs")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "DescribeConfigsResponse.Results.Configs",
@@ -1133,10 +1145,16 @@ impl<'a> DescribeConfigsSynonym<'a> {
         let flexible = version >= 4;
         let f0: &'a str = w.string(flexible)?;
         let f1: Option<&'a str> = w.nullable_string(flexible)?;
-        let f2 = w.i8()?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let [b0] = if flexible {
+            let [b0, count] = *w.array::<2>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0]
+        } else {
+            *w.array::<1>()?
+        };
+        let f2 = b0.cast_signed();
         Some(Self {
             name: f0,
             value: f1,
@@ -1174,10 +1192,14 @@ impl c::Encode for DescribeConfigsSynonym<'_> {
         n = n.saturating_add(1);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "DescribeConfigsResponse.Results.Configs.Synonyms")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "DescribeConfigsResponse.Results.Configs.Synonyms")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "DescribeConfigsResponse.Results.Configs.Synonyms",

@@ -182,10 +182,16 @@ impl<'a> DescribeDelegationTokenResponse<'a> {
         let flexible = version >= 2;
         let f0 = w.i16()?;
         let f1: c::Array<'a, DescribedDelegationToken<'a>> = c::Array::take(w, version, flexible)?;
-        let f2 = w.i32()?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let [b0, b1, b2, b3] = if flexible {
+            let [b0, b1, b2, b3, count] = *w.array::<5>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0, b1, b2, b3]
+        } else {
+            *w.array::<4>()?
+        };
+        let f2 = i32::from_be_bytes([b0, b1, b2, b3]);
         Some(Self {
             error_code: f0,
             tokens: f1,
@@ -218,10 +224,14 @@ impl c::Encode for DescribeDelegationTokenResponse<'_> {
         n = n.saturating_add(4);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "DescribeDelegationTokenResponse")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "DescribeDelegationTokenResponse")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "DescribeDelegationTokenResponse",
@@ -676,10 +686,14 @@ impl c::Encode for DescribedDelegationToken<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "DescribeDelegationTokenResponse.Tokens")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "DescribeDelegationTokenResponse.Tokens")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "DescribeDelegationTokenResponse.Tokens",
@@ -901,10 +915,14 @@ impl c::Encode for DescribedDelegationTokenRenewer<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "DescribeDelegationTokenResponse.Tokens.Renewers")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "DescribeDelegationTokenResponse.Tokens.Renewers")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "DescribeDelegationTokenResponse.Tokens.Renewers",

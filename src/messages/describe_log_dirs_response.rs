@@ -221,10 +221,14 @@ impl c::Encode for DescribeLogDirsResponse<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "DescribeLogDirsResponse")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "DescribeLogDirsResponse")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "DescribeLogDirsResponse",
@@ -547,10 +551,14 @@ impl c::Encode for DescribeLogDirsResult<'_> {
             n = n.saturating_add(1);
         }
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "DescribeLogDirsResponse.Results")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "DescribeLogDirsResponse.Results")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "DescribeLogDirsResponse.Results",
@@ -792,10 +800,14 @@ impl c::Encode for DescribeLogDirsTopic<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "DescribeLogDirsResponse.Results.Topics")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "DescribeLogDirsResponse.Results.Topics")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "DescribeLogDirsResponse.Results.Topics",
@@ -1010,14 +1022,45 @@ impl<'a> DescribeLogDirsPartition<'a> {
             b18,
             b19,
             b20,
-        ] = *w.array::<21>()?;
+        ] = if flexible {
+            let [
+                b0,
+                b1,
+                b2,
+                b3,
+                b4,
+                b5,
+                b6,
+                b7,
+                b8,
+                b9,
+                b10,
+                b11,
+                b12,
+                b13,
+                b14,
+                b15,
+                b16,
+                b17,
+                b18,
+                b19,
+                b20,
+                count,
+            ] = *w.array::<22>()?;
+            if count != 0 {
+                return None;
+            }
+            [
+                b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15, b16, b17,
+                b18, b19, b20,
+            ]
+        } else {
+            *w.array::<21>()?
+        };
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
         let f2 = i64::from_be_bytes([b12, b13, b14, b15, b16, b17, b18, b19]);
         let f3 = b20 != 0;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
         Some(Self {
             partition_index: f0,
             partition_size: f1,
@@ -1050,10 +1093,14 @@ impl c::Encode for DescribeLogDirsPartition<'_> {
         n = n.saturating_add(1);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "DescribeLogDirsResponse.Results.Topics.Partitions")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "DescribeLogDirsResponse.Results.Topics.Partitions")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "DescribeLogDirsResponse.Results.Topics.Partitions",

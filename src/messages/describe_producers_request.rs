@@ -162,10 +162,14 @@ impl c::Encode for DescribeProducersRequest<'_> {
             "DescribeProducersRequest.Topics",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeProducersRequest")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeProducersRequest")?,
+            )
+        };
         Ok(n)
     }
 
@@ -348,10 +352,14 @@ impl c::Encode for TopicRequest<'_> {
             "DescribeProducersRequest.Topics.PartitionIndexes",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeProducersRequest.Topics")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeProducersRequest.Topics")?,
+            )
+        };
         Ok(n)
     }
 

@@ -181,10 +181,14 @@ impl c::Encode for DescribeProducersResponse<'_> {
             "DescribeProducersResponse.Topics",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeProducersResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeProducersResponse")?,
+            )
+        };
         Ok(n)
     }
 
@@ -371,10 +375,14 @@ impl c::Encode for TopicResponse<'_> {
             "DescribeProducersResponse.Topics.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeProducersResponse.Topics")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeProducersResponse.Topics")?,
+            )
+        };
         Ok(n)
     }
 
@@ -605,10 +613,14 @@ impl c::Encode for PartitionResponse<'_> {
             "DescribeProducersResponse.Topics.Partitions.ActiveProducers",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeProducersResponse.Topics.Partitions")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeProducersResponse.Topics.Partitions")?,
+            )
+        };
         Ok(n)
     }
 
@@ -857,14 +869,17 @@ impl<'a> ProducerState<'a> {
             b33,
             b34,
             b35,
-        ] = *w.array::<36>()?;
+            count,
+        ] = *w.array::<37>()?;
+        if count != 0 {
+            return None;
+        }
         let f0 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
         let f1 = i32::from_be_bytes([b8, b9, b10, b11]);
         let f2 = i32::from_be_bytes([b12, b13, b14, b15]);
         let f3 = i64::from_be_bytes([b16, b17, b18, b19, b20, b21, b22, b23]);
         let f4 = i32::from_be_bytes([b24, b25, b26, b27]);
         let f5 = i64::from_be_bytes([b28, b29, b30, b31, b32, b33, b34, b35]);
-        w.empty_tagged_section()?;
         Some(Self {
             producer_id: f0,
             producer_epoch: f1,
@@ -899,10 +914,14 @@ impl c::Encode for ProducerState<'_> {
 
         n = n.saturating_add(8);
 
-        n = n.saturating_add(self.unknown_tagged_fields.section_len(
-            0,
-            "DescribeProducersResponse.Topics.Partitions.ActiveProducers",
-        )?);
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(self.unknown_tagged_fields.section_len(
+                0,
+                "DescribeProducersResponse.Topics.Partitions.ActiveProducers",
+            )?)
+        };
         Ok(n)
     }
 

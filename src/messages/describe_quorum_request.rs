@@ -162,10 +162,14 @@ impl c::Encode for DescribeQuorumRequest<'_> {
             "DescribeQuorumRequest.Topics",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeQuorumRequest")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeQuorumRequest")?,
+            )
+        };
         Ok(n)
     }
 
@@ -348,10 +352,14 @@ impl c::Encode for TopicData<'_> {
             "DescribeQuorumRequest.Topics.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeQuorumRequest.Topics")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeQuorumRequest.Topics")?,
+            )
+        };
         Ok(n)
     }
 
@@ -481,8 +489,11 @@ impl<'a> PartitionData<'a> {
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let _ = version;
-        let f0 = w.i32()?;
-        w.empty_tagged_section()?;
+        let [b0, b1, b2, b3, count] = *w.array::<5>()?;
+        if count != 0 {
+            return None;
+        }
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         Some(Self {
             partition_index: f0,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -502,10 +513,14 @@ impl c::Encode for PartitionData<'_> {
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeQuorumRequest.Topics.Partitions")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeQuorumRequest.Topics.Partitions")?,
+            )
+        };
         Ok(n)
     }
 

@@ -257,10 +257,14 @@ impl c::Encode for DescribeQuorumResponse<'_> {
                 version,
             });
         }
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeQuorumResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeQuorumResponse")?,
+            )
+        };
         Ok(n)
     }
 
@@ -464,10 +468,14 @@ impl c::Encode for TopicData<'_> {
             "DescribeQuorumResponse.Topics.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeQuorumResponse.Topics")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeQuorumResponse.Topics")?,
+            )
+        };
         Ok(n)
     }
 
@@ -821,10 +829,14 @@ impl c::Encode for PartitionData<'_> {
             "DescribeQuorumResponse.Topics.Partitions.Observers",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeQuorumResponse.Topics.Partitions")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeQuorumResponse.Topics.Partitions")?,
+            )
+        };
         Ok(n)
     }
 
@@ -1031,10 +1043,14 @@ impl c::Encode for Node<'_> {
             "DescribeQuorumResponse.Nodes.Listeners",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeQuorumResponse.Nodes")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeQuorumResponse.Nodes")?,
+            )
+        };
         Ok(n)
     }
 
@@ -1196,8 +1212,11 @@ impl<'a> Listener<'a> {
         let _ = version;
         let f0: &'a str = w.string(true)?;
         let f1: &'a str = w.string(true)?;
-        let f2 = w.u16()?;
-        w.empty_tagged_section()?;
+        let [b0, b1, count] = *w.array::<3>()?;
+        if count != 0 {
+            return None;
+        }
+        let f2 = u16::from_be_bytes([b0, b1]);
         Some(Self {
             name: f0,
             host: f1,
@@ -1231,10 +1250,14 @@ impl c::Encode for Listener<'_> {
 
         n = n.saturating_add(2);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeQuorumResponse.Nodes.Listeners")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeQuorumResponse.Nodes.Listeners")?,
+            )
+        };
         Ok(n)
     }
 
@@ -1499,10 +1522,14 @@ impl c::Encode for ReplicaState<'_> {
         if version >= 1 {
             n = n.saturating_add(8);
         }
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeQuorumResponse.ReplicaState")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeQuorumResponse.ReplicaState")?,
+            )
+        };
         Ok(n)
     }
 

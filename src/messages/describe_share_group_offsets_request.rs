@@ -166,10 +166,14 @@ impl c::Encode for DescribeShareGroupOffsetsRequest<'_> {
             "DescribeShareGroupOffsetsRequest.Groups",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeShareGroupOffsetsRequest")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeShareGroupOffsetsRequest")?,
+            )
+        };
         Ok(n)
     }
 
@@ -359,10 +363,14 @@ impl c::Encode for DescribeShareGroupOffsetsRequestGroup<'_> {
             "DescribeShareGroupOffsetsRequest.Groups.Topics",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeShareGroupOffsetsRequest.Groups")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeShareGroupOffsetsRequest.Groups")?,
+            )
+        };
         Ok(n)
     }
 
@@ -552,10 +560,14 @@ impl c::Encode for DescribeShareGroupOffsetsRequestTopic<'_> {
             "DescribeShareGroupOffsetsRequest.Groups.Topics.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeShareGroupOffsetsRequest.Groups.Topics")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeShareGroupOffsetsRequest.Groups.Topics")?,
+            )
+        };
         Ok(n)
     }
 

@@ -185,10 +185,14 @@ impl c::Encode for DescribeShareGroupOffsetsResponse<'_> {
             "DescribeShareGroupOffsetsResponse.Groups",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeShareGroupOffsetsResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeShareGroupOffsetsResponse")?,
+            )
+        };
         Ok(n)
     }
 
@@ -434,10 +438,14 @@ impl c::Encode for DescribeShareGroupOffsetsResponseGroup<'_> {
             "DescribeShareGroupOffsetsResponse.Groups.ErrorMessage",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeShareGroupOffsetsResponse.Groups")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeShareGroupOffsetsResponse.Groups")?,
+            )
+        };
         Ok(n)
     }
 
@@ -665,10 +673,14 @@ impl c::Encode for DescribeShareGroupOffsetsResponseTopic<'_> {
             "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeShareGroupOffsetsResponse.Groups.Topics")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeShareGroupOffsetsResponse.Groups.Topics")?,
+            )
+        };
         Ok(n)
     }
 
@@ -967,10 +979,14 @@ impl c::Encode for DescribeShareGroupOffsetsResponsePartition<'_> {
             "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.ErrorMessage",
         )?);
 
-        n = n.saturating_add(self.unknown_tagged_fields.section_len(
-            0,
-            "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions",
-        )?);
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(self.unknown_tagged_fields.section_len(
+                0,
+                "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions",
+            )?)
+        };
         Ok(n)
     }
 

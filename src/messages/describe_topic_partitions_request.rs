@@ -214,10 +214,14 @@ impl c::Encode for DescribeTopicPartitionsRequest<'_> {
             None => 1,
         });
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeTopicPartitionsRequest")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeTopicPartitionsRequest")?,
+            )
+        };
         Ok(n)
     }
 
@@ -380,10 +384,14 @@ impl c::Encode for TopicRequest<'_> {
             "DescribeTopicPartitionsRequest.Topics.Name",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeTopicPartitionsRequest.Topics")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeTopicPartitionsRequest.Topics")?,
+            )
+        };
         Ok(n)
     }
 
@@ -527,8 +535,11 @@ impl<'a> Cursor<'a> {
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let _ = version;
         let f0: &'a str = w.string(true)?;
-        let f1 = w.i32()?;
-        w.empty_tagged_section()?;
+        let [b0, b1, b2, b3, count] = *w.array::<5>()?;
+        if count != 0 {
+            return None;
+        }
+        let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
         Some(Self {
             topic_name: f0,
             partition_index: f1,
@@ -555,10 +566,14 @@ impl c::Encode for Cursor<'_> {
 
         n = n.saturating_add(4);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeTopicPartitionsRequest.Cursor")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeTopicPartitionsRequest.Cursor")?,
+            )
+        };
         Ok(n)
     }
 

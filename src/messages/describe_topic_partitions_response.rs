@@ -216,10 +216,14 @@ impl c::Encode for DescribeTopicPartitionsResponse<'_> {
             None => 1,
         });
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeTopicPartitionsResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeTopicPartitionsResponse")?,
+            )
+        };
         Ok(n)
     }
 
@@ -471,8 +475,11 @@ impl<'a> DescribeTopicPartitionsResponseTopic<'a> {
         let f3 = b16 != 0;
         let f4: c::Array<'a, DescribeTopicPartitionsResponsePartition<'a>> =
             c::Array::take(w, version, true)?;
-        let f5 = w.i32()?;
-        w.empty_tagged_section()?;
+        let [b0, b1, b2, b3, count] = *w.array::<5>()?;
+        if count != 0 {
+            return None;
+        }
+        let f5 = i32::from_be_bytes([b0, b1, b2, b3]);
         Some(Self {
             error_code: f0,
             name: f1,
@@ -515,10 +522,14 @@ impl c::Encode for DescribeTopicPartitionsResponseTopic<'_> {
 
         n = n.saturating_add(4);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeTopicPartitionsResponse.Topics")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeTopicPartitionsResponse.Topics")?,
+            )
+        };
         Ok(n)
     }
 
@@ -875,10 +886,14 @@ impl c::Encode for DescribeTopicPartitionsResponsePartition<'_> {
             true,
             "DescribeTopicPartitionsResponse.Topics.Partitions.OfflineReplicas",
         )?);
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeTopicPartitionsResponse.Topics.Partitions")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeTopicPartitionsResponse.Topics.Partitions")?,
+            )
+        };
         Ok(n)
     }
 
@@ -1033,8 +1048,11 @@ impl<'a> Cursor<'a> {
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let _ = version;
         let f0: &'a str = w.string(true)?;
-        let f1 = w.i32()?;
-        w.empty_tagged_section()?;
+        let [b0, b1, b2, b3, count] = *w.array::<5>()?;
+        if count != 0 {
+            return None;
+        }
+        let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
         Some(Self {
             topic_name: f0,
             partition_index: f1,
@@ -1061,10 +1079,14 @@ impl c::Encode for Cursor<'_> {
 
         n = n.saturating_add(4);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeTopicPartitionsResponse.NextCursor")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeTopicPartitionsResponse.NextCursor")?,
+            )
+        };
         Ok(n)
     }
 

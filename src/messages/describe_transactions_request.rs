@@ -167,10 +167,14 @@ impl c::Encode for DescribeTransactionsRequest<'_> {
             "DescribeTransactionsRequest.TransactionalIds",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeTransactionsRequest")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeTransactionsRequest")?,
+            )
+        };
         Ok(n)
     }
 

@@ -189,10 +189,14 @@ impl c::Encode for DescribeTransactionsResponse<'_> {
             "DescribeTransactionsResponse.TransactionStates",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeTransactionsResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeTransactionsResponse")?,
+            )
+        };
         Ok(n)
     }
 
@@ -526,10 +530,14 @@ impl c::Encode for TransactionState<'_> {
             "DescribeTransactionsResponse.TransactionStates.Topics",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeTransactionsResponse.TransactionStates")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeTransactionsResponse.TransactionStates")?,
+            )
+        };
         Ok(n)
     }
 
@@ -727,10 +735,14 @@ impl c::Encode for TopicData<'_> {
             "DescribeTransactionsResponse.TransactionStates.Topics.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeTransactionsResponse.TransactionStates.Topics")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeTransactionsResponse.TransactionStates.Topics")?,
+            )
+        };
         Ok(n)
     }
 

@@ -168,10 +168,14 @@ impl c::Encode for DescribeUserScramCredentialsRequest<'_> {
             "DescribeUserScramCredentialsRequest.Users",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeUserScramCredentialsRequest")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeUserScramCredentialsRequest")?,
+            )
+        };
         Ok(n)
     }
 
@@ -324,10 +328,14 @@ impl c::Encode for UserName<'_> {
             "DescribeUserScramCredentialsRequest.Users.Name",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeUserScramCredentialsRequest.Users")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeUserScramCredentialsRequest.Users")?,
+            )
+        };
         Ok(n)
     }
 

@@ -235,10 +235,14 @@ impl c::Encode for DescribeUserScramCredentialsResponse<'_> {
             "DescribeUserScramCredentialsResponse.Results",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeUserScramCredentialsResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeUserScramCredentialsResponse")?,
+            )
+        };
         Ok(n)
     }
 
@@ -476,10 +480,14 @@ impl c::Encode for DescribeUserScramCredentialsResult<'_> {
             "DescribeUserScramCredentialsResponse.Results.CredentialInfos",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "DescribeUserScramCredentialsResponse.Results")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "DescribeUserScramCredentialsResponse.Results")?,
+            )
+        };
         Ok(n)
     }
 
@@ -627,10 +635,12 @@ impl<'a> CredentialInfo<'a> {
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let _ = version;
-        let [b0, b1, b2, b3, b4] = *w.array::<5>()?;
+        let [b0, b1, b2, b3, b4, count] = *w.array::<6>()?;
+        if count != 0 {
+            return None;
+        }
         let f0 = b0.cast_signed();
         let f1 = i32::from_be_bytes([b1, b2, b3, b4]);
-        w.empty_tagged_section()?;
         Some(Self {
             mechanism: f0,
             iterations: f1,
@@ -653,10 +663,14 @@ impl c::Encode for CredentialInfo<'_> {
 
         n = n.saturating_add(4);
 
-        n = n.saturating_add(self.unknown_tagged_fields.section_len(
-            0,
-            "DescribeUserScramCredentialsResponse.Results.CredentialInfos",
-        )?);
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(self.unknown_tagged_fields.section_len(
+                0,
+                "DescribeUserScramCredentialsResponse.Results.CredentialInfos",
+            )?)
+        };
         Ok(n)
     }
 

@@ -189,10 +189,16 @@ impl<'a> ElectLeadersRequest<'a> {
         let f0: i8 = if version >= 1 { w.i8()? } else { 0 };
         let f1: Option<c::Array<'a, TopicPartitions<'a>>> =
             c::Array::take_nullable(w, version, flexible)?;
-        let f2 = w.i32()?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let [b0, b1, b2, b3] = if flexible {
+            let [b0, b1, b2, b3, count] = *w.array::<5>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0, b1, b2, b3]
+        } else {
+            *w.array::<4>()?
+        };
+        let f2 = i32::from_be_bytes([b0, b1, b2, b3]);
         Some(Self {
             election_type: f0,
             topic_partitions: f1,
@@ -233,10 +239,14 @@ impl c::Encode for ElectLeadersRequest<'_> {
         n = n.saturating_add(4);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "ElectLeadersRequest")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "ElectLeadersRequest")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "ElectLeadersRequest",
@@ -443,10 +453,14 @@ impl c::Encode for TopicPartitions<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "ElectLeadersRequest.TopicPartitions")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "ElectLeadersRequest.TopicPartitions")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "ElectLeadersRequest.TopicPartitions",

@@ -231,10 +231,14 @@ impl c::Encode for ElectLeadersResponse<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "ElectLeadersResponse")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "ElectLeadersResponse")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "ElectLeadersResponse",
@@ -451,10 +455,14 @@ impl c::Encode for ReplicaElectionResult<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "ElectLeadersResponse.ReplicaElectionResults")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "ElectLeadersResponse.ReplicaElectionResults")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "ElectLeadersResponse.ReplicaElectionResults",
@@ -676,10 +684,14 @@ impl c::Encode for PartitionResult<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(self.unknown_tagged_fields.section_len(
-                0,
-                "ElectLeadersResponse.ReplicaElectionResults.PartitionResult",
-            )?);
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(self.unknown_tagged_fields.section_len(
+                    0,
+                    "ElectLeadersResponse.ReplicaElectionResults.PartitionResult",
+                )?)
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "ElectLeadersResponse.ReplicaElectionResults.PartitionResult",

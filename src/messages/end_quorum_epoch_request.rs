@@ -237,10 +237,14 @@ impl c::Encode for EndQuorumEpochRequest<'_> {
             )?);
         }
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "EndQuorumEpochRequest")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "EndQuorumEpochRequest")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "EndQuorumEpochRequest",
@@ -461,10 +465,14 @@ impl c::Encode for TopicData<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "EndQuorumEpochRequest.Topics")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "EndQuorumEpochRequest.Topics")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "EndQuorumEpochRequest.Topics",
@@ -770,10 +778,14 @@ impl c::Encode for PartitionData<'_> {
             )?);
         }
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "EndQuorumEpochRequest.Topics.Partitions")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "EndQuorumEpochRequest.Topics.Partitions")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "EndQuorumEpochRequest.Topics.Partitions",
@@ -971,12 +983,15 @@ impl<'a> ReplicaInfo<'a> {
             b17,
             b18,
             b19,
-        ] = *w.array::<20>()?;
+            count,
+        ] = *w.array::<21>()?;
+        if count != 0 {
+            return None;
+        }
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = c::Uuid([
             b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15, b16, b17, b18, b19,
         ]);
-        w.empty_tagged_section()?;
         Some(Self {
             candidate_id: f0,
             candidate_directory_id: f1,
@@ -999,10 +1014,14 @@ impl c::Encode for ReplicaInfo<'_> {
 
         n = n.saturating_add(16);
 
-        n = n.saturating_add(self.unknown_tagged_fields.section_len(
-            0,
-            "EndQuorumEpochRequest.Topics.Partitions.PreferredCandidates",
-        )?);
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(self.unknown_tagged_fields.section_len(
+                0,
+                "EndQuorumEpochRequest.Topics.Partitions.PreferredCandidates",
+            )?)
+        };
         Ok(n)
     }
 
@@ -1165,8 +1184,11 @@ impl<'a> LeaderEndpoint<'a> {
         let _ = version;
         let f0: &'a str = w.string(true)?;
         let f1: &'a str = w.string(true)?;
-        let f2 = w.u16()?;
-        w.empty_tagged_section()?;
+        let [b0, b1, count] = *w.array::<3>()?;
+        if count != 0 {
+            return None;
+        }
+        let f2 = u16::from_be_bytes([b0, b1]);
         Some(Self {
             name: f0,
             host: f1,
@@ -1200,10 +1222,14 @@ impl c::Encode for LeaderEndpoint<'_> {
 
         n = n.saturating_add(2);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "EndQuorumEpochRequest.LeaderEndpoints")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "EndQuorumEpochRequest.LeaderEndpoints")?,
+            )
+        };
         Ok(n)
     }
 

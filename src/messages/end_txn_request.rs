@@ -180,13 +180,18 @@ impl<'a> EndTxnRequest<'a> {
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let f0: &'a str = w.string(flexible)?;
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10] = *w.array::<11>()?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10] = if flexible {
+            let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, count] = *w.array::<12>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10]
+        } else {
+            *w.array::<11>()?
+        };
         let f1 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
         let f2 = i16::from_be_bytes([b8, b9]);
         let f3 = b10 != 0;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
         Some(Self {
             transactional_id: f0,
             producer_id: f1,
@@ -222,7 +227,11 @@ impl c::Encode for EndTxnRequest<'_> {
         n = n.saturating_add(1);
 
         if flexible {
-            n = n.saturating_add(self.unknown_tagged_fields.section_len(0, "EndTxnRequest")?);
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(self.unknown_tagged_fields.section_len(0, "EndTxnRequest")?)
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "EndTxnRequest",

@@ -202,10 +202,14 @@ impl c::Encode for EnvelopeRequest<'_> {
             "EnvelopeRequest.ClientHostAddress",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "EnvelopeRequest")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "EnvelopeRequest")?,
+            )
+        };
         Ok(n)
     }
 

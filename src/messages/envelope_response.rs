@@ -149,8 +149,11 @@ impl<'a> EnvelopeResponse<'a> {
             return None;
         }
         let f0: Option<&'a [u8]> = w.nullable_bytes(true)?;
-        let f1 = w.i16()?;
-        w.empty_tagged_section()?;
+        let [b0, b1, count] = *w.array::<3>()?;
+        if count != 0 {
+            return None;
+        }
+        let f1 = i16::from_be_bytes([b0, b1]);
         Some(Self {
             response_data: f0,
             error_code: f1,
@@ -176,10 +179,14 @@ impl c::Encode for EnvelopeResponse<'_> {
 
         n = n.saturating_add(2);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "EnvelopeResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "EnvelopeResponse")?,
+            )
+        };
         Ok(n)
     }
 

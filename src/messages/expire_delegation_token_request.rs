@@ -158,10 +158,16 @@ impl<'a> ExpireDelegationTokenRequest<'a> {
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0: &'a [u8] = w.bytes(flexible)?;
-        let f1 = w.i64()?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let [b0, b1, b2, b3, b4, b5, b6, b7] = if flexible {
+            let [b0, b1, b2, b3, b4, b5, b6, b7, count] = *w.array::<9>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0, b1, b2, b3, b4, b5, b6, b7]
+        } else {
+            *w.array::<8>()?
+        };
+        let f1 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
         Some(Self {
             hmac: f0,
             expiry_time_period_ms: f1,
@@ -191,10 +197,14 @@ impl c::Encode for ExpireDelegationTokenRequest<'_> {
         n = n.saturating_add(8);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "ExpireDelegationTokenRequest")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "ExpireDelegationTokenRequest")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "ExpireDelegationTokenRequest",

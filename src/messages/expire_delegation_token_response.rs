@@ -170,13 +170,34 @@ impl<'a> ExpireDelegationTokenResponse<'a> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13] = *w.array::<14>()?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13] = if flexible {
+            let [
+                b0,
+                b1,
+                b2,
+                b3,
+                b4,
+                b5,
+                b6,
+                b7,
+                b8,
+                b9,
+                b10,
+                b11,
+                b12,
+                b13,
+                count,
+            ] = *w.array::<15>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13]
+        } else {
+            *w.array::<14>()?
+        };
         let f0 = i16::from_be_bytes([b0, b1]);
         let f1 = i64::from_be_bytes([b2, b3, b4, b5, b6, b7, b8, b9]);
         let f2 = i32::from_be_bytes([b10, b11, b12, b13]);
-        if flexible {
-            w.empty_tagged_section()?;
-        }
         Some(Self {
             error_code: f0,
             expiry_timestamp_ms: f1,
@@ -205,10 +226,14 @@ impl c::Encode for ExpireDelegationTokenResponse<'_> {
         n = n.saturating_add(4);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "ExpireDelegationTokenResponse")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "ExpireDelegationTokenResponse")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "ExpireDelegationTokenResponse",

@@ -748,10 +748,12 @@ impl<'a> ReplicaState<'a> {
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let _ = version;
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, count] = *w.array::<13>()?;
+        if count != 0 {
+            return None;
+        }
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
-        w.empty_tagged_section()?;
         Some(Self {
             replica_id: f0,
             replica_epoch: f1,
@@ -774,10 +776,14 @@ impl c::Encode for ReplicaState<'_> {
 
         n = n.saturating_add(8);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "FetchRequest.ReplicaState")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "FetchRequest.ReplicaState")?,
+            )
+        };
         Ok(n)
     }
 
@@ -1012,10 +1018,14 @@ impl c::Encode for FetchTopic<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "FetchRequest.Topics")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "FetchRequest.Topics")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "FetchRequest.Topics",
@@ -1730,10 +1740,14 @@ impl c::Encode for ForgottenTopic<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "FetchRequest.ForgottenTopicsData")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "FetchRequest.ForgottenTopicsData")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "FetchRequest.ForgottenTopicsData",

@@ -596,10 +596,14 @@ impl c::Encode for FetchableTopicResponse<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "FetchResponse.Responses")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "FetchResponse.Responses")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "FetchResponse.Responses",
@@ -1358,10 +1362,12 @@ impl<'a> EpochEndOffset<'a> {
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let _ = version;
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, count] = *w.array::<13>()?;
+        if count != 0 {
+            return None;
+        }
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
-        w.empty_tagged_section()?;
         Some(Self {
             epoch: f0,
             end_offset: f1,
@@ -1384,10 +1390,14 @@ impl c::Encode for EpochEndOffset<'_> {
 
         n = n.saturating_add(8);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "FetchResponse.Responses.Partitions.DivergingEpoch")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "FetchResponse.Responses.Partitions.DivergingEpoch")?,
+            )
+        };
         Ok(n)
     }
 
@@ -1532,10 +1542,12 @@ impl<'a> LeaderIdAndEpoch<'a> {
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let _ = version;
-        let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, count] = *w.array::<9>()?;
+        if count != 0 {
+            return None;
+        }
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
-        w.empty_tagged_section()?;
         Some(Self {
             leader_id: f0,
             leader_epoch: f1,
@@ -1558,10 +1570,14 @@ impl c::Encode for LeaderIdAndEpoch<'_> {
 
         n = n.saturating_add(4);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "FetchResponse.Responses.Partitions.CurrentLeader")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "FetchResponse.Responses.Partitions.CurrentLeader")?,
+            )
+        };
         Ok(n)
     }
 
@@ -1706,10 +1722,12 @@ impl<'a> SnapshotId<'a> {
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let _ = version;
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, count] = *w.array::<13>()?;
+        if count != 0 {
+            return None;
+        }
         let f0 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
         let f1 = i32::from_be_bytes([b8, b9, b10, b11]);
-        w.empty_tagged_section()?;
         Some(Self {
             end_offset: f0,
             epoch: f1,
@@ -1732,10 +1750,14 @@ impl c::Encode for SnapshotId<'_> {
 
         n = n.saturating_add(4);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "FetchResponse.Responses.Partitions.SnapshotId")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "FetchResponse.Responses.Partitions.SnapshotId")?,
+            )
+        };
         Ok(n)
     }
 
@@ -1908,12 +1930,37 @@ impl<'a> AbortedTransaction<'a> {
             b13,
             b14,
             b15,
-        ] = *w.array::<16>()?;
+        ] = if flexible {
+            let [
+                b0,
+                b1,
+                b2,
+                b3,
+                b4,
+                b5,
+                b6,
+                b7,
+                b8,
+                b9,
+                b10,
+                b11,
+                b12,
+                b13,
+                b14,
+                b15,
+                count,
+            ] = *w.array::<17>()?;
+            if count != 0 {
+                return None;
+            }
+            [
+                b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15,
+            ]
+        } else {
+            *w.array::<16>()?
+        };
         let f0 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
         let f1 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
-        if flexible {
-            w.empty_tagged_section()?;
-        }
         Some(Self {
             producer_id: f0,
             first_offset: f1,
@@ -1940,10 +1987,14 @@ impl c::Encode for AbortedTransaction<'_> {
         n = n.saturating_add(8);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "FetchResponse.Responses.Partitions.AbortedTransactions")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "FetchResponse.Responses.Partitions.AbortedTransactions")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "FetchResponse.Responses.Partitions.AbortedTransactions",
@@ -2168,10 +2219,14 @@ impl c::Encode for NodeEndpoint<'_> {
             "FetchResponse.NodeEndpoints.Rack",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "FetchResponse.NodeEndpoints")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "FetchResponse.NodeEndpoints")?,
+            )
+        };
         Ok(n)
     }
 

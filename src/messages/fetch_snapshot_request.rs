@@ -451,10 +451,14 @@ impl c::Encode for TopicSnapshot<'_> {
             "FetchSnapshotRequest.Topics.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "FetchSnapshotRequest.Topics")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "FetchSnapshotRequest.Topics")?,
+            )
+        };
         Ok(n)
     }
 
@@ -897,10 +901,12 @@ impl<'a> SnapshotId<'a> {
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let _ = version;
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, count] = *w.array::<13>()?;
+        if count != 0 {
+            return None;
+        }
         let f0 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
         let f1 = i32::from_be_bytes([b8, b9, b10, b11]);
-        w.empty_tagged_section()?;
         Some(Self {
             end_offset: f0,
             epoch: f1,
@@ -923,10 +929,14 @@ impl c::Encode for SnapshotId<'_> {
 
         n = n.saturating_add(4);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "FetchSnapshotRequest.Topics.Partitions.SnapshotId")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "FetchSnapshotRequest.Topics.Partitions.SnapshotId")?,
+            )
+        };
         Ok(n)
     }
 

@@ -457,10 +457,14 @@ impl c::Encode for TopicSnapshot<'_> {
             "FetchSnapshotResponse.Topics.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "FetchSnapshotResponse.Topics")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "FetchSnapshotResponse.Topics")?,
+            )
+        };
         Ok(n)
     }
 
@@ -947,10 +951,12 @@ impl<'a> SnapshotId<'a> {
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let _ = version;
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, count] = *w.array::<13>()?;
+        if count != 0 {
+            return None;
+        }
         let f0 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
         let f1 = i32::from_be_bytes([b8, b9, b10, b11]);
-        w.empty_tagged_section()?;
         Some(Self {
             end_offset: f0,
             epoch: f1,
@@ -973,10 +979,14 @@ impl c::Encode for SnapshotId<'_> {
 
         n = n.saturating_add(4);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "FetchSnapshotResponse.Topics.Partitions.SnapshotId")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "FetchSnapshotResponse.Topics.Partitions.SnapshotId")?,
+            )
+        };
         Ok(n)
     }
 
@@ -1122,10 +1132,12 @@ impl<'a> LeaderIdAndEpoch<'a> {
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let _ = version;
-        let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, count] = *w.array::<9>()?;
+        if count != 0 {
+            return None;
+        }
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
-        w.empty_tagged_section()?;
         Some(Self {
             leader_id: f0,
             leader_epoch: f1,
@@ -1148,10 +1160,14 @@ impl c::Encode for LeaderIdAndEpoch<'_> {
 
         n = n.saturating_add(4);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "FetchSnapshotResponse.Topics.Partitions.CurrentLeader")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "FetchSnapshotResponse.Topics.Partitions.CurrentLeader")?,
+            )
+        };
         Ok(n)
     }
 
@@ -1312,8 +1328,11 @@ impl<'a> NodeEndpoint<'a> {
         let _ = version;
         let f0 = w.i32()?;
         let f1: &'a str = w.string(true)?;
-        let f2 = w.u16()?;
-        w.empty_tagged_section()?;
+        let [b0, b1, count] = *w.array::<3>()?;
+        if count != 0 {
+            return None;
+        }
+        let f2 = u16::from_be_bytes([b0, b1]);
         Some(Self {
             node_id: f0,
             host: f1,
@@ -1343,10 +1362,14 @@ impl c::Encode for NodeEndpoint<'_> {
 
         n = n.saturating_add(2);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "FetchSnapshotResponse.NodeEndpoints")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "FetchSnapshotResponse.NodeEndpoints")?,
+            )
+        };
         Ok(n)
     }
 

@@ -391,10 +391,14 @@ impl c::Encode for FindCoordinatorResponse<'_> {
             });
         }
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "FindCoordinatorResponse")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "FindCoordinatorResponse")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "FindCoordinatorResponse",
@@ -698,10 +702,14 @@ impl c::Encode for Coordinator<'_> {
             true,
             "FindCoordinatorResponse.Coordinators.ErrorMessage",
         )?);
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "FindCoordinatorResponse.Coordinators")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "FindCoordinatorResponse.Coordinators")?,
+            )
+        };
         Ok(n)
     }
 

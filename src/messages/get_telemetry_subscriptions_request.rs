@@ -133,8 +133,31 @@ impl<'a> GetTelemetrySubscriptionsRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
-        let f0 = w.uuid()?;
-        w.empty_tagged_section()?;
+        let [
+            b0,
+            b1,
+            b2,
+            b3,
+            b4,
+            b5,
+            b6,
+            b7,
+            b8,
+            b9,
+            b10,
+            b11,
+            b12,
+            b13,
+            b14,
+            b15,
+            count,
+        ] = *w.array::<17>()?;
+        if count != 0 {
+            return None;
+        }
+        let f0 = c::Uuid([
+            b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15,
+        ]);
         Some(Self {
             client_instance_id: f0,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -153,10 +176,14 @@ impl c::Encode for GetTelemetrySubscriptionsRequest<'_> {
         let mut n: usize = 0;
         n = n.saturating_add(16);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "GetTelemetrySubscriptionsRequest")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "GetTelemetrySubscriptionsRequest")?,
+            )
+        };
         Ok(n)
     }
 

@@ -354,10 +354,14 @@ impl c::Encode for GetTelemetrySubscriptionsResponse<'_> {
             "GetTelemetrySubscriptionsResponse.RequestedMetrics",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "GetTelemetrySubscriptionsResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "GetTelemetrySubscriptionsResponse")?,
+            )
+        };
         Ok(n)
     }
 

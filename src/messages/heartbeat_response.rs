@@ -164,10 +164,16 @@ impl<'a> HeartbeatResponse<'a> {
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0: i32 = if version >= 1 { w.i32()? } else { 0 };
-        let f1 = w.i16()?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let [b0, b1] = if flexible {
+            let [b0, b1, count] = *w.array::<3>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0, b1]
+        } else {
+            *w.array::<2>()?
+        };
+        let f1 = i16::from_be_bytes([b0, b1]);
         Some(Self {
             throttle_time_ms: f0,
             error_code: f1,
@@ -194,10 +200,14 @@ impl c::Encode for HeartbeatResponse<'_> {
         n = n.saturating_add(2);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "HeartbeatResponse")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "HeartbeatResponse")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "HeartbeatResponse",

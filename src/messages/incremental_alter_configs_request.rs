@@ -165,10 +165,16 @@ impl<'a> IncrementalAlterConfigsRequest<'a> {
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         let f0: c::Array<'a, AlterConfigsResource<'a>> = c::Array::take(w, version, flexible)?;
-        let f1 = w.bool()?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let [b0] = if flexible {
+            let [b0, count] = *w.array::<2>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0]
+        } else {
+            *w.array::<1>()?
+        };
+        let f1 = b0 != 0;
         Some(Self {
             resources: f0,
             validate_only: f1,
@@ -198,10 +204,14 @@ impl c::Encode for IncrementalAlterConfigsRequest<'_> {
         n = n.saturating_add(1);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "IncrementalAlterConfigsRequest")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "IncrementalAlterConfigsRequest")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "IncrementalAlterConfigsRequest",
@@ -429,10 +439,14 @@ impl c::Encode for AlterConfigsResource<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "IncrementalAlterConfigsRequest.Resources")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "IncrementalAlterConfigsRequest.Resources")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "IncrementalAlterConfigsRequest.Resources",
@@ -661,10 +675,14 @@ impl c::Encode for AlterableConfig<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "IncrementalAlterConfigsRequest.Resources.Configs")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "IncrementalAlterConfigsRequest.Resources.Configs")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "IncrementalAlterConfigsRequest.Resources.Configs",

@@ -185,10 +185,14 @@ impl c::Encode for InitializeShareGroupStateRequest<'_> {
             "InitializeShareGroupStateRequest.Topics",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "InitializeShareGroupStateRequest")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "InitializeShareGroupStateRequest")?,
+            )
+        };
         Ok(n)
     }
 
@@ -370,10 +374,14 @@ impl c::Encode for InitializeStateData<'_> {
             "InitializeShareGroupStateRequest.Topics.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "InitializeShareGroupStateRequest.Topics")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "InitializeShareGroupStateRequest.Topics")?,
+            )
+        };
         Ok(n)
     }
 
@@ -549,11 +557,14 @@ impl<'a> PartitionData<'a> {
             b13,
             b14,
             b15,
-        ] = *w.array::<16>()?;
+            count,
+        ] = *w.array::<17>()?;
+        if count != 0 {
+            return None;
+        }
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
         let f2 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
-        w.empty_tagged_section()?;
         Some(Self {
             partition: f0,
             state_epoch: f1,
@@ -579,10 +590,14 @@ impl c::Encode for PartitionData<'_> {
 
         n = n.saturating_add(8);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "InitializeShareGroupStateRequest.Topics.Partitions")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "InitializeShareGroupStateRequest.Topics.Partitions")?,
+            )
+        };
         Ok(n)
     }
 

@@ -170,10 +170,14 @@ impl c::Encode for InitializeShareGroupStateResponse<'_> {
             "InitializeShareGroupStateResponse.Results",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "InitializeShareGroupStateResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "InitializeShareGroupStateResponse")?,
+            )
+        };
         Ok(n)
     }
 
@@ -354,10 +358,14 @@ impl c::Encode for InitializeStateResult<'_> {
             "InitializeShareGroupStateResponse.Results.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "InitializeShareGroupStateResponse.Results")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "InitializeShareGroupStateResponse.Results")?,
+            )
+        };
         Ok(n)
     }
 
@@ -553,10 +561,14 @@ impl c::Encode for PartitionResult<'_> {
             "InitializeShareGroupStateResponse.Results.Partitions.ErrorMessage",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "InitializeShareGroupStateResponse.Results.Partitions")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "InitializeShareGroupStateResponse.Results.Partitions")?,
+            )
+        };
         Ok(n)
     }
 

@@ -145,10 +145,12 @@ impl<'a> KRaftVersionRecord<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
-        let [b0, b1, b2, b3] = *w.array::<4>()?;
+        let [b0, b1, b2, b3, count] = *w.array::<5>()?;
+        if count != 0 {
+            return None;
+        }
         let f0 = i16::from_be_bytes([b0, b1]);
         let f1 = i16::from_be_bytes([b2, b3]);
-        w.empty_tagged_section()?;
         Some(Self {
             version: f0,
             k_raft_version: f1,
@@ -170,10 +172,14 @@ impl c::Encode for KRaftVersionRecord<'_> {
 
         n = n.saturating_add(2);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "KRaftVersionRecord")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "KRaftVersionRecord")?,
+            )
+        };
         Ok(n)
     }
 

@@ -399,10 +399,14 @@ impl c::Encode for LeaderAndIsrRequest<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "LeaderAndIsrRequest")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "LeaderAndIsrRequest")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "LeaderAndIsrRequest",
@@ -687,10 +691,14 @@ impl c::Encode for LeaderAndIsrTopicState<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "LeaderAndIsrRequest.TopicStates")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "LeaderAndIsrRequest.TopicStates")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "LeaderAndIsrRequest.TopicStates",
@@ -885,10 +893,16 @@ impl<'a> LeaderAndIsrLiveLeader<'a> {
         let flexible = version >= 4;
         let f0 = w.i32()?;
         let f1: &'a str = w.string(flexible)?;
-        let f2 = w.i32()?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let [b0, b1, b2, b3] = if flexible {
+            let [b0, b1, b2, b3, count] = *w.array::<5>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0, b1, b2, b3]
+        } else {
+            *w.array::<4>()?
+        };
+        let f2 = i32::from_be_bytes([b0, b1, b2, b3]);
         Some(Self {
             broker_id: f0,
             host_name: f1,
@@ -922,10 +936,14 @@ impl c::Encode for LeaderAndIsrLiveLeader<'_> {
         n = n.saturating_add(4);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "LeaderAndIsrRequest.LiveLeaders")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "LeaderAndIsrRequest.LiveLeaders")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "LeaderAndIsrRequest.LiveLeaders",
@@ -1429,10 +1447,14 @@ impl c::Encode for LeaderAndIsrPartitionState<'_> {
             });
         }
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "LeaderAndIsrRequest.LeaderAndIsrPartitionState")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "LeaderAndIsrRequest.LeaderAndIsrPartitionState")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "LeaderAndIsrRequest.LeaderAndIsrPartitionState",

@@ -256,10 +256,14 @@ impl c::Encode for LeaderAndIsrResponse<'_> {
             });
         }
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "LeaderAndIsrResponse")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "LeaderAndIsrResponse")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "LeaderAndIsrResponse",
@@ -476,10 +480,14 @@ impl c::Encode for LeaderAndIsrTopicError<'_> {
             "LeaderAndIsrResponse.Topics.PartitionErrors",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "LeaderAndIsrResponse.Topics")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "LeaderAndIsrResponse.Topics")?,
+            )
+        };
         Ok(n)
     }
 
@@ -674,12 +682,17 @@ impl<'a> LeaderAndIsrPartitionError<'a> {
         } else {
             ""
         };
-        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let [b0, b1, b2, b3, b4, b5] = if flexible {
+            let [b0, b1, b2, b3, b4, b5, count] = *w.array::<7>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0, b1, b2, b3, b4, b5]
+        } else {
+            *w.array::<6>()?
+        };
         let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f2 = i16::from_be_bytes([b4, b5]);
-        if flexible {
-            w.empty_tagged_section()?;
-        }
         Some(Self {
             topic_name: f0,
             partition_index: f1,
@@ -714,10 +727,14 @@ impl c::Encode for LeaderAndIsrPartitionError<'_> {
         n = n.saturating_add(2);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "LeaderAndIsrResponse.LeaderAndIsrPartitionError")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "LeaderAndIsrResponse.LeaderAndIsrPartitionError")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "LeaderAndIsrResponse.LeaderAndIsrPartitionError",

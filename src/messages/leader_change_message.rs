@@ -226,10 +226,14 @@ impl c::Encode for LeaderChangeMessage<'_> {
             "LeaderChangeMessage.GrantingVoters",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "LeaderChangeMessage")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "LeaderChangeMessage")?,
+            )
+        };
         Ok(n)
     }
 
@@ -424,10 +428,14 @@ impl c::Encode for Voter<'_> {
                 version,
             });
         }
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "LeaderChangeMessage.Voter")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "LeaderChangeMessage.Voter")?,
+            )
+        };
         Ok(n)
     }
 

@@ -235,10 +235,14 @@ impl c::Encode for LeaveGroupResponse<'_> {
             });
         }
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "LeaveGroupResponse")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "LeaveGroupResponse")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "LeaveGroupResponse",
@@ -436,10 +440,16 @@ impl<'a> MemberResponse<'a> {
         let flexible = version >= 4;
         let f0: &'a str = w.string(flexible)?;
         let f1: Option<&'a str> = w.nullable_string(flexible)?;
-        let f2 = w.i16()?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let [b0, b1] = if flexible {
+            let [b0, b1, count] = *w.array::<3>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0, b1]
+        } else {
+            *w.array::<2>()?
+        };
+        let f2 = i16::from_be_bytes([b0, b1]);
         Some(Self {
             member_id: f0,
             group_instance_id: f1,
@@ -477,10 +487,14 @@ impl c::Encode for MemberResponse<'_> {
         n = n.saturating_add(2);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "LeaveGroupResponse.Members")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "LeaveGroupResponse.Members")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "LeaveGroupResponse.Members",

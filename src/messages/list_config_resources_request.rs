@@ -180,10 +180,14 @@ impl c::Encode for ListConfigResourcesRequest<'_> {
                 version,
             });
         }
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ListConfigResourcesRequest")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ListConfigResourcesRequest")?,
+            )
+        };
         Ok(n)
     }
 

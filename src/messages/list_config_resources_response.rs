@@ -208,10 +208,14 @@ impl c::Encode for ListConfigResourcesResponse<'_> {
             "ListConfigResourcesResponse.ConfigResources",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ListConfigResourcesResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ListConfigResourcesResponse")?,
+            )
+        };
         Ok(n)
     }
 
@@ -415,10 +419,14 @@ impl c::Encode for ConfigResource<'_> {
         if version >= 1 {
             n = n.saturating_add(1);
         }
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ListConfigResourcesResponse.ConfigResources")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ListConfigResourcesResponse.ConfigResources")?,
+            )
+        };
         Ok(n)
     }
 

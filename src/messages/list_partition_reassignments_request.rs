@@ -191,10 +191,14 @@ impl c::Encode for ListPartitionReassignmentsRequest<'_> {
             "ListPartitionReassignmentsRequest.Topics",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ListPartitionReassignmentsRequest")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ListPartitionReassignmentsRequest")?,
+            )
+        };
         Ok(n)
     }
 
@@ -380,10 +384,14 @@ impl c::Encode for ListPartitionReassignmentsTopics<'_> {
             "ListPartitionReassignmentsRequest.Topics.PartitionIndexes",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ListPartitionReassignmentsRequest.Topics")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ListPartitionReassignmentsRequest.Topics")?,
+            )
+        };
         Ok(n)
     }
 

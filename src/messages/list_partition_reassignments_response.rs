@@ -232,10 +232,14 @@ impl c::Encode for ListPartitionReassignmentsResponse<'_> {
             "ListPartitionReassignmentsResponse.Topics",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ListPartitionReassignmentsResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ListPartitionReassignmentsResponse")?,
+            )
+        };
         Ok(n)
     }
 
@@ -428,10 +432,14 @@ impl c::Encode for OngoingTopicReassignment<'_> {
             "ListPartitionReassignmentsResponse.Topics.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ListPartitionReassignmentsResponse.Topics")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ListPartitionReassignmentsResponse.Topics")?,
+            )
+        };
         Ok(n)
     }
 
@@ -671,10 +679,14 @@ impl c::Encode for OngoingPartitionReassignment<'_> {
             "ListPartitionReassignmentsResponse.Topics.Partitions.RemovingReplicas",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ListPartitionReassignmentsResponse.Topics.Partitions")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ListPartitionReassignmentsResponse.Topics.Partitions")?,
+            )
+        };
         Ok(n)
     }
 

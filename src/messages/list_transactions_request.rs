@@ -269,10 +269,14 @@ impl c::Encode for ListTransactionsRequest<'_> {
                 version,
             });
         }
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ListTransactionsRequest")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ListTransactionsRequest")?,
+            )
+        };
         Ok(n)
     }
 

@@ -236,10 +236,14 @@ impl c::Encode for ListTransactionsResponse<'_> {
             "ListTransactionsResponse.TransactionStates",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ListTransactionsResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ListTransactionsResponse")?,
+            )
+        };
         Ok(n)
     }
 
@@ -445,10 +449,14 @@ impl c::Encode for TransactionState<'_> {
             "ListTransactionsResponse.TransactionStates.TransactionState",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ListTransactionsResponse.TransactionStates")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ListTransactionsResponse.TransactionStates")?,
+            )
+        };
         Ok(n)
     }
 

@@ -202,10 +202,14 @@ impl c::Encode for OffsetCommitResponse<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "OffsetCommitResponse")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "OffsetCommitResponse")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "OffsetCommitResponse",
@@ -472,10 +476,14 @@ impl c::Encode for OffsetCommitResponseTopic<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "OffsetCommitResponse.Topics")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "OffsetCommitResponse.Topics")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "OffsetCommitResponse.Topics",
@@ -654,12 +662,17 @@ impl<'a> OffsetCommitResponsePartition<'a> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
-        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let [b0, b1, b2, b3, b4, b5] = if flexible {
+            let [b0, b1, b2, b3, b4, b5, count] = *w.array::<7>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0, b1, b2, b3, b4, b5]
+        } else {
+            *w.array::<6>()?
+        };
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i16::from_be_bytes([b4, b5]);
-        if flexible {
-            w.empty_tagged_section()?;
-        }
         Some(Self {
             partition_index: f0,
             error_code: f1,
@@ -686,10 +699,14 @@ impl c::Encode for OffsetCommitResponsePartition<'_> {
         n = n.saturating_add(2);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "OffsetCommitResponse.Topics.Partitions")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "OffsetCommitResponse.Topics.Partitions")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "OffsetCommitResponse.Topics.Partitions",

@@ -339,10 +339,14 @@ impl c::Encode for OffsetFetchRequest<'_> {
             });
         }
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "OffsetFetchRequest")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "OffsetFetchRequest")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "OffsetFetchRequest",
@@ -573,10 +577,14 @@ impl c::Encode for OffsetFetchRequestTopic<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "OffsetFetchRequest.Topics")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "OffsetFetchRequest.Topics")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "OffsetFetchRequest.Topics",
@@ -834,10 +842,14 @@ impl c::Encode for OffsetFetchRequestGroup<'_> {
             "OffsetFetchRequest.Groups.Topics",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "OffsetFetchRequest.Groups")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "OffsetFetchRequest.Groups")?,
+            )
+        };
         Ok(n)
     }
 
@@ -1088,10 +1100,14 @@ impl c::Encode for OffsetFetchRequestTopics<'_> {
             "OffsetFetchRequest.Groups.Topics.PartitionIndexes",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "OffsetFetchRequest.Groups.Topics")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "OffsetFetchRequest.Groups.Topics")?,
+            )
+        };
         Ok(n)
     }
 

@@ -295,10 +295,14 @@ impl c::Encode for OffsetFetchResponse<'_> {
             });
         }
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "OffsetFetchResponse")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "OffsetFetchResponse")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "OffsetFetchResponse",
@@ -542,10 +546,14 @@ impl c::Encode for OffsetFetchResponseTopic<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "OffsetFetchResponse.Topics")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "OffsetFetchResponse.Topics")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "OffsetFetchResponse.Topics",
@@ -776,10 +784,16 @@ impl<'a> OffsetFetchResponsePartition<'a> {
         let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
         let f2: i32 = if version >= 5 { w.i32()? } else { -1 };
         let f3: Option<&'a str> = w.nullable_string(flexible)?;
-        let f4 = w.i16()?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let [b0, b1] = if flexible {
+            let [b0, b1, count] = *w.array::<3>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0, b1]
+        } else {
+            *w.array::<2>()?
+        };
+        let f4 = i16::from_be_bytes([b0, b1]);
         Some(Self {
             partition_index: f0,
             committed_offset: f1,
@@ -820,10 +834,14 @@ impl c::Encode for OffsetFetchResponsePartition<'_> {
         n = n.saturating_add(2);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "OffsetFetchResponse.Topics.Partitions")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "OffsetFetchResponse.Topics.Partitions")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "OffsetFetchResponse.Topics.Partitions",
@@ -1013,8 +1031,11 @@ impl<'a> OffsetFetchResponseGroup<'a> {
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, OffsetFetchResponseTopics<'a>> = c::Array::take(w, version, true)?;
-        let f2 = w.i16()?;
-        w.empty_tagged_section()?;
+        let [b0, b1, count] = *w.array::<3>()?;
+        if count != 0 {
+            return None;
+        }
+        let f2 = i16::from_be_bytes([b0, b1]);
         Some(Self {
             group_id: f0,
             topics: f1,
@@ -1050,10 +1071,14 @@ impl c::Encode for OffsetFetchResponseGroup<'_> {
 
         n = n.saturating_add(2);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "OffsetFetchResponse.Groups")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "OffsetFetchResponse.Groups")?,
+            )
+        };
         Ok(n)
     }
 
@@ -1294,10 +1319,14 @@ impl c::Encode for OffsetFetchResponseTopics<'_> {
             "OffsetFetchResponse.Groups.Topics.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "OffsetFetchResponse.Groups.Topics")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "OffsetFetchResponse.Groups.Topics")?,
+            )
+        };
         Ok(n)
     }
 
@@ -1530,8 +1559,11 @@ impl<'a> OffsetFetchResponsePartitions<'a> {
         let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
         let f2 = i32::from_be_bytes([b12, b13, b14, b15]);
         let f3: Option<&'a str> = w.nullable_string(true)?;
-        let f4 = w.i16()?;
-        w.empty_tagged_section()?;
+        let [b0, b1, count] = *w.array::<3>()?;
+        if count != 0 {
+            return None;
+        }
+        let f4 = i16::from_be_bytes([b0, b1]);
         Some(Self {
             partition_index: f0,
             committed_offset: f1,
@@ -1566,10 +1598,14 @@ impl c::Encode for OffsetFetchResponsePartitions<'_> {
 
         n = n.saturating_add(2);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "OffsetFetchResponse.Groups.Topics.Partitions")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "OffsetFetchResponse.Groups.Topics.Partitions")?,
+            )
+        };
         Ok(n)
     }
 

@@ -199,10 +199,14 @@ impl c::Encode for OffsetForLeaderEpochRequest<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "OffsetForLeaderEpochRequest")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "OffsetForLeaderEpochRequest")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "OffsetForLeaderEpochRequest",
@@ -425,10 +429,14 @@ impl c::Encode for OffsetForLeaderTopic<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "OffsetForLeaderEpochRequest.Topics")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "OffsetForLeaderEpochRequest.Topics")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "OffsetForLeaderEpochRequest.Topics",
@@ -626,10 +634,16 @@ impl<'a> OffsetForLeaderPartition<'a> {
         let flexible = version >= 4;
         let f0 = w.i32()?;
         let f1: i32 = if version >= 2 { w.i32()? } else { -1 };
-        let f2 = w.i32()?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let [b0, b1, b2, b3] = if flexible {
+            let [b0, b1, b2, b3, count] = *w.array::<5>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0, b1, b2, b3]
+        } else {
+            *w.array::<4>()?
+        };
+        let f2 = i32::from_be_bytes([b0, b1, b2, b3]);
         Some(Self {
             partition: f0,
             current_leader_epoch: f1,
@@ -660,10 +674,14 @@ impl c::Encode for OffsetForLeaderPartition<'_> {
         n = n.saturating_add(4);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "OffsetForLeaderEpochRequest.Topics.Partitions")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "OffsetForLeaderEpochRequest.Topics.Partitions")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "OffsetForLeaderEpochRequest.Topics.Partitions",

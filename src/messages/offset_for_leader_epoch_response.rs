@@ -203,10 +203,14 @@ impl c::Encode for OffsetForLeaderEpochResponse<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "OffsetForLeaderEpochResponse")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "OffsetForLeaderEpochResponse")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "OffsetForLeaderEpochResponse",
@@ -426,10 +430,14 @@ impl c::Encode for OffsetForLeaderTopicResult<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "OffsetForLeaderEpochResponse.Topics")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "OffsetForLeaderEpochResponse.Topics")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "OffsetForLeaderEpochResponse.Topics",
@@ -643,10 +651,16 @@ impl<'a> EpochEndOffset<'a> {
         let f0 = i16::from_be_bytes([b0, b1]);
         let f1 = i32::from_be_bytes([b2, b3, b4, b5]);
         let f2: i32 = if version >= 1 { w.i32()? } else { -1 };
-        let f3 = w.i64()?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let [b0, b1, b2, b3, b4, b5, b6, b7] = if flexible {
+            let [b0, b1, b2, b3, b4, b5, b6, b7, count] = *w.array::<9>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0, b1, b2, b3, b4, b5, b6, b7]
+        } else {
+            *w.array::<8>()?
+        };
+        let f3 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
         Some(Self {
             error_code: f0,
             partition: f1,
@@ -680,10 +694,14 @@ impl c::Encode for EpochEndOffset<'_> {
         n = n.saturating_add(8);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "OffsetForLeaderEpochResponse.Topics.Partitions")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "OffsetForLeaderEpochResponse.Topics.Partitions")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "OffsetForLeaderEpochResponse.Topics.Partitions",

@@ -528,10 +528,14 @@ impl c::Encode for TopicProduceResponse<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "ProduceResponse.Responses")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "ProduceResponse.Responses")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "ProduceResponse.Responses",
@@ -1207,10 +1211,14 @@ impl c::Encode for BatchIndexAndErrorMessage<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(self.unknown_tagged_fields.section_len(
-                0,
-                "ProduceResponse.Responses.PartitionResponses.RecordErrors",
-            )?);
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(self.unknown_tagged_fields.section_len(
+                    0,
+                    "ProduceResponse.Responses.PartitionResponses.RecordErrors",
+                )?)
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "ProduceResponse.Responses.PartitionResponses.RecordErrors",
@@ -1365,10 +1373,12 @@ impl<'a> LeaderIdAndEpoch<'a> {
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let _ = version;
-        let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, count] = *w.array::<9>()?;
+        if count != 0 {
+            return None;
+        }
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
-        w.empty_tagged_section()?;
         Some(Self {
             leader_id: f0,
             leader_epoch: f1,
@@ -1391,10 +1401,14 @@ impl c::Encode for LeaderIdAndEpoch<'_> {
 
         n = n.saturating_add(4);
 
-        n = n.saturating_add(self.unknown_tagged_fields.section_len(
-            0,
-            "ProduceResponse.Responses.PartitionResponses.CurrentLeader",
-        )?);
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(self.unknown_tagged_fields.section_len(
+                0,
+                "ProduceResponse.Responses.PartitionResponses.CurrentLeader",
+            )?)
+        };
         Ok(n)
     }
 
@@ -1609,10 +1623,14 @@ impl c::Encode for NodeEndpoint<'_> {
             "ProduceResponse.NodeEndpoints.Rack",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ProduceResponse.NodeEndpoints")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ProduceResponse.NodeEndpoints")?,
+            )
+        };
         Ok(n)
     }
 

@@ -256,10 +256,14 @@ impl c::Encode for PushTelemetryRequest<'_> {
             "PushTelemetryRequest.Metrics",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "PushTelemetryRequest")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "PushTelemetryRequest")?,
+            )
+        };
         Ok(n)
     }
 

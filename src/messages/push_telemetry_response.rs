@@ -147,10 +147,12 @@ impl<'a> PushTelemetryResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
-        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let [b0, b1, b2, b3, b4, b5, count] = *w.array::<7>()?;
+        if count != 0 {
+            return None;
+        }
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i16::from_be_bytes([b4, b5]);
-        w.empty_tagged_section()?;
         Some(Self {
             throttle_time_ms: f0,
             error_code: f1,
@@ -172,10 +174,14 @@ impl c::Encode for PushTelemetryResponse<'_> {
 
         n = n.saturating_add(2);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "PushTelemetryResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "PushTelemetryResponse")?,
+            )
+        };
         Ok(n)
     }
 

@@ -185,10 +185,14 @@ impl c::Encode for ReadShareGroupStateRequest<'_> {
             "ReadShareGroupStateRequest.Topics",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ReadShareGroupStateRequest")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ReadShareGroupStateRequest")?,
+            )
+        };
         Ok(n)
     }
 
@@ -368,10 +372,14 @@ impl c::Encode for ReadStateData<'_> {
             "ReadShareGroupStateRequest.Topics.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ReadShareGroupStateRequest.Topics")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ReadShareGroupStateRequest.Topics")?,
+            )
+        };
         Ok(n)
     }
 
@@ -515,10 +523,12 @@ impl<'a> PartitionData<'a> {
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let _ = version;
-        let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, count] = *w.array::<9>()?;
+        if count != 0 {
+            return None;
+        }
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
-        w.empty_tagged_section()?;
         Some(Self {
             partition: f0,
             leader_epoch: f1,
@@ -541,10 +551,14 @@ impl c::Encode for PartitionData<'_> {
 
         n = n.saturating_add(4);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ReadShareGroupStateRequest.Topics.Partitions")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ReadShareGroupStateRequest.Topics.Partitions")?,
+            )
+        };
         Ok(n)
     }
 

@@ -162,10 +162,14 @@ impl c::Encode for ReadShareGroupStateResponse<'_> {
             "ReadShareGroupStateResponse.Results",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ReadShareGroupStateResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ReadShareGroupStateResponse")?,
+            )
+        };
         Ok(n)
     }
 
@@ -344,10 +348,14 @@ impl c::Encode for ReadStateResult<'_> {
             "ReadShareGroupStateResponse.Results.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ReadShareGroupStateResponse.Results")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ReadShareGroupStateResponse.Results")?,
+            )
+        };
         Ok(n)
     }
 
@@ -613,10 +621,14 @@ impl c::Encode for PartitionResult<'_> {
             "ReadShareGroupStateResponse.Results.Partitions.StateBatches",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ReadShareGroupStateResponse.Results.Partitions")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ReadShareGroupStateResponse.Results.Partitions")?,
+            )
+        };
         Ok(n)
     }
 
@@ -820,12 +832,15 @@ impl<'a> StateBatch<'a> {
             b16,
             b17,
             b18,
-        ] = *w.array::<19>()?;
+            count,
+        ] = *w.array::<20>()?;
+        if count != 0 {
+            return None;
+        }
         let f0 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
         let f1 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
         let f2 = b16.cast_signed();
         let f3 = i16::from_be_bytes([b17, b18]);
-        w.empty_tagged_section()?;
         Some(Self {
             first_offset: f0,
             last_offset: f1,
@@ -854,10 +869,14 @@ impl c::Encode for StateBatch<'_> {
 
         n = n.saturating_add(2);
 
-        n = n.saturating_add(self.unknown_tagged_fields.section_len(
-            0,
-            "ReadShareGroupStateResponse.Results.Partitions.StateBatches",
-        )?);
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(self.unknown_tagged_fields.section_len(
+                0,
+                "ReadShareGroupStateResponse.Results.Partitions.StateBatches",
+            )?)
+        };
         Ok(n)
     }
 

@@ -170,10 +170,14 @@ impl c::Encode for ReadShareGroupStateSummaryResponse<'_> {
             "ReadShareGroupStateSummaryResponse.Results",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ReadShareGroupStateSummaryResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ReadShareGroupStateSummaryResponse")?,
+            )
+        };
         Ok(n)
     }
 
@@ -365,10 +369,14 @@ impl c::Encode for ReadStateSummaryResult<'_> {
             "ReadShareGroupStateSummaryResponse.Results.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ReadShareGroupStateSummaryResponse.Results")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ReadShareGroupStateSummaryResponse.Results")?,
+            )
+        };
         Ok(n)
     }
 
@@ -686,10 +694,14 @@ impl c::Encode for PartitionResult<'_> {
         if version >= 1 {
             n = n.saturating_add(4);
         }
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ReadShareGroupStateSummaryResponse.Results.Partitions")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ReadShareGroupStateSummaryResponse.Results.Partitions")?,
+            )
+        };
         Ok(n)
     }
 

@@ -184,12 +184,15 @@ impl<'a> RemoveRaftVoterRequest<'a> {
             b17,
             b18,
             b19,
-        ] = *w.array::<20>()?;
+            count,
+        ] = *w.array::<21>()?;
+        if count != 0 {
+            return None;
+        }
         let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f2 = c::Uuid([
             b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15, b16, b17, b18, b19,
         ]);
-        w.empty_tagged_section()?;
         Some(Self {
             cluster_id: f0,
             voter_id: f1,
@@ -218,10 +221,14 @@ impl c::Encode for RemoveRaftVoterRequest<'_> {
 
         n = n.saturating_add(16);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "RemoveRaftVoterRequest")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "RemoveRaftVoterRequest")?,
+            )
+        };
         Ok(n)
     }
 

@@ -194,10 +194,14 @@ impl c::Encode for RemoveRaftVoterResponse<'_> {
             true,
             "RemoveRaftVoterResponse.ErrorMessage",
         )?);
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "RemoveRaftVoterResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "RemoveRaftVoterResponse")?,
+            )
+        };
         Ok(n)
     }
 

@@ -233,7 +233,11 @@ impl c::Encode for RequestHeader<'_> {
             )?);
         }
         if flexible {
-            n = n.saturating_add(self.unknown_tagged_fields.section_len(0, "RequestHeader")?);
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(self.unknown_tagged_fields.section_len(0, "RequestHeader")?)
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "RequestHeader",

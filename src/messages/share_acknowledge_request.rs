@@ -260,10 +260,14 @@ impl c::Encode for ShareAcknowledgeRequest<'_> {
             "ShareAcknowledgeRequest.Topics",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ShareAcknowledgeRequest")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ShareAcknowledgeRequest")?,
+            )
+        };
         Ok(n)
     }
 
@@ -453,10 +457,14 @@ impl c::Encode for AcknowledgeTopic<'_> {
             "ShareAcknowledgeRequest.Topics.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ShareAcknowledgeRequest.Topics")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ShareAcknowledgeRequest.Topics")?,
+            )
+        };
         Ok(n)
     }
 
@@ -642,10 +650,14 @@ impl c::Encode for AcknowledgePartition<'_> {
             "ShareAcknowledgeRequest.Topics.Partitions.AcknowledgementBatches",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ShareAcknowledgeRequest.Topics.Partitions")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ShareAcknowledgeRequest.Topics.Partitions")?,
+            )
+        };
         Ok(n)
     }
 
@@ -868,10 +880,14 @@ impl c::Encode for AcknowledgementBatch<'_> {
             "ShareAcknowledgeRequest.Topics.Partitions.AcknowledgementBatches.AcknowledgeTypes",
         )?);
 
-        n = n.saturating_add(self.unknown_tagged_fields.section_len(
-            0,
-            "ShareAcknowledgeRequest.Topics.Partitions.AcknowledgementBatches",
-        )?);
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(self.unknown_tagged_fields.section_len(
+                0,
+                "ShareAcknowledgeRequest.Topics.Partitions.AcknowledgementBatches",
+            )?)
+        };
         Ok(n)
     }
 

@@ -281,10 +281,14 @@ impl c::Encode for ShareAcknowledgeResponse<'_> {
             "ShareAcknowledgeResponse.NodeEndpoints",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ShareAcknowledgeResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ShareAcknowledgeResponse")?,
+            )
+        };
         Ok(n)
     }
 
@@ -481,10 +485,14 @@ impl c::Encode for ShareAcknowledgeTopicResponse<'_> {
             "ShareAcknowledgeResponse.Responses.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ShareAcknowledgeResponse.Responses")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ShareAcknowledgeResponse.Responses")?,
+            )
+        };
         Ok(n)
     }
 
@@ -704,10 +712,14 @@ impl c::Encode for PartitionData<'_> {
 
         n = n.saturating_add(c::Encode::encoded_len(&self.current_leader, version)?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ShareAcknowledgeResponse.Responses.Partitions")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ShareAcknowledgeResponse.Responses.Partitions")?,
+            )
+        };
         Ok(n)
     }
 
@@ -857,10 +869,12 @@ impl<'a> LeaderIdAndEpoch<'a> {
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let _ = version;
-        let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, count] = *w.array::<9>()?;
+        if count != 0 {
+            return None;
+        }
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
-        w.empty_tagged_section()?;
         Some(Self {
             leader_id: f0,
             leader_epoch: f1,
@@ -883,10 +897,14 @@ impl c::Encode for LeaderIdAndEpoch<'_> {
 
         n = n.saturating_add(4);
 
-        n = n.saturating_add(self.unknown_tagged_fields.section_len(
-            0,
-            "ShareAcknowledgeResponse.Responses.Partitions.CurrentLeader",
-        )?);
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(self.unknown_tagged_fields.section_len(
+                0,
+                "ShareAcknowledgeResponse.Responses.Partitions.CurrentLeader",
+            )?)
+        };
         Ok(n)
     }
 
@@ -1103,10 +1121,14 @@ impl c::Encode for NodeEndpoint<'_> {
             "ShareAcknowledgeResponse.NodeEndpoints.Rack",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ShareAcknowledgeResponse.NodeEndpoints")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ShareAcknowledgeResponse.NodeEndpoints")?,
+            )
+        };
         Ok(n)
     }
 

@@ -433,10 +433,14 @@ impl c::Encode for ShareFetchRequest<'_> {
             "ShareFetchRequest.ForgottenTopicsData",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ShareFetchRequest")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ShareFetchRequest")?,
+            )
+        };
         Ok(n)
     }
 
@@ -640,10 +644,14 @@ impl c::Encode for FetchTopic<'_> {
             "ShareFetchRequest.Topics.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ShareFetchRequest.Topics")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ShareFetchRequest.Topics")?,
+            )
+        };
         Ok(n)
     }
 
@@ -850,10 +858,14 @@ impl c::Encode for FetchPartition<'_> {
             "ShareFetchRequest.Topics.Partitions.AcknowledgementBatches",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ShareFetchRequest.Topics.Partitions")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ShareFetchRequest.Topics.Partitions")?,
+            )
+        };
         Ok(n)
     }
 
@@ -1074,10 +1086,14 @@ impl c::Encode for AcknowledgementBatch<'_> {
             "ShareFetchRequest.Topics.Partitions.AcknowledgementBatches.AcknowledgeTypes",
         )?);
 
-        n = n.saturating_add(self.unknown_tagged_fields.section_len(
-            0,
-            "ShareFetchRequest.Topics.Partitions.AcknowledgementBatches",
-        )?);
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(self.unknown_tagged_fields.section_len(
+                0,
+                "ShareFetchRequest.Topics.Partitions.AcknowledgementBatches",
+            )?)
+        };
         Ok(n)
     }
 
@@ -1263,10 +1279,14 @@ impl c::Encode for ForgottenTopic<'_> {
             "ShareFetchRequest.ForgottenTopicsData.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ShareFetchRequest.ForgottenTopicsData")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ShareFetchRequest.ForgottenTopicsData")?,
+            )
+        };
         Ok(n)
     }
 

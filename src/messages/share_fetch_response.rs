@@ -268,10 +268,14 @@ impl c::Encode for ShareFetchResponse<'_> {
             "ShareFetchResponse.NodeEndpoints",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ShareFetchResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ShareFetchResponse")?,
+            )
+        };
         Ok(n)
     }
 
@@ -457,10 +461,14 @@ impl c::Encode for ShareFetchableTopicResponse<'_> {
             "ShareFetchResponse.Responses.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ShareFetchResponse.Responses")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ShareFetchResponse.Responses")?,
+            )
+        };
         Ok(n)
     }
 
@@ -777,10 +785,14 @@ impl c::Encode for PartitionData<'_> {
             "ShareFetchResponse.Responses.Partitions.AcquiredRecords",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ShareFetchResponse.Responses.Partitions")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ShareFetchResponse.Responses.Partitions")?,
+            )
+        };
         Ok(n)
     }
 
@@ -933,10 +945,12 @@ impl<'a> LeaderIdAndEpoch<'a> {
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let _ = version;
-        let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, count] = *w.array::<9>()?;
+        if count != 0 {
+            return None;
+        }
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
-        w.empty_tagged_section()?;
         Some(Self {
             leader_id: f0,
             leader_epoch: f1,
@@ -959,10 +973,14 @@ impl c::Encode for LeaderIdAndEpoch<'_> {
 
         n = n.saturating_add(4);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ShareFetchResponse.Responses.Partitions.CurrentLeader")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ShareFetchResponse.Responses.Partitions.CurrentLeader")?,
+            )
+        };
         Ok(n)
     }
 
@@ -1143,11 +1161,14 @@ impl<'a> AcquiredRecords<'a> {
             b15,
             b16,
             b17,
-        ] = *w.array::<18>()?;
+            count,
+        ] = *w.array::<19>()?;
+        if count != 0 {
+            return None;
+        }
         let f0 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
         let f1 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
         let f2 = i16::from_be_bytes([b16, b17]);
-        w.empty_tagged_section()?;
         Some(Self {
             first_offset: f0,
             last_offset: f1,
@@ -1173,10 +1194,14 @@ impl c::Encode for AcquiredRecords<'_> {
 
         n = n.saturating_add(2);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ShareFetchResponse.Responses.Partitions.AcquiredRecords")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ShareFetchResponse.Responses.Partitions.AcquiredRecords")?,
+            )
+        };
         Ok(n)
     }
 
@@ -1392,10 +1417,14 @@ impl c::Encode for NodeEndpoint<'_> {
             "ShareFetchResponse.NodeEndpoints.Rack",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ShareFetchResponse.NodeEndpoints")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ShareFetchResponse.NodeEndpoints")?,
+            )
+        };
         Ok(n)
     }
 

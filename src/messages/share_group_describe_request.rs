@@ -153,8 +153,11 @@ impl<'a> ShareGroupDescribeRequest<'a> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: c::Array<'a, &'a str> = c::Array::take(w, version, true)?;
-        let f1 = w.bool()?;
-        w.empty_tagged_section()?;
+        let [b0, count] = *w.array::<2>()?;
+        if count != 0 {
+            return None;
+        }
+        let f1 = b0 != 0;
         Some(Self {
             group_ids: f0,
             include_authorized_operations: f1,
@@ -182,10 +185,14 @@ impl c::Encode for ShareGroupDescribeRequest<'_> {
 
         n = n.saturating_add(1);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ShareGroupDescribeRequest")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ShareGroupDescribeRequest")?,
+            )
+        };
         Ok(n)
     }
 

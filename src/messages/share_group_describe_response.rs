@@ -181,10 +181,14 @@ impl c::Encode for ShareGroupDescribeResponse<'_> {
             "ShareGroupDescribeResponse.Groups",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ShareGroupDescribeResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ShareGroupDescribeResponse")?,
+            )
+        };
         Ok(n)
     }
 
@@ -448,8 +452,11 @@ impl<'a> DescribedGroup<'a> {
         let f5 = i32::from_be_bytes([b4, b5, b6, b7]);
         let f6: &'a str = w.string(true)?;
         let f7: c::Array<'a, Member<'a>> = c::Array::take(w, version, true)?;
-        let f8 = w.i32()?;
-        w.empty_tagged_section()?;
+        let [b0, b1, b2, b3, count] = *w.array::<5>()?;
+        if count != 0 {
+            return None;
+        }
+        let f8 = i32::from_be_bytes([b0, b1, b2, b3]);
         Some(Self {
             error_code: f0,
             error_message: f1,
@@ -515,10 +522,14 @@ impl c::Encode for DescribedGroup<'_> {
 
         n = n.saturating_add(4);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ShareGroupDescribeResponse.Groups")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ShareGroupDescribeResponse.Groups")?,
+            )
+        };
         Ok(n)
     }
 
@@ -821,10 +832,14 @@ impl c::Encode for Member<'_> {
 
         n = n.saturating_add(c::Encode::encoded_len(&self.assignment, version)?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ShareGroupDescribeResponse.Groups.Members")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ShareGroupDescribeResponse.Groups.Members")?,
+            )
+        };
         Ok(n)
     }
 
@@ -1035,10 +1050,14 @@ impl c::Encode for TopicPartitions<'_> {
             "ShareGroupDescribeResponse.TopicPartitions.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ShareGroupDescribeResponse.TopicPartitions")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ShareGroupDescribeResponse.TopicPartitions")?,
+            )
+        };
         Ok(n)
     }
 
@@ -1206,10 +1225,14 @@ impl c::Encode for Assignment<'_> {
             "ShareGroupDescribeResponse.Assignment.TopicPartitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ShareGroupDescribeResponse.Assignment")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ShareGroupDescribeResponse.Assignment")?,
+            )
+        };
         Ok(n)
     }
 

@@ -293,10 +293,14 @@ impl c::Encode for ShareGroupHeartbeatResponse<'_> {
             None => 1,
         });
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ShareGroupHeartbeatResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ShareGroupHeartbeatResponse")?,
+            )
+        };
         Ok(n)
     }
 
@@ -479,10 +483,14 @@ impl c::Encode for Assignment<'_> {
             "ShareGroupHeartbeatResponse.Assignment.TopicPartitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ShareGroupHeartbeatResponse.Assignment")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ShareGroupHeartbeatResponse.Assignment")?,
+            )
+        };
         Ok(n)
     }
 
@@ -664,10 +672,14 @@ impl c::Encode for TopicPartitions<'_> {
             "ShareGroupHeartbeatResponse.TopicPartitions.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "ShareGroupHeartbeatResponse.TopicPartitions")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "ShareGroupHeartbeatResponse.TopicPartitions")?,
+            )
+        };
         Ok(n)
     }
 

@@ -131,8 +131,11 @@ impl<'a> SnapshotFooterRecord<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
-        let f0 = w.i16()?;
-        w.empty_tagged_section()?;
+        let [b0, b1, count] = *w.array::<3>()?;
+        if count != 0 {
+            return None;
+        }
+        let f0 = i16::from_be_bytes([b0, b1]);
         Some(Self {
             version: f0,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -151,10 +154,14 @@ impl c::Encode for SnapshotFooterRecord<'_> {
         let mut n: usize = 0;
         n = n.saturating_add(2);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "SnapshotFooterRecord")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "SnapshotFooterRecord")?,
+            )
+        };
         Ok(n)
     }
 

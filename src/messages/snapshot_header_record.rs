@@ -146,10 +146,12 @@ impl<'a> SnapshotHeaderRecord<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9] = *w.array::<10>()?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, count] = *w.array::<11>()?;
+        if count != 0 {
+            return None;
+        }
         let f0 = i16::from_be_bytes([b0, b1]);
         let f1 = i64::from_be_bytes([b2, b3, b4, b5, b6, b7, b8, b9]);
-        w.empty_tagged_section()?;
         Some(Self {
             version: f0,
             last_contained_log_timestamp: f1,
@@ -171,10 +173,14 @@ impl c::Encode for SnapshotHeaderRecord<'_> {
 
         n = n.saturating_add(8);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "SnapshotHeaderRecord")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "SnapshotHeaderRecord")?,
+            )
+        };
         Ok(n)
     }
 

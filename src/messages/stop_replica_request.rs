@@ -414,10 +414,14 @@ impl c::Encode for StopReplicaRequest<'_> {
             });
         }
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "StopReplicaRequest")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "StopReplicaRequest")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "StopReplicaRequest",
@@ -812,10 +816,14 @@ impl c::Encode for StopReplicaTopicV1<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "StopReplicaRequest.Topics")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "StopReplicaRequest.Topics")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "StopReplicaRequest.Topics",
@@ -1012,10 +1020,14 @@ impl c::Encode for StopReplicaTopicState<'_> {
             "StopReplicaRequest.TopicStates.PartitionStates",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "StopReplicaRequest.TopicStates")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "StopReplicaRequest.TopicStates")?,
+            )
+        };
         Ok(n)
     }
 
@@ -1175,11 +1187,13 @@ impl<'a> StopReplicaPartitionState<'a> {
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let _ = version;
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8] = *w.array::<9>()?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, count] = *w.array::<10>()?;
+        if count != 0 {
+            return None;
+        }
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
         let f2 = b8 != 0;
-        w.empty_tagged_section()?;
         Some(Self {
             partition_index: f0,
             leader_epoch: f1,
@@ -1205,10 +1219,14 @@ impl c::Encode for StopReplicaPartitionState<'_> {
 
         n = n.saturating_add(1);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "StopReplicaRequest.TopicStates.PartitionStates")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "StopReplicaRequest.TopicStates.PartitionStates")?,
+            )
+        };
         Ok(n)
     }
 

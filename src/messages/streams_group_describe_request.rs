@@ -215,10 +215,14 @@ impl c::Encode for StreamsGroupDescribeRequest<'_> {
                 version,
             });
         }
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "StreamsGroupDescribeRequest")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "StreamsGroupDescribeRequest")?,
+            )
+        };
         Ok(n)
     }
 

@@ -181,10 +181,14 @@ impl c::Encode for StreamsGroupDescribeResponse<'_> {
             "StreamsGroupDescribeResponse.Groups",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "StreamsGroupDescribeResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "StreamsGroupDescribeResponse")?,
+            )
+        };
         Ok(n)
     }
 
@@ -654,10 +658,14 @@ impl c::Encode for DescribedGroup<'_> {
                 "StreamsGroupDescribeResponse.Groups.AssignorName",
             )?);
         }
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "StreamsGroupDescribeResponse.Groups")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "StreamsGroupDescribeResponse.Groups")?,
+            )
+        };
         Ok(n)
     }
 
@@ -884,10 +892,14 @@ impl c::Encode for Topology<'_> {
             "StreamsGroupDescribeResponse.Groups.Topology.Subtopologies",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "StreamsGroupDescribeResponse.Groups.Topology")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "StreamsGroupDescribeResponse.Groups.Topology")?,
+            )
+        };
         Ok(n)
     }
 
@@ -1167,10 +1179,14 @@ impl c::Encode for Subtopology<'_> {
             "StreamsGroupDescribeResponse.Groups.Topology.Subtopologies.RepartitionSourceTopics",
         )?);
 
-        n = n.saturating_add(self.unknown_tagged_fields.section_len(
-            0,
-            "StreamsGroupDescribeResponse.Groups.Topology.Subtopologies",
-        )?);
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(self.unknown_tagged_fields.section_len(
+                0,
+                "StreamsGroupDescribeResponse.Groups.Topology.Subtopologies",
+            )?)
+        };
         Ok(n)
     }
 
@@ -1566,8 +1582,11 @@ impl<'a> Member<'a> {
         let f11: c::Array<'a, TaskOffset<'a>> = c::Array::take(w, version, true)?;
         let f12: Assignment<'a> = Assignment::take_wire(w, version)?;
         let f13: Assignment<'a> = Assignment::take_wire(w, version)?;
-        let f14 = w.bool()?;
-        w.empty_tagged_section()?;
+        let [b0, count] = *w.array::<2>()?;
+        if count != 0 {
+            return None;
+        }
+        let f14 = b0 != 0;
         Some(Self {
             member_id: f0,
             member_epoch: f1,
@@ -1670,10 +1689,14 @@ impl c::Encode for Member<'_> {
 
         n = n.saturating_add(1);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "StreamsGroupDescribeResponse.Groups.Members")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "StreamsGroupDescribeResponse.Groups.Members")?,
+            )
+        };
         Ok(n)
     }
 
@@ -1840,8 +1863,11 @@ impl<'a> Endpoint<'a> {
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let _ = version;
         let f0: &'a str = w.string(true)?;
-        let f1 = w.u16()?;
-        w.empty_tagged_section()?;
+        let [b0, b1, count] = *w.array::<3>()?;
+        if count != 0 {
+            return None;
+        }
+        let f1 = u16::from_be_bytes([b0, b1]);
         Some(Self {
             host: f0,
             port: f1,
@@ -1868,10 +1894,14 @@ impl c::Encode for Endpoint<'_> {
 
         n = n.saturating_add(2);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "StreamsGroupDescribeResponse.Endpoint")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "StreamsGroupDescribeResponse.Endpoint")?,
+            )
+        };
         Ok(n)
     }
 
@@ -2033,10 +2063,12 @@ impl<'a> TaskOffset<'a> {
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let _ = version;
         let f0: &'a str = w.string(true)?;
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, count] = *w.array::<13>()?;
+        if count != 0 {
+            return None;
+        }
         let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f2 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
-        w.empty_tagged_section()?;
         Some(Self {
             subtopology_id: f0,
             partition: f1,
@@ -2066,10 +2098,14 @@ impl c::Encode for TaskOffset<'_> {
 
         n = n.saturating_add(8);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "StreamsGroupDescribeResponse.TaskOffset")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "StreamsGroupDescribeResponse.TaskOffset")?,
+            )
+        };
         Ok(n)
     }
 
@@ -2291,10 +2327,14 @@ impl c::Encode for Assignment<'_> {
             "StreamsGroupDescribeResponse.Assignment.WarmupTasks",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "StreamsGroupDescribeResponse.Assignment")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "StreamsGroupDescribeResponse.Assignment")?,
+            )
+        };
         Ok(n)
     }
 
@@ -2482,10 +2522,14 @@ impl c::Encode for TaskIds<'_> {
             "StreamsGroupDescribeResponse.TaskIds.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "StreamsGroupDescribeResponse.TaskIds")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "StreamsGroupDescribeResponse.TaskIds")?,
+            )
+        };
         Ok(n)
     }
 
@@ -2663,10 +2707,14 @@ impl c::Encode for KeyValue<'_> {
             "StreamsGroupDescribeResponse.KeyValue.Value",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "StreamsGroupDescribeResponse.KeyValue")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "StreamsGroupDescribeResponse.KeyValue")?,
+            )
+        };
         Ok(n)
     }
 
@@ -2891,10 +2939,14 @@ impl c::Encode for TopicInfo<'_> {
             "StreamsGroupDescribeResponse.TopicInfo.TopicConfigs",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "StreamsGroupDescribeResponse.TopicInfo")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "StreamsGroupDescribeResponse.TopicInfo")?,
+            )
+        };
         Ok(n)
     }
 
@@ -3098,10 +3150,14 @@ impl c::Encode for TopologyDescription<'_> {
             "StreamsGroupDescribeResponse.TopologyDescription.GlobalStores",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "StreamsGroupDescribeResponse.TopologyDescription")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "StreamsGroupDescribeResponse.TopologyDescription")?,
+            )
+        };
         Ok(n)
     }
 
@@ -3294,10 +3350,14 @@ impl c::Encode for TopologyDescriptionSubtopology<'_> {
             "StreamsGroupDescribeResponse.TopologyDescriptionSubtopology.Nodes",
         )?);
 
-        n = n.saturating_add(self.unknown_tagged_fields.section_len(
-            0,
-            "StreamsGroupDescribeResponse.TopologyDescriptionSubtopology",
-        )?);
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(self.unknown_tagged_fields.section_len(
+                0,
+                "StreamsGroupDescribeResponse.TopologyDescriptionSubtopology",
+            )?)
+        };
         Ok(n)
     }
 
@@ -3588,10 +3648,14 @@ impl c::Encode for TopologyDescriptionNode<'_> {
             "StreamsGroupDescribeResponse.TopologyDescriptionNode.Successors",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "StreamsGroupDescribeResponse.TopologyDescriptionNode")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "StreamsGroupDescribeResponse.TopologyDescriptionNode")?,
+            )
+        };
         Ok(n)
     }
 
@@ -3769,10 +3833,14 @@ impl c::Encode for TopologyDescriptionGlobalStore<'_> {
 
         n = n.saturating_add(c::Encode::encoded_len(&self.processor, version)?);
 
-        n = n.saturating_add(self.unknown_tagged_fields.section_len(
-            0,
-            "StreamsGroupDescribeResponse.TopologyDescriptionGlobalStore",
-        )?);
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(self.unknown_tagged_fields.section_len(
+                0,
+                "StreamsGroupDescribeResponse.TopologyDescriptionGlobalStore",
+            )?)
+        };
         Ok(n)
     }
 

@@ -443,8 +443,11 @@ impl<'a> StreamsGroupHeartbeatRequest<'a> {
         let f13: Option<c::Array<'a, KeyValue<'a>>> = c::Array::take_nullable(w, version, true)?;
         let f14: Option<c::Array<'a, TaskOffset<'a>>> = c::Array::take_nullable(w, version, true)?;
         let f15: Option<c::Array<'a, TaskOffset<'a>>> = c::Array::take_nullable(w, version, true)?;
-        let f16 = w.bool()?;
-        w.empty_tagged_section()?;
+        let [b0, count] = *w.array::<2>()?;
+        if count != 0 {
+            return None;
+        }
+        let f16 = b0 != 0;
         Some(Self {
             group_id: f0,
             member_id: f1,
@@ -569,10 +572,14 @@ impl c::Encode for StreamsGroupHeartbeatRequest<'_> {
 
         n = n.saturating_add(1);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "StreamsGroupHeartbeatRequest")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "StreamsGroupHeartbeatRequest")?,
+            )
+        };
         Ok(n)
     }
 
@@ -787,10 +794,14 @@ impl c::Encode for Topology<'_> {
             "StreamsGroupHeartbeatRequest.Topology.Subtopologies",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "StreamsGroupHeartbeatRequest.Topology")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "StreamsGroupHeartbeatRequest.Topology")?,
+            )
+        };
         Ok(n)
     }
 
@@ -1129,10 +1140,14 @@ impl c::Encode for Subtopology<'_> {
             "StreamsGroupHeartbeatRequest.Topology.Subtopologies.CopartitionGroups",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "StreamsGroupHeartbeatRequest.Topology.Subtopologies")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "StreamsGroupHeartbeatRequest.Topology.Subtopologies")?,
+            )
+        };
         Ok(n)
     }
 
@@ -1350,10 +1365,14 @@ impl c::Encode for CopartitionGroup<'_> {
 
         n = n.saturating_add(self.repartition_source_topics.encoded_len(version, true, "StreamsGroupHeartbeatRequest.Topology.Subtopologies.CopartitionGroups.RepartitionSourceTopics")?);
 
-        n = n.saturating_add(self.unknown_tagged_fields.section_len(
-            0,
-            "StreamsGroupHeartbeatRequest.Topology.Subtopologies.CopartitionGroups",
-        )?);
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(self.unknown_tagged_fields.section_len(
+                0,
+                "StreamsGroupHeartbeatRequest.Topology.Subtopologies.CopartitionGroups",
+            )?)
+        };
         Ok(n)
     }
 
@@ -1532,10 +1551,14 @@ impl c::Encode for KeyValue<'_> {
             "StreamsGroupHeartbeatRequest.KeyValue.Value",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "StreamsGroupHeartbeatRequest.KeyValue")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "StreamsGroupHeartbeatRequest.KeyValue")?,
+            )
+        };
         Ok(n)
     }
 
@@ -1760,10 +1783,14 @@ impl c::Encode for TopicInfo<'_> {
             "StreamsGroupHeartbeatRequest.TopicInfo.TopicConfigs",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "StreamsGroupHeartbeatRequest.TopicInfo")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "StreamsGroupHeartbeatRequest.TopicInfo")?,
+            )
+        };
         Ok(n)
     }
 
@@ -1913,8 +1940,11 @@ impl<'a> Endpoint<'a> {
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let _ = version;
         let f0: &'a str = w.string(true)?;
-        let f1 = w.u16()?;
-        w.empty_tagged_section()?;
+        let [b0, b1, count] = *w.array::<3>()?;
+        if count != 0 {
+            return None;
+        }
+        let f1 = u16::from_be_bytes([b0, b1]);
         Some(Self {
             host: f0,
             port: f1,
@@ -1941,10 +1971,14 @@ impl c::Encode for Endpoint<'_> {
 
         n = n.saturating_add(2);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "StreamsGroupHeartbeatRequest.Endpoint")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "StreamsGroupHeartbeatRequest.Endpoint")?,
+            )
+        };
         Ok(n)
     }
 
@@ -2106,10 +2140,12 @@ impl<'a> TaskOffset<'a> {
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let _ = version;
         let f0: &'a str = w.string(true)?;
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, count] = *w.array::<13>()?;
+        if count != 0 {
+            return None;
+        }
         let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f2 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
-        w.empty_tagged_section()?;
         Some(Self {
             subtopology_id: f0,
             partition: f1,
@@ -2139,10 +2175,14 @@ impl c::Encode for TaskOffset<'_> {
 
         n = n.saturating_add(8);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "StreamsGroupHeartbeatRequest.TaskOffset")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "StreamsGroupHeartbeatRequest.TaskOffset")?,
+            )
+        };
         Ok(n)
     }
 
@@ -2331,10 +2371,14 @@ impl c::Encode for TaskIds<'_> {
             "StreamsGroupHeartbeatRequest.TaskIds.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "StreamsGroupHeartbeatRequest.TaskIds")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "StreamsGroupHeartbeatRequest.TaskIds")?,
+            )
+        };
         Ok(n)
     }
 

@@ -542,10 +542,14 @@ impl c::Encode for StreamsGroupHeartbeatResponse<'_> {
             "StreamsGroupHeartbeatResponse.PartitionsByUserEndpoint",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "StreamsGroupHeartbeatResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "StreamsGroupHeartbeatResponse")?,
+            )
+        };
         Ok(n)
     }
 
@@ -800,10 +804,14 @@ impl c::Encode for EndpointToPartitions<'_> {
             "StreamsGroupHeartbeatResponse.PartitionsByUserEndpoint.StandbyPartitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "StreamsGroupHeartbeatResponse.PartitionsByUserEndpoint")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "StreamsGroupHeartbeatResponse.PartitionsByUserEndpoint")?,
+            )
+        };
         Ok(n)
     }
 
@@ -978,10 +986,14 @@ impl c::Encode for Status<'_> {
             "StreamsGroupHeartbeatResponse.Status.StatusDetail",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "StreamsGroupHeartbeatResponse.Status")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "StreamsGroupHeartbeatResponse.Status")?,
+            )
+        };
         Ok(n)
     }
 
@@ -1167,10 +1179,14 @@ impl c::Encode for TopicPartition<'_> {
             "StreamsGroupHeartbeatResponse.TopicPartition.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "StreamsGroupHeartbeatResponse.TopicPartition")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "StreamsGroupHeartbeatResponse.TopicPartition")?,
+            )
+        };
         Ok(n)
     }
 
@@ -1358,10 +1374,14 @@ impl c::Encode for TaskIds<'_> {
             "StreamsGroupHeartbeatResponse.TaskIds.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "StreamsGroupHeartbeatResponse.TaskIds")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "StreamsGroupHeartbeatResponse.TaskIds")?,
+            )
+        };
         Ok(n)
     }
 
@@ -1507,8 +1527,11 @@ impl<'a> Endpoint<'a> {
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let _ = version;
         let f0: &'a str = w.string(true)?;
-        let f1 = w.u16()?;
-        w.empty_tagged_section()?;
+        let [b0, b1, count] = *w.array::<3>()?;
+        if count != 0 {
+            return None;
+        }
+        let f1 = u16::from_be_bytes([b0, b1]);
         Some(Self {
             host: f0,
             port: f1,
@@ -1535,10 +1558,14 @@ impl c::Encode for Endpoint<'_> {
 
         n = n.saturating_add(2);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "StreamsGroupHeartbeatResponse.Endpoint")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "StreamsGroupHeartbeatResponse.Endpoint")?,
+            )
+        };
         Ok(n)
     }
 

@@ -228,10 +228,14 @@ impl c::Encode for StreamsGroupTopologyDescriptionUpdateRequest<'_> {
 
         n = n.saturating_add(c::Encode::encoded_len(&self.topology_description, version)?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "StreamsGroupTopologyDescriptionUpdateRequest")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "StreamsGroupTopologyDescriptionUpdateRequest")?,
+            )
+        };
         Ok(n)
     }
 
@@ -432,10 +436,14 @@ impl c::Encode for TopologyDescription<'_> {
             "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescription.GlobalStores",
         )?);
 
-        n = n.saturating_add(self.unknown_tagged_fields.section_len(
-            0,
-            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescription",
-        )?);
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(self.unknown_tagged_fields.section_len(
+                0,
+                "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescription",
+            )?)
+        };
         Ok(n)
     }
 
@@ -617,10 +625,14 @@ impl c::Encode for TopologyDescriptionSubtopology<'_> {
             "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology.Nodes",
         )?);
 
-        n = n.saturating_add(self.unknown_tagged_fields.section_len(
-            0,
-            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology",
-        )?);
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(self.unknown_tagged_fields.section_len(
+                0,
+                "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology",
+            )?)
+        };
         Ok(n)
     }
 
@@ -914,10 +926,14 @@ impl c::Encode for TopologyDescriptionNode<'_> {
             "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode.Successors",
         )?);
 
-        n = n.saturating_add(self.unknown_tagged_fields.section_len(
-            0,
-            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode",
-        )?);
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(self.unknown_tagged_fields.section_len(
+                0,
+                "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode",
+            )?)
+        };
         Ok(n)
     }
 
@@ -1096,10 +1112,14 @@ impl c::Encode for TopologyDescriptionGlobalStore<'_> {
 
         n = n.saturating_add(c::Encode::encoded_len(&self.processor, version)?);
 
-        n = n.saturating_add(self.unknown_tagged_fields.section_len(
-            0,
-            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionGlobalStore",
-        )?);
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(self.unknown_tagged_fields.section_len(
+                0,
+                "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionGlobalStore",
+            )?)
+        };
         Ok(n)
     }
 

@@ -201,10 +201,14 @@ impl c::Encode for StreamsGroupTopologyDescriptionUpdateResponse<'_> {
             "StreamsGroupTopologyDescriptionUpdateResponse.ErrorMessage",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "StreamsGroupTopologyDescriptionUpdateResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "StreamsGroupTopologyDescriptionUpdateResponse")?,
+            )
+        };
         Ok(n)
     }
 

@@ -195,10 +195,14 @@ impl c::Encode for UnregisterBrokerResponse<'_> {
             "UnregisterBrokerResponse.ErrorMessage",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "UnregisterBrokerResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "UnregisterBrokerResponse")?,
+            )
+        };
         Ok(n)
     }
 

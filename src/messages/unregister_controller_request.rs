@@ -133,8 +133,11 @@ impl<'a> UnregisterControllerRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
-        let f0 = w.i32()?;
-        w.empty_tagged_section()?;
+        let [b0, b1, b2, b3, count] = *w.array::<5>()?;
+        if count != 0 {
+            return None;
+        }
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         Some(Self {
             controller_id: f0,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -153,10 +156,14 @@ impl c::Encode for UnregisterControllerRequest<'_> {
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "UnregisterControllerRequest")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "UnregisterControllerRequest")?,
+            )
+        };
         Ok(n)
     }
 

@@ -195,10 +195,14 @@ impl c::Encode for UnregisterControllerResponse<'_> {
             "UnregisterControllerResponse.ErrorMessage",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "UnregisterControllerResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "UnregisterControllerResponse")?,
+            )
+        };
         Ok(n)
     }
 

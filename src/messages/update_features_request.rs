@@ -222,10 +222,14 @@ impl c::Encode for UpdateFeaturesRequest<'_> {
                 version,
             });
         }
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "UpdateFeaturesRequest")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "UpdateFeaturesRequest")?,
+            )
+        };
         Ok(n)
     }
 
@@ -473,10 +477,14 @@ impl c::Encode for FeatureUpdateKey<'_> {
                 version,
             });
         }
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "UpdateFeaturesRequest.FeatureUpdates")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "UpdateFeaturesRequest.FeatureUpdates")?,
+            )
+        };
         Ok(n)
     }
 

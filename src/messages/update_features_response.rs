@@ -238,10 +238,14 @@ impl c::Encode for UpdateFeaturesResponse<'_> {
                 "UpdateFeaturesResponse.Results",
             )?);
         }
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "UpdateFeaturesResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "UpdateFeaturesResponse")?,
+            )
+        };
         Ok(n)
     }
 
@@ -451,10 +455,14 @@ impl c::Encode for UpdatableFeatureResult<'_> {
             "UpdateFeaturesResponse.Results.ErrorMessage",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "UpdateFeaturesResponse.Results")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "UpdateFeaturesResponse.Results")?,
+            )
+        };
         Ok(n)
     }
 

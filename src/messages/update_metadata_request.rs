@@ -717,10 +717,14 @@ impl c::Encode for UpdateMetadataTopicState<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "UpdateMetadataRequest.TopicStates")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "UpdateMetadataRequest.TopicStates")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "UpdateMetadataRequest.TopicStates",
@@ -1050,10 +1054,14 @@ impl c::Encode for UpdateMetadataBroker<'_> {
             )?);
         }
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "UpdateMetadataRequest.LiveBrokers")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "UpdateMetadataRequest.LiveBrokers")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "UpdateMetadataRequest.LiveBrokers",
@@ -1300,10 +1308,16 @@ impl<'a> UpdateMetadataEndpoint<'a> {
         } else {
             ""
         };
-        let f3 = w.i16()?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let [b0, b1] = if flexible {
+            let [b0, b1, count] = *w.array::<3>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0, b1]
+        } else {
+            *w.array::<2>()?
+        };
+        let f3 = i16::from_be_bytes([b0, b1]);
         Some(Self {
             port: f0,
             host: f1,
@@ -1345,10 +1359,14 @@ impl c::Encode for UpdateMetadataEndpoint<'_> {
         n = n.saturating_add(2);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "UpdateMetadataRequest.LiveBrokers.Endpoints")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "UpdateMetadataRequest.LiveBrokers.Endpoints")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "UpdateMetadataRequest.LiveBrokers.Endpoints",
@@ -1764,10 +1782,14 @@ impl c::Encode for UpdateMetadataPartitionState<'_> {
             )?);
         }
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "UpdateMetadataRequest.UpdateMetadataPartitionState")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "UpdateMetadataRequest.UpdateMetadataPartitionState")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "UpdateMetadataRequest.UpdateMetadataPartitionState",

@@ -142,10 +142,16 @@ impl<'a> UpdateMetadataResponse<'a> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
-        let f0 = w.i16()?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let [b0, b1] = if flexible {
+            let [b0, b1, count] = *w.array::<3>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0, b1]
+        } else {
+            *w.array::<2>()?
+        };
+        let f0 = i16::from_be_bytes([b0, b1]);
         Some(Self {
             error_code: f0,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -168,10 +174,14 @@ impl c::Encode for UpdateMetadataResponse<'_> {
         n = n.saturating_add(2);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "UpdateMetadataResponse")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "UpdateMetadataResponse")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "UpdateMetadataResponse",

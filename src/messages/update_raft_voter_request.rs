@@ -290,10 +290,14 @@ impl c::Encode for UpdateRaftVoterRequest<'_> {
             version,
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "UpdateRaftVoterRequest")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "UpdateRaftVoterRequest")?,
+            )
+        };
         Ok(n)
     }
 
@@ -458,8 +462,11 @@ impl<'a> Listener<'a> {
         let _ = version;
         let f0: &'a str = w.string(true)?;
         let f1: &'a str = w.string(true)?;
-        let f2 = w.u16()?;
-        w.empty_tagged_section()?;
+        let [b0, b1, count] = *w.array::<3>()?;
+        if count != 0 {
+            return None;
+        }
+        let f2 = u16::from_be_bytes([b0, b1]);
         Some(Self {
             name: f0,
             host: f1,
@@ -493,10 +500,14 @@ impl c::Encode for Listener<'_> {
 
         n = n.saturating_add(2);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "UpdateRaftVoterRequest.Listeners")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "UpdateRaftVoterRequest.Listeners")?,
+            )
+        };
         Ok(n)
     }
 
@@ -642,10 +653,12 @@ impl<'a> KRaftVersionFeature<'a> {
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let _ = version;
-        let [b0, b1, b2, b3] = *w.array::<4>()?;
+        let [b0, b1, b2, b3, count] = *w.array::<5>()?;
+        if count != 0 {
+            return None;
+        }
         let f0 = i16::from_be_bytes([b0, b1]);
         let f1 = i16::from_be_bytes([b2, b3]);
-        w.empty_tagged_section()?;
         Some(Self {
             min_supported_version: f0,
             max_supported_version: f1,
@@ -668,10 +681,14 @@ impl c::Encode for KRaftVersionFeature<'_> {
 
         n = n.saturating_add(2);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "UpdateRaftVoterRequest.KRaftVersionFeature")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "UpdateRaftVoterRequest.KRaftVersionFeature")?,
+            )
+        };
         Ok(n)
     }
 

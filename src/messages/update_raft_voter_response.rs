@@ -413,8 +413,11 @@ impl<'a> CurrentLeader<'a> {
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
         let f2: &'a str = w.string(true)?;
-        let f3 = w.i32()?;
-        w.empty_tagged_section()?;
+        let [b0, b1, b2, b3, count] = *w.array::<5>()?;
+        if count != 0 {
+            return None;
+        }
+        let f3 = i32::from_be_bytes([b0, b1, b2, b3]);
         Some(Self {
             leader_id: f0,
             leader_epoch: f1,
@@ -447,10 +450,14 @@ impl c::Encode for CurrentLeader<'_> {
 
         n = n.saturating_add(4);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "UpdateRaftVoterResponse.CurrentLeader")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "UpdateRaftVoterResponse.CurrentLeader")?,
+            )
+        };
         Ok(n)
     }
 

@@ -206,7 +206,11 @@ impl c::Encode for VoteRequest<'_> {
                 .encoded_len(version, true, "VoteRequest.Topics")?,
         );
 
-        n = n.saturating_add(self.unknown_tagged_fields.section_len(0, "VoteRequest")?);
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(self.unknown_tagged_fields.section_len(0, "VoteRequest")?)
+        };
         Ok(n)
     }
 
@@ -402,10 +406,14 @@ impl c::Encode for TopicData<'_> {
             "VoteRequest.Topics.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "VoteRequest.Topics")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "VoteRequest.Topics")?,
+            )
+        };
         Ok(n)
     }
 
@@ -741,10 +749,14 @@ impl c::Encode for PartitionData<'_> {
                 version,
             });
         }
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "VoteRequest.Topics.Partitions")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "VoteRequest.Topics.Partitions")?,
+            )
+        };
         Ok(n)
     }
 

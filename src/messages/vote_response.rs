@@ -421,10 +421,14 @@ impl c::Encode for TopicData<'_> {
             "VoteResponse.Topics.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "VoteResponse.Topics")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "VoteResponse.Topics")?,
+            )
+        };
         Ok(n)
     }
 
@@ -624,13 +628,16 @@ impl<'a> PartitionData<'a> {
             b12,
             b13,
             b14,
-        ] = *w.array::<15>()?;
+            count,
+        ] = *w.array::<16>()?;
+        if count != 0 {
+            return None;
+        }
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i16::from_be_bytes([b4, b5]);
         let f2 = i32::from_be_bytes([b6, b7, b8, b9]);
         let f3 = i32::from_be_bytes([b10, b11, b12, b13]);
         let f4 = b14 != 0;
-        w.empty_tagged_section()?;
         Some(Self {
             partition_index: f0,
             error_code: f1,
@@ -662,10 +669,14 @@ impl c::Encode for PartitionData<'_> {
 
         n = n.saturating_add(1);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "VoteResponse.Topics.Partitions")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "VoteResponse.Topics.Partitions")?,
+            )
+        };
         Ok(n)
     }
 
@@ -829,8 +840,11 @@ impl<'a> NodeEndpoint<'a> {
         let _ = version;
         let f0 = w.i32()?;
         let f1: &'a str = w.string(true)?;
-        let f2 = w.u16()?;
-        w.empty_tagged_section()?;
+        let [b0, b1, count] = *w.array::<3>()?;
+        if count != 0 {
+            return None;
+        }
+        let f2 = u16::from_be_bytes([b0, b1]);
         Some(Self {
             node_id: f0,
             host: f1,
@@ -860,10 +874,14 @@ impl c::Encode for NodeEndpoint<'_> {
 
         n = n.saturating_add(2);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "VoteResponse.NodeEndpoints")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "VoteResponse.NodeEndpoints")?,
+            )
+        };
         Ok(n)
     }
 

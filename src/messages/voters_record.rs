@@ -173,7 +173,11 @@ impl c::Encode for VotersRecord<'_> {
                 .encoded_len(version, true, "VotersRecord.Voters")?,
         );
 
-        n = n.saturating_add(self.unknown_tagged_fields.section_len(0, "VotersRecord")?);
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(self.unknown_tagged_fields.section_len(0, "VotersRecord")?)
+        };
         Ok(n)
     }
 
@@ -412,10 +416,14 @@ impl c::Encode for Voter<'_> {
             version,
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "VotersRecord.Voters")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "VotersRecord.Voters")?,
+            )
+        };
         Ok(n)
     }
 
@@ -579,8 +587,11 @@ impl<'a> Endpoint<'a> {
         let _ = version;
         let f0: &'a str = w.string(true)?;
         let f1: &'a str = w.string(true)?;
-        let f2 = w.u16()?;
-        w.empty_tagged_section()?;
+        let [b0, b1, count] = *w.array::<3>()?;
+        if count != 0 {
+            return None;
+        }
+        let f2 = u16::from_be_bytes([b0, b1]);
         Some(Self {
             name: f0,
             host: f1,
@@ -614,10 +625,14 @@ impl c::Encode for Endpoint<'_> {
 
         n = n.saturating_add(2);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "VotersRecord.Voters.Endpoints")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "VotersRecord.Voters.Endpoints")?,
+            )
+        };
         Ok(n)
     }
 
@@ -763,10 +778,12 @@ impl<'a> KRaftVersionFeature<'a> {
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let _ = version;
-        let [b0, b1, b2, b3] = *w.array::<4>()?;
+        let [b0, b1, b2, b3, count] = *w.array::<5>()?;
+        if count != 0 {
+            return None;
+        }
         let f0 = i16::from_be_bytes([b0, b1]);
         let f1 = i16::from_be_bytes([b2, b3]);
-        w.empty_tagged_section()?;
         Some(Self {
             min_supported_version: f0,
             max_supported_version: f1,
@@ -789,10 +806,14 @@ impl c::Encode for KRaftVersionFeature<'_> {
 
         n = n.saturating_add(2);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "VotersRecord.Voters.KRaftVersionFeature")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "VotersRecord.Voters.KRaftVersionFeature")?,
+            )
+        };
         Ok(n)
     }
 

@@ -162,10 +162,14 @@ impl c::Encode for WriteShareGroupStateResponse<'_> {
             "WriteShareGroupStateResponse.Results",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "WriteShareGroupStateResponse")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "WriteShareGroupStateResponse")?,
+            )
+        };
         Ok(n)
     }
 
@@ -346,10 +350,14 @@ impl c::Encode for WriteStateResult<'_> {
             "WriteShareGroupStateResponse.Results.Partitions",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "WriteShareGroupStateResponse.Results")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "WriteShareGroupStateResponse.Results")?,
+            )
+        };
         Ok(n)
     }
 
@@ -545,10 +553,14 @@ impl c::Encode for PartitionResult<'_> {
             "WriteShareGroupStateResponse.Results.Partitions.ErrorMessage",
         )?);
 
-        n = n.saturating_add(
-            self.unknown_tagged_fields
-                .section_len(0, "WriteShareGroupStateResponse.Results.Partitions")?,
-        );
+        n = if self.unknown_tagged_fields.is_empty() {
+            n.saturating_add(1)
+        } else {
+            n.saturating_add(
+                self.unknown_tagged_fields
+                    .section_len(0, "WriteShareGroupStateResponse.Results.Partitions")?,
+            )
+        };
         Ok(n)
     }
 

@@ -175,10 +175,14 @@ impl c::Encode for WriteTxnMarkersResponse<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "WriteTxnMarkersResponse")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "WriteTxnMarkersResponse")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "WriteTxnMarkersResponse",
@@ -381,10 +385,14 @@ impl c::Encode for WritableTxnMarkerResult<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "WriteTxnMarkersResponse.Markers")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "WriteTxnMarkersResponse.Markers")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "WriteTxnMarkersResponse.Markers",
@@ -595,10 +603,14 @@ impl c::Encode for WritableTxnMarkerTopicResult<'_> {
         )?);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "WriteTxnMarkersResponse.Markers.Topics")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "WriteTxnMarkersResponse.Markers.Topics")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "WriteTxnMarkersResponse.Markers.Topics",
@@ -761,12 +773,17 @@ impl<'a> WritableTxnMarkerPartitionResult<'a> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
-        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let [b0, b1, b2, b3, b4, b5] = if flexible {
+            let [b0, b1, b2, b3, b4, b5, count] = *w.array::<7>()?;
+            if count != 0 {
+                return None;
+            }
+            [b0, b1, b2, b3, b4, b5]
+        } else {
+            *w.array::<6>()?
+        };
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i16::from_be_bytes([b4, b5]);
-        if flexible {
-            w.empty_tagged_section()?;
-        }
         Some(Self {
             partition_index: f0,
             error_code: f1,
@@ -793,10 +810,14 @@ impl c::Encode for WritableTxnMarkerPartitionResult<'_> {
         n = n.saturating_add(2);
 
         if flexible {
-            n = n.saturating_add(
-                self.unknown_tagged_fields
-                    .section_len(0, "WriteTxnMarkersResponse.Markers.Topics.Partitions")?,
-            );
+            n = if self.unknown_tagged_fields.is_empty() {
+                n.saturating_add(1)
+            } else {
+                n.saturating_add(
+                    self.unknown_tagged_fields
+                        .section_len(0, "WriteTxnMarkersResponse.Markers.Topics.Partitions")?,
+                )
+            };
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "WriteTxnMarkersResponse.Markers.Topics.Partitions",
