@@ -777,10 +777,32 @@ pub(super) fn utf8(bytes: &[u8]) -> Option<&str> {
 /// is checked a word at a time first, which on short strings costs a fraction of `from_utf8`.
 #[inline(always)]
 pub(super) fn is_utf8(bytes: &[u8]) -> bool {
-    if cfg!(feature = "perf") && (bytes.is_empty() || bytes.is_ascii()) {
+    if cfg!(feature = "perf") && (bytes.is_empty() || is_ascii(bytes)) {
         return true;
     }
     core::str::from_utf8(bytes).is_ok()
+}
+
+/// True when `bytes` are ASCII. Strings of the protocol are mostly shorter than 64 bytes, where
+/// `<[u8]>::is_ascii` checks the bytes after its last whole word one at a time: here they are
+/// checked with one more word, the last eight bytes, overlapping the ones before.
+#[inline(always)]
+fn is_ascii(bytes: &[u8]) -> bool {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    if bytes.len() > 64 {
+        return bytes.is_ascii();
+    }
+    if let Some(last) = bytes.last_chunk::<8>() {
+        let (words, _) = bytes.as_chunks::<8>();
+        let any = words.iter().fold(u64::from_ne_bytes(*last), |any, w| {
+            any | u64::from_ne_bytes(*w)
+        });
+        return any & HIGH == 0;
+    }
+    if let (Some(first), Some(last)) = (bytes.first_chunk::<4>(), bytes.last_chunk::<4>()) {
+        return (u32::from_ne_bytes(*first) | u32::from_ne_bytes(*last)) & 0x8080_8080 == 0;
+    }
+    bytes.iter().all(u8::is_ascii)
 }
 
 /// Reads a length in its common encoding (a compact length of up to three bytes, or one byte
@@ -825,6 +847,22 @@ pub(super) fn fast_len(rest: &mut &[u8], flexible: bool, short: bool) -> Option<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn short_ascii_check_agrees_with_core() {
+        // Every length up to past the word-at-a-time bound, with one byte above 0x7f at each
+        // position in turn, and none.
+        let mut buf = [b'a'; 80];
+        for len in 0..buf.len() {
+            let bytes = &mut buf[..len];
+            assert!(is_ascii(bytes), "len {len}");
+            for at in 0..len {
+                bytes[at] = 0x80;
+                assert_eq!(is_ascii(bytes), bytes.is_ascii(), "len {len}, at {at}");
+                bytes[at] = b'a';
+            }
+        }
+    }
 
     #[test]
     fn fixed_width() {
