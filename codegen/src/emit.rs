@@ -1689,6 +1689,29 @@ fn write_body(c: &StructCtx<'_>, tagged_fields: &[&F<'_>]) -> Result<String, Str
             }
         }
     }
+    // An array element without tagged fields of its own that ends with fixed-width fields
+    // present at every version writes them and an empty section's zero count through one
+    // reservation, with `perf`; a section with fields in it is written as below. (Structs that
+    // are only fields are left alone: inlined into their parent's loop, the second copy of the
+    // run cost more than it saved.)
+    if *flex != Cond::Never
+        && is_element(c.structs, &c.s.name)
+        && tagged_fields.is_empty()
+        && !run.is_empty()
+        && run.iter().all(|(c, ..)| *c == Cond::Always)
+    {
+        let width: usize = run.iter().map(|(.., w)| w).sum::<usize>() + 1;
+        let stmts: Vec<&str> = run.iter().map(|(_, s, _)| s.as_str()).collect();
+        let flexible = match flex {
+            Cond::Always => "",
+            _ => "flexible && ",
+        };
+        let _ = writeln!(
+            body,
+            "if cfg!(feature = \"perf\") && {flexible}self.unknown_tagged_fields.is_empty() {{\nif let Some(mut w) = w.sub({width}) {{ {} w.u8(0); }}\nreturn;\n}}",
+            stmts.join(" ")
+        );
+    }
     flush_run(&mut body, &mut run);
     if *flex != Cond::Never {
         let mut sec = String::new();
@@ -1728,6 +1751,15 @@ fn write_body(c: &StructCtx<'_>, tagged_fields: &[&F<'_>]) -> Result<String, Str
         }
     }
     Ok(body)
+}
+
+/// Whether struct `name` is the element type of an array field of the message.
+fn is_element(structs: &Structs, name: &str) -> bool {
+    structs.list.iter().any(|d| {
+        d.fields
+            .iter()
+            .any(|f| matches!(&f.ty, Ty::Array(t) if matches!(&**t, Ty::Struct(n) if n == name)))
+    })
 }
 
 /// Whether a value of struct `name` can hold something an encode would drop: an ignorable field

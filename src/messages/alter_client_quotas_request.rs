@@ -874,6 +874,14 @@ impl c::Encode for OpData<'_> {
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.string(self.key, flexible);
+        if cfg!(feature = "perf") && flexible && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(10) {
+                w.f64(self.value);
+                w.bool(self.remove);
+                w.u8(0);
+            }
+            return;
+        }
         if let Some(mut w) = w.sub(9) {
             w.f64(self.value);
             w.bool(self.remove);

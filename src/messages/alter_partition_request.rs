@@ -1006,6 +1006,14 @@ impl c::Encode for BrokerState<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
+        if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(13) {
+                w.i32(self.broker_id);
+                w.i64(self.broker_epoch);
+                w.u8(0);
+            }
+            return;
+        }
         if let Some(mut w) = w.sub(12) {
             w.i32(self.broker_id);
             w.i64(self.broker_epoch);

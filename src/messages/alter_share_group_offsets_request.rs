@@ -580,6 +580,14 @@ impl c::Encode for AlterShareGroupOffsetsRequestPartition<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
+        if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(13) {
+                w.i32(self.partition_index);
+                w.i64(self.start_offset);
+                w.u8(0);
+            }
+            return;
+        }
         if let Some(mut w) = w.sub(12) {
             w.i32(self.partition_index);
             w.i64(self.start_offset);

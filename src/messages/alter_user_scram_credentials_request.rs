@@ -399,6 +399,13 @@ impl c::Encode for ScramCredentialDeletion<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.string(self.name, true);
+        if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(2) {
+                w.i8(self.mechanism);
+                w.u8(0);
+            }
+            return;
+        }
         w.i8(self.mechanism);
         self.unknown_tagged_fields.write_section(w);
     }

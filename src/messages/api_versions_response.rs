@@ -693,6 +693,15 @@ impl c::Encode for ApiVersion<'_> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
+        if cfg!(feature = "perf") && flexible && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(7) {
+                w.i16(self.api_key);
+                w.i16(self.min_version);
+                w.i16(self.max_version);
+                w.u8(0);
+            }
+            return;
+        }
         if let Some(mut w) = w.sub(6) {
             w.i16(self.api_key);
             w.i16(self.min_version);
@@ -900,6 +909,14 @@ impl c::Encode for SupportedFeatureKey<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.string(self.name, true);
+        if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(5) {
+                w.i16(self.min_version);
+                w.i16(self.max_version);
+                w.u8(0);
+            }
+            return;
+        }
         if let Some(mut w) = w.sub(4) {
             w.i16(self.min_version);
             w.i16(self.max_version);
@@ -1104,6 +1121,14 @@ impl c::Encode for FinalizedFeatureKey<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.string(self.name, true);
+        if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(5) {
+                w.i16(self.max_version_level);
+                w.i16(self.min_version_level);
+                w.u8(0);
+            }
+            return;
+        }
         if let Some(mut w) = w.sub(4) {
             w.i16(self.max_version_level);
             w.i16(self.min_version_level);

@@ -782,6 +782,14 @@ impl c::Encode for PartitionData<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
+        if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(7) {
+                w.i32(self.partition_index);
+                w.i16(self.error_code);
+                w.u8(0);
+            }
+            return;
+        }
         if let Some(mut w) = w.sub(6) {
             w.i32(self.partition_index);
             w.i16(self.error_code);

@@ -627,6 +627,14 @@ impl c::Encode for Listener<'_> {
         let _ = version;
         w.string(self.name, true);
         w.string(self.host, true);
+        if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(5) {
+                w.u16(self.port);
+                w.i16(self.security_protocol);
+                w.u8(0);
+            }
+            return;
+        }
         if let Some(mut w) = w.sub(4) {
             w.u16(self.port);
             w.i16(self.security_protocol);
@@ -831,6 +839,14 @@ impl c::Encode for Feature<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.string(self.name, true);
+        if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(5) {
+                w.i16(self.min_supported_version);
+                w.i16(self.max_supported_version);
+                w.u8(0);
+            }
+            return;
+        }
         if let Some(mut w) = w.sub(4) {
             w.i16(self.min_supported_version);
             w.i16(self.max_supported_version);

@@ -436,6 +436,13 @@ impl c::Encode for RemainingPartition<'_> {
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.string(self.topic_name, flexible);
+        if cfg!(feature = "perf") && flexible && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(5) {
+                w.i32(self.partition_index);
+                w.u8(0);
+            }
+            return;
+        }
         w.i32(self.partition_index);
         if flexible {
             self.unknown_tagged_fields.write_section(w);

@@ -524,6 +524,14 @@ impl c::Encode for AclCreation<'_> {
         }
         w.string(self.principal, flexible);
         w.string(self.host, flexible);
+        if cfg!(feature = "perf") && flexible && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(3) {
+                w.i8(self.operation);
+                w.i8(self.permission_type);
+                w.u8(0);
+            }
+            return;
+        }
         if let Some(mut w) = w.sub(2) {
             w.i8(self.operation);
             w.i8(self.permission_type);

@@ -940,6 +940,15 @@ impl c::Encode for CreatableTopicConfigs<'_> {
         let _ = version;
         w.string(self.name, true);
         w.nullable_string(self.value, true);
+        if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(4) {
+                w.bool(self.read_only);
+                w.i8(self.config_source);
+                w.bool(self.is_sensitive);
+                w.u8(0);
+            }
+            return;
+        }
         if let Some(mut w) = w.sub(3) {
             w.bool(self.read_only);
             w.i8(self.config_source);

@@ -530,6 +530,14 @@ impl c::Encode for DeleteAclsFilter<'_> {
         }
         w.nullable_string(self.principal_filter, flexible);
         w.nullable_string(self.host_filter, flexible);
+        if cfg!(feature = "perf") && flexible && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(3) {
+                w.i8(self.operation);
+                w.i8(self.permission_type);
+                w.u8(0);
+            }
+            return;
+        }
         if let Some(mut w) = w.sub(2) {
             w.i8(self.operation);
             w.i8(self.permission_type);

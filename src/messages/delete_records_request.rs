@@ -638,6 +638,14 @@ impl c::Encode for DeleteRecordsPartition<'_> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
+        if cfg!(feature = "perf") && flexible && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(13) {
+                w.i32(self.partition_index);
+                w.i64(self.offset);
+                w.u8(0);
+            }
+            return;
+        }
         if let Some(mut w) = w.sub(12) {
             w.i32(self.partition_index);
             w.i64(self.offset);

@@ -670,6 +670,15 @@ impl c::Encode for DeleteRecordsPartitionResult<'_> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
+        if cfg!(feature = "perf") && flexible && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(15) {
+                w.i32(self.partition_index);
+                w.i64(self.low_watermark);
+                w.i16(self.error_code);
+                w.u8(0);
+            }
+            return;
+        }
         if let Some(mut w) = w.sub(14) {
             w.i32(self.partition_index);
             w.i64(self.low_watermark);

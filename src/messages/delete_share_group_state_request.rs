@@ -547,6 +547,13 @@ impl c::Encode for PartitionData<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
+        if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(5) {
+                w.i32(self.partition);
+                w.u8(0);
+            }
+            return;
+        }
         w.i32(self.partition);
         self.unknown_tagged_fields.write_section(w);
     }

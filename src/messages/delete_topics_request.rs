@@ -489,6 +489,13 @@ impl c::Encode for DeleteTopicState<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.nullable_string(self.name, true);
+        if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(17) {
+                w.uuid(self.topic_id);
+                w.u8(0);
+            }
+            return;
+        }
         w.uuid(self.topic_id);
         self.unknown_tagged_fields.write_section(w);
     }

@@ -911,6 +911,13 @@ impl c::Encode for ValueData<'_> {
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.string(self.key, flexible);
+        if cfg!(feature = "perf") && flexible && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(9) {
+                w.f64(self.value);
+                w.u8(0);
+            }
+            return;
+        }
         w.f64(self.value);
         if flexible {
             self.unknown_tagged_fields.write_section(w);

@@ -1216,6 +1216,13 @@ impl c::Encode for DescribeConfigsSynonym<'_> {
         let flexible = version >= 4;
         w.string(self.name, flexible);
         w.nullable_string(self.value, flexible);
+        if cfg!(feature = "perf") && flexible && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(2) {
+                w.i8(self.source);
+                w.u8(0);
+            }
+            return;
+        }
         w.i8(self.source);
         if flexible {
             self.unknown_tagged_fields.write_section(w);

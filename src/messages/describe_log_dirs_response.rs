@@ -1115,6 +1115,16 @@ impl c::Encode for DescribeLogDirsPartition<'_> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
+        if cfg!(feature = "perf") && flexible && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(22) {
+                w.i32(self.partition_index);
+                w.i64(self.partition_size);
+                w.i64(self.offset_lag);
+                w.bool(self.is_future_key);
+                w.u8(0);
+            }
+            return;
+        }
         if let Some(mut w) = w.sub(21) {
             w.i32(self.partition_index);
             w.i64(self.partition_size);

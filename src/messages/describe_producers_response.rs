@@ -928,6 +928,18 @@ impl c::Encode for ProducerState<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
+        if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(37) {
+                w.i64(self.producer_id);
+                w.i32(self.producer_epoch);
+                w.i32(self.last_sequence);
+                w.i64(self.last_timestamp);
+                w.i32(self.coordinator_epoch);
+                w.i64(self.current_txn_start_offset);
+                w.u8(0);
+            }
+            return;
+        }
         if let Some(mut w) = w.sub(36) {
             w.i64(self.producer_id);
             w.i32(self.producer_epoch);

@@ -544,6 +544,13 @@ impl c::Encode for DescribeTopicPartitionsResponseTopic<'_> {
             w.bool(self.is_internal);
         }
         self.partitions.write(w, version, true);
+        if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(5) {
+                w.i32(self.topic_authorized_operations);
+                w.u8(0);
+            }
+            return;
+        }
         w.i32(self.topic_authorized_operations);
         self.unknown_tagged_fields.write_section(w);
     }

@@ -677,6 +677,14 @@ impl c::Encode for CredentialInfo<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
+        if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(6) {
+                w.i8(self.mechanism);
+                w.i32(self.iterations);
+                w.u8(0);
+            }
+            return;
+        }
         if let Some(mut w) = w.sub(5) {
             w.i8(self.mechanism);
             w.i32(self.iterations);

@@ -1028,6 +1028,14 @@ impl c::Encode for ReplicaInfo<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
+        if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(21) {
+                w.i32(self.candidate_id);
+                w.uuid(self.candidate_directory_id);
+                w.u8(0);
+            }
+            return;
+        }
         if let Some(mut w) = w.sub(20) {
             w.i32(self.candidate_id);
             w.uuid(self.candidate_directory_id);
@@ -1238,6 +1246,13 @@ impl c::Encode for LeaderEndpoint<'_> {
         let _ = version;
         w.string(self.name, true);
         w.string(self.host, true);
+        if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(3) {
+                w.u16(self.port);
+                w.u8(0);
+            }
+            return;
+        }
         w.u16(self.port);
         self.unknown_tagged_fields.write_section(w);
     }

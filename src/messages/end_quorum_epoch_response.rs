@@ -740,6 +740,16 @@ impl c::Encode for PartitionData<'_> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
+        if cfg!(feature = "perf") && flexible && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(15) {
+                w.i32(self.partition_index);
+                w.i16(self.error_code);
+                w.i32(self.leader_id);
+                w.i32(self.leader_epoch);
+                w.u8(0);
+            }
+            return;
+        }
         if let Some(mut w) = w.sub(14) {
             w.i32(self.partition_index);
             w.i16(self.error_code);
@@ -950,6 +960,13 @@ impl c::Encode for NodeEndpoint<'_> {
         let _ = version;
         w.i32(self.node_id);
         w.string(self.host, true);
+        if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(3) {
+                w.u16(self.port);
+                w.u8(0);
+            }
+            return;
+        }
         w.u16(self.port);
         self.unknown_tagged_fields.write_section(w);
     }

@@ -2009,6 +2009,14 @@ impl c::Encode for AbortedTransaction<'_> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
+        if cfg!(feature = "perf") && flexible && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(17) {
+                w.i64(self.producer_id);
+                w.i64(self.first_offset);
+                w.u8(0);
+            }
+            return;
+        }
         if let Some(mut w) = w.sub(16) {
             w.i64(self.producer_id);
             w.i64(self.first_offset);

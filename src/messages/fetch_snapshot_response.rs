@@ -1378,6 +1378,13 @@ impl c::Encode for NodeEndpoint<'_> {
         let _ = version;
         w.i32(self.node_id);
         w.string(self.host, true);
+        if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(3) {
+                w.u16(self.port);
+                w.u8(0);
+            }
+            return;
+        }
         w.u16(self.port);
         self.unknown_tagged_fields.write_section(w);
     }

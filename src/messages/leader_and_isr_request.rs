@@ -960,6 +960,13 @@ impl c::Encode for LeaderAndIsrLiveLeader<'_> {
         let flexible = version >= 4;
         w.i32(self.broker_id);
         w.string(self.host_name, flexible);
+        if cfg!(feature = "perf") && flexible && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(5) {
+                w.i32(self.port);
+                w.u8(0);
+            }
+            return;
+        }
         w.i32(self.port);
         if flexible {
             self.unknown_tagged_fields.write_section(w);

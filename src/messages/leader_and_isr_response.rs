@@ -752,6 +752,14 @@ impl c::Encode for LeaderAndIsrPartitionError<'_> {
         if version <= 4 {
             w.string(self.topic_name, flexible);
         }
+        if cfg!(feature = "perf") && flexible && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(7) {
+                w.i32(self.partition_index);
+                w.i16(self.error_code);
+                w.u8(0);
+            }
+            return;
+        }
         if let Some(mut w) = w.sub(6) {
             w.i32(self.partition_index);
             w.i16(self.error_code);

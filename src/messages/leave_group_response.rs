@@ -511,6 +511,13 @@ impl c::Encode for MemberResponse<'_> {
         let flexible = version >= 4;
         w.string(self.member_id, flexible);
         w.nullable_string(self.group_instance_id, flexible);
+        if cfg!(feature = "perf") && flexible && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(3) {
+                w.i16(self.error_code);
+                w.u8(0);
+            }
+            return;
+        }
         w.i16(self.error_code);
         if flexible {
             self.unknown_tagged_fields.write_section(w);

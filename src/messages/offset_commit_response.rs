@@ -721,6 +721,14 @@ impl c::Encode for OffsetCommitResponsePartition<'_> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
+        if cfg!(feature = "perf") && flexible && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(7) {
+                w.i32(self.partition_index);
+                w.i16(self.error_code);
+                w.u8(0);
+            }
+            return;
+        }
         if let Some(mut w) = w.sub(6) {
             w.i32(self.partition_index);
             w.i16(self.error_code);

@@ -864,6 +864,13 @@ impl c::Encode for OffsetFetchResponsePartition<'_> {
             }
         }
         w.nullable_string(self.metadata, flexible);
+        if cfg!(feature = "perf") && flexible && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(3) {
+                w.i16(self.error_code);
+                w.u8(0);
+            }
+            return;
+        }
         w.i16(self.error_code);
         if flexible {
             self.unknown_tagged_fields.write_section(w);
@@ -1088,6 +1095,13 @@ impl c::Encode for OffsetFetchResponseGroup<'_> {
         let version = BUILT.pin(version);
         w.string(self.group_id, true);
         self.topics.write(w, version, true);
+        if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(3) {
+                w.i16(self.error_code);
+                w.u8(0);
+            }
+            return;
+        }
         w.i16(self.error_code);
         self.unknown_tagged_fields.write_section(w);
     }
@@ -1618,6 +1632,13 @@ impl c::Encode for OffsetFetchResponsePartitions<'_> {
             w.i32(self.committed_leader_epoch);
         }
         w.nullable_string(self.metadata, true);
+        if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(3) {
+                w.i16(self.error_code);
+                w.u8(0);
+            }
+            return;
+        }
         w.i16(self.error_code);
         self.unknown_tagged_fields.write_section(w);
     }

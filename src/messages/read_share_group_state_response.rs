@@ -883,6 +883,16 @@ impl c::Encode for StateBatch<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
+        if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(20) {
+                w.i64(self.first_offset);
+                w.i64(self.last_offset);
+                w.i8(self.delivery_state);
+                w.i16(self.delivery_count);
+                w.u8(0);
+            }
+            return;
+        }
         if let Some(mut w) = w.sub(19) {
             w.i64(self.first_offset);
             w.i64(self.last_offset);

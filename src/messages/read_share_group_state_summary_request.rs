@@ -568,6 +568,14 @@ impl c::Encode for PartitionData<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
+        if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(9) {
+                w.i32(self.partition);
+                w.i32(self.leader_epoch);
+                w.u8(0);
+            }
+            return;
+        }
         if let Some(mut w) = w.sub(8) {
             w.i32(self.partition);
             w.i32(self.leader_epoch);

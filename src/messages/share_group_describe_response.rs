@@ -547,6 +547,13 @@ impl c::Encode for DescribedGroup<'_> {
         }
         w.string(self.assignor_name, true);
         self.members.write(w, version, true);
+        if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(5) {
+                w.i32(self.authorized_operations);
+                w.u8(0);
+            }
+            return;
+        }
         w.i32(self.authorized_operations);
         self.unknown_tagged_fields.write_section(w);
     }

@@ -1233,6 +1233,15 @@ impl c::Encode for StopReplicaPartitionState<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
+        if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(10) {
+                w.i32(self.partition_index);
+                w.i32(self.leader_epoch);
+                w.bool(self.delete_partition);
+                w.u8(0);
+            }
+            return;
+        }
         if let Some(mut w) = w.sub(9) {
             w.i32(self.partition_index);
             w.i32(self.leader_epoch);

@@ -1726,6 +1726,13 @@ impl c::Encode for Member<'_> {
         self.task_end_offsets.write(w, version, true);
         c::Encode::write(&self.assignment, w, version);
         c::Encode::write(&self.target_assignment, w, version);
+        if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(2) {
+                w.bool(self.is_classic);
+                w.u8(0);
+            }
+            return;
+        }
         w.bool(self.is_classic);
         self.unknown_tagged_fields.write_section(w);
     }
@@ -2113,6 +2120,14 @@ impl c::Encode for TaskOffset<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.string(self.subtopology_id, true);
+        if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(13) {
+                w.i32(self.partition);
+                w.i64(self.offset);
+                w.u8(0);
+            }
+            return;
+        }
         if let Some(mut w) = w.sub(12) {
             w.i32(self.partition);
             w.i64(self.offset);

@@ -1386,6 +1386,13 @@ impl c::Encode for UpdateMetadataEndpoint<'_> {
         if version >= 3 {
             w.string(self.listener, flexible);
         }
+        if cfg!(feature = "perf") && flexible && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(3) {
+                w.i16(self.security_protocol);
+                w.u8(0);
+            }
+            return;
+        }
         w.i16(self.security_protocol);
         if flexible {
             self.unknown_tagged_fields.write_section(w);

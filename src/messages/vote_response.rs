@@ -683,6 +683,17 @@ impl c::Encode for PartitionData<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
+        if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(16) {
+                w.i32(self.partition_index);
+                w.i16(self.error_code);
+                w.i32(self.leader_id);
+                w.i32(self.leader_epoch);
+                w.bool(self.vote_granted);
+                w.u8(0);
+            }
+            return;
+        }
         if let Some(mut w) = w.sub(15) {
             w.i32(self.partition_index);
             w.i16(self.error_code);
@@ -890,6 +901,13 @@ impl c::Encode for NodeEndpoint<'_> {
         let _ = version;
         w.i32(self.node_id);
         w.string(self.host, true);
+        if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(3) {
+                w.u16(self.port);
+                w.u8(0);
+            }
+            return;
+        }
         w.u16(self.port);
         self.unknown_tagged_fields.write_section(w);
     }

@@ -641,6 +641,13 @@ impl c::Encode for Endpoint<'_> {
         let _ = version;
         w.string(self.name, true);
         w.string(self.host, true);
+        if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
+            if let Some(mut w) = w.sub(3) {
+                w.u16(self.port);
+                w.u8(0);
+            }
+            return;
+        }
         w.u16(self.port);
         self.unknown_tagged_fields.write_section(w);
     }
