@@ -750,18 +750,36 @@ fn run_value(pr: Prim, at: usize) -> String {
     }
 }
 
+/// The names `b0, b1, ..` of a run's `total` bytes.
+fn byte_names(total: usize) -> String {
+    (0..total)
+        .map(|i| format!("b{i}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The total width of a run of fixed-width fields.
+fn run_total(run: &[(usize, Prim)]) -> usize {
+    run.iter()
+        .map(|(_, pr)| pr.width().unwrap_or_default())
+        .sum()
+}
+
+/// The locals `f{i}` of a run's fields, from its bytes `b0..`.
+fn run_locals(body: &mut String, run: &[(usize, Prim)]) {
+    let mut at = 0;
+    for (i, pr) in run {
+        let _ = writeln!(body, "let f{i} = {};", run_value(*pr, at));
+        at += pr.width().unwrap_or_default();
+    }
+}
+
 /// The read of a struct's last run of fixed-width fields together with the count byte of its
 /// tagged section (where `flex` holds), which must be zero: bytes `b0..` and locals `f{i}` as a
 /// run's, with one bounds check.
 fn take_tail_run(body: &mut String, run: &[(usize, Prim)], flex: &Cond) {
-    let total: usize = run
-        .iter()
-        .map(|(_, pr)| pr.width().unwrap_or_default())
-        .sum();
-    let names = (0..total)
-        .map(|i| format!("b{i}"))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let total = run_total(run);
+    let names = byte_names(total);
     let with_count = format!(
         "let [{names}, count] = *w.array::<{}>()?;\nif count != 0 {{ return None; }}\n",
         total + 1
@@ -774,11 +792,7 @@ fn take_tail_run(body: &mut String, run: &[(usize, Prim)], flex: &Cond) {
     } else {
         body.push_str(&with_count);
     }
-    let mut at = 0;
-    for (i, pr) in run {
-        let _ = writeln!(body, "let f{i} = {};", run_value(*pr, at));
-        at += pr.width().unwrap_or_default();
-    }
+    run_locals(body, run);
 }
 
 /// The version ranges over which a struct's encoding does not change: between any two cuts
@@ -865,17 +879,13 @@ fn emit_take(
                 let _ = writeln!(body, "let f{i} = {};", fixed_take(*pr).unwrap_or("None?"));
             }
             _ => {
-                let total: usize = run
-                    .iter()
-                    .map(|(_, pr)| pr.width().unwrap_or_default())
-                    .sum();
-                let names: Vec<String> = (0..total).map(|i| format!("b{i}")).collect();
-                let _ = writeln!(body, "let [{}] = *w.array::<{total}>()?;", names.join(", "));
-                let mut at = 0;
-                for (i, pr) in run.iter() {
-                    let _ = writeln!(body, "let f{i} = {};", run_value(*pr, at));
-                    at += pr.width().unwrap_or_default();
-                }
+                let total = run_total(run);
+                let _ = writeln!(
+                    body,
+                    "let [{}] = *w.array::<{total}>()?;",
+                    byte_names(total)
+                );
+                run_locals(body, run);
             }
         }
         run.clear();
