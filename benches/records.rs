@@ -136,7 +136,7 @@ fn read_records(c: &mut Criterion) {
                 acc += r.key().map_or(0, <[u8]>::len) + r.value().map_or(0, <[u8]>::len);
                 acc += r.offset() as usize + r.timestamp() as usize;
                 for h in r.headers() {
-                    acc += h.key.len() + h.value.map_or(0, <[u8]>::len);
+                    acc += h.key().len() + h.value().map_or(0, <[u8]>::len);
                 }
             }
             acc
@@ -151,7 +151,7 @@ fn read_records(c: &mut Criterion) {
                 acc += r.key().map_or(0, <[u8]>::len) + r.value().map_or(0, <[u8]>::len);
                 acc += r.offset() as usize + r.timestamp() as usize;
                 for h in r.headers() {
-                    acc += h.key.len() + h.value.map_or(0, <[u8]>::len);
+                    acc += h.key().len() + h.value().map_or(0, <[u8]>::len);
                 }
             }
             acc

@@ -551,8 +551,11 @@ fn fetch_and_check(
             let Some(want) = sent.get(i) else {
                 return Err(format!("offset {} was not produced here", record.offset()).into());
             };
-            let headers: Vec<(&[u8], Option<&[u8]>)> =
-                record.headers().iter().map(|h| (h.key, h.value)).collect();
+            let headers: Vec<(&[u8], Option<&[u8]>)> = record
+                .headers()
+                .iter()
+                .map(|h| (h.key(), h.value()))
+                .collect();
             let want_headers: Vec<(&[u8], Option<&[u8]>)> =
                 want.headers.iter().map(|h| (h.key, h.value)).collect();
             if record.key() != want.key

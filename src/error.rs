@@ -7,7 +7,7 @@
 
 use core::fmt;
 
-use crate::wire::ApiKey;
+use crate::wire::{ApiKey, VersionRange};
 
 /// Why decoding failed.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -304,9 +304,53 @@ impl fmt::Display for DecodeErrorKind {
     }
 }
 
+impl DecodeError {
+    /// Whether the error is one that bytes of another version, read at this one, make: a
+    /// request or response body whose structure did not hold, or that left bytes over.
+    fn may_be_another_version(&self) -> bool {
+        use DecodeErrorKind as K;
+        let structural = matches!(
+            self.kind,
+            K::Truncated { .. }
+                | K::VarintTooLong
+                | K::NegativeLength(_)
+                | K::UnexpectedNull
+                | K::LengthTooLarge { .. }
+                | K::InvalidUtf8
+                | K::TagOutOfOrder { .. }
+                | K::TagNotInVersion { .. }
+                | K::TaggedSizeMismatch { .. }
+                | K::TrailingBytes { .. }
+        );
+        let message = self.path.split('.').next().unwrap_or_default();
+        let body = message.ends_with("Request") || message.ends_with("Response");
+        structural && body
+    }
+}
+
+/// `PATH at byte OFFSET: KIND`, and for a body that did not decode, a hint that the version may
+/// be the wrong one.
+///
+/// ```
+/// use kwire::frame;
+/// use kwire::messages::{MetadataResponse, ResponseHeader};
+///
+/// let mut buf = [0u8; 64];
+/// let header = ResponseHeader::default().with_correlation_id(1);
+/// let n = frame::encode_response(&header, &MetadataResponse::default(), 12, &mut buf)?;
+/// let err = frame::decode_response_as::<MetadataResponse<'_>>(&buf[..n], 8).unwrap_err();
+/// assert!(err.to_string().ends_with("(were the bytes written at another version than the one they were read at?)"));
+/// # Ok::<(), kwire::EncodeError>(())
+/// ```
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} at byte {}: {}", self.path, self.offset, self.kind)
+        write!(f, "{} at byte {}: {}", self.path, self.offset, self.kind)?;
+        if self.may_be_another_version() {
+            f.write_str(
+                " (were the bytes written at another version than the one they were read at?)",
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -331,23 +375,19 @@ pub enum EncodeError {
         /// The version asked for.
         version: i16,
     },
-    /// A field that the version cannot carry holds a value other than its default, and the schema
-    /// does not mark it ignorable.
+    /// A field holds a value other than its default at a version that has no such field: the
+    /// value would be lost, so the encode refuses it.
     FieldNotInVersion {
         /// Schema path of the field.
         path: &'static str,
         /// The version being encoded.
         version: i16,
-    },
-    /// A strict encode ([`Encode::encode_strict`](crate::codec::Encode::encode_strict),
-    /// [`frame::encode_request_strict`](crate::frame::encode_request_strict), ...) found a field
-    /// that Kafka's schema marks ignorable holding a non-default value that the version cannot
-    /// carry; the ordinary encode drops such a value silently, as Kafka's own serializer does.
-    IgnorableFieldDropped {
-        /// Schema path of the field.
-        path: &'static str,
-        /// The version being encoded.
-        version: i16,
+        /// The versions that have the field.
+        versions: VersionRange,
+        /// Whether Kafka's schema marks the field *ignorable*: its value is a hint the receiver
+        /// can do without, which [`Encode::encode_lenient`](crate::codec::Encode::encode_lenient)
+        /// and the lenient frame encoders leave out instead of failing.
+        ignorable: bool,
     },
     /// A null value is held by a field that is not nullable at this version.
     NullNotAllowed {
@@ -399,15 +439,28 @@ impl fmt::Display for EncodeError {
                 "buffer too small: {required} bytes required, {available} available"
             ),
             Self::UnsupportedVersion { api_key, version } => unsupported(f, api_key, version),
-            Self::FieldNotInVersion { path, version } => write!(
-                f,
-                "{path} holds a non-default value that version {version} cannot carry"
-            ),
-            Self::IgnorableFieldDropped { path, version } => write!(
-                f,
-                "{path} holds a non-default value that version {version} would drop \
-                 (the field is ignorable; the strict encode refuses to lose it)"
-            ),
+            Self::FieldNotInVersion {
+                path,
+                version,
+                versions,
+                ignorable,
+            } => {
+                write!(
+                    f,
+                    "{path} holds a value that version {version} cannot carry: "
+                )?;
+                if versions.is_empty() {
+                    f.write_str("no version has the field")?;
+                } else {
+                    write!(f, "the field is in versions {versions} only")?;
+                }
+                if ignorable {
+                    f.write_str(
+                        " (it is ignorable: a lenient encode leaves it out instead of failing)",
+                    )?;
+                }
+                Ok(())
+            }
             Self::NullNotAllowed { path, version } => {
                 write!(f, "{path} is null but not nullable at version {version}")
             }

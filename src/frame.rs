@@ -5,7 +5,7 @@
 //! then a header, then a body.
 
 use crate::api::{ApiKey, Request, Response};
-use crate::codec::{Decode, Encode, Failed, Message, Reader, Writer, check_nothing_dropped};
+use crate::codec::{Decode, Encode, Failed, Message, Reader, Writer, refuse_drops};
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, Status};
 use crate::header::{request_header_version, response_header_version};
 use crate::messages::{RequestHeader, ResponseHeader};
@@ -45,10 +45,39 @@ fn frame_size(size: usize, path: &'static str) -> Result<i32, EncodeError> {
 /// Encodes a request frame: size prefix, request header (at the version the API key and
 /// `header.request_api_version` call for) and body. Returns the bytes written.
 ///
+/// A value the version cannot carry is refused, not lost: a field the version has no room for
+/// that holds a value other than its default fails with `FieldNotInVersion`, naming the field
+/// and the versions that have it ([`encode_request_lenient`] leaves out the values of ignorable
+/// fields instead).
+///
+/// ```
+/// use kwire::codec::Uuid;
+/// use kwire::messages::produce_request::TopicProduceData;
+/// use kwire::messages::{ProduceRequest, RequestHeader};
+/// use kwire::{ApiKey, EncodeError, frame};
+///
+/// // Produce v13 names a topic by its id; the name has no field there.
+/// let topics = [TopicProduceData::default().with_name("events")];
+/// let body = ProduceRequest::default().with_topic_data(&topics);
+/// let mut out = [0u8; 64];
+/// let v13 = RequestHeader::new(ApiKey::PRODUCE, 13, 1);
+/// let Err(EncodeError::FieldNotInVersion { path, versions, .. }) =
+///     frame::encode_request(&v13, &body, &mut out)
+/// else {
+///     panic!("a topic name at v13 is refused");
+/// };
+/// assert_eq!((path, versions.to_string().as_str()), ("ProduceRequest.TopicData.Name", "0-12"));
+///
+/// let id = Uuid::from_u128(7);
+/// let topics = [TopicProduceData::default().with_topic_id(id)];
+/// let body = ProduceRequest::default().with_topic_data(&topics);
+/// assert!(frame::encode_request(&v13, &body, &mut out).is_ok());
+/// ```
+///
 /// # Errors
 ///
 /// `ApiKeyMismatch` when the header's API key is not the body's; any encode error of the header
-/// or body; `BufferTooSmall`. Nothing is written on error.
+/// or body, `FieldNotInVersion` included; `BufferTooSmall`. Nothing is written on error.
 pub fn encode_request<B: Body>(
     header: &RequestHeader<'_>,
     body: &B,
@@ -61,13 +90,13 @@ pub fn encode_request<B: Body>(
         body,
         header.request_api_version,
         out,
-        Drops::Allowed,
+        Drops::Refused,
     )
 }
 
-/// [`encode_request`], refusing to drop a value: when the header or the body holds a non-default
-/// value in an ignorable field that its version lacks (see [`Encode::dropped_field`]), fails
-/// naming the field, and nothing is written.
+/// [`encode_request`], leaving out the value of a field Kafka's schema marks *ignorable* where
+/// the version has no such field (see [`Encode::dropped_field`]), as Kafka's own serializer does:
+/// for a proxy that forwards a request at an older version than it was written for.
 ///
 /// ```
 /// use kwire::messages::{ApiVersionsRequest, RequestHeader};
@@ -77,24 +106,21 @@ pub fn encode_request<B: Body>(
 ///     .with_client_software_name("kwire")
 ///     .with_client_software_version("1.0");
 /// let mut out = [0u8; 64];
-/// // ApiVersions v2 has no field for the client's software: the plain encode leaves it out.
+/// // ApiVersions v2 has no field for the client's software: refused, or left out on request.
 /// let v2 = RequestHeader::new(ApiKey::API_VERSIONS, 2, 1);
-/// assert_eq!(frame::encode_request(&v2, &body, &mut out), Ok(14));
-/// assert_eq!(
-///     frame::encode_request_strict(&v2, &body, &mut out),
-///     Err(EncodeError::IgnorableFieldDropped {
-///         path: "ApiVersionsRequest.ClientSoftwareName",
-///         version: 2
-///     })
-/// );
+/// assert!(matches!(
+///     frame::encode_request(&v2, &body, &mut out),
+///     Err(EncodeError::FieldNotInVersion { ignorable: true, .. })
+/// ));
+/// assert_eq!(frame::encode_request_lenient(&v2, &body, &mut out), Ok(14));
 /// let v3 = RequestHeader::new(ApiKey::API_VERSIONS, 3, 1);
-/// assert!(frame::encode_request_strict(&v3, &body, &mut out).is_ok());
+/// assert!(frame::encode_request(&v3, &body, &mut out).is_ok());
 /// ```
 ///
 /// # Errors
 ///
-/// As [`encode_request`], plus `IgnorableFieldDropped { path, version }`.
-pub fn encode_request_strict<B: Body>(
+/// As [`encode_request`], except `FieldNotInVersion` for an ignorable field.
+pub fn encode_request_lenient<B: Body>(
     header: &RequestHeader<'_>,
     body: &B,
     out: &mut [u8],
@@ -106,7 +132,7 @@ pub fn encode_request_strict<B: Body>(
         body,
         header.request_api_version,
         out,
-        Drops::Refused,
+        Drops::Allowed,
     )
 }
 
@@ -123,27 +149,14 @@ fn request_header_for<B: Body>(header: &RequestHeader<'_>, body: &B) -> Result<i
 }
 
 /// Encodes a response frame for `version` of the body's API: size prefix, response header and
-/// body. Returns the bytes written.
+/// body. Returns the bytes written. A value the version cannot carry is refused, as
+/// [`encode_request`] refuses it.
 ///
 /// # Errors
 ///
-/// Any encode error of the header or body; `BufferTooSmall`. Nothing is written on error.
+/// Any encode error of the header or body, `FieldNotInVersion` included; `BufferTooSmall`.
+/// Nothing is written on error.
 pub fn encode_response<B: Body>(
-    header: &ResponseHeader<'_>,
-    body: &B,
-    version: i16,
-    out: &mut [u8],
-) -> Result<usize, EncodeError> {
-    let hv = response_header_version(body.body_api_key(), version);
-    encode_frame(header, hv, body, version, out, Drops::Allowed)
-}
-
-/// [`encode_response`], refusing to drop a value, as [`encode_request_strict`] does.
-///
-/// # Errors
-///
-/// As [`encode_response`], plus `IgnorableFieldDropped { path, version }`.
-pub fn encode_response_strict<B: Body>(
     header: &ResponseHeader<'_>,
     body: &B,
     version: i16,
@@ -153,12 +166,28 @@ pub fn encode_response_strict<B: Body>(
     encode_frame(header, hv, body, version, out, Drops::Refused)
 }
 
-/// Whether an encode may drop the value of an ignorable field that its version lacks.
+/// [`encode_response`], leaving out the value of an ignorable field the version has no field
+/// for, as [`encode_request_lenient`] does.
+///
+/// # Errors
+///
+/// As [`encode_response`], except `FieldNotInVersion` for an ignorable field.
+pub fn encode_response_lenient<B: Body>(
+    header: &ResponseHeader<'_>,
+    body: &B,
+    version: i16,
+    out: &mut [u8],
+) -> Result<usize, EncodeError> {
+    let hv = response_header_version(body.body_api_key(), version);
+    encode_frame(header, hv, body, version, out, Drops::Allowed)
+}
+
+/// Whether an encode may leave out the value of an ignorable field that its version lacks.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Drops {
     /// Silently, as Kafka's own serializer does.
     Allowed,
-    /// Never: the encode fails with `IgnorableFieldDropped`.
+    /// Never: the encode fails with `FieldNotInVersion`.
     Refused,
 }
 
@@ -189,8 +218,8 @@ fn encode_frame<H: Encode, B: Encode>(
 ) -> Result<usize, EncodeError> {
     let (total, prefix) = frame_len(header, hv, body, version)?;
     if drops == Drops::Refused {
-        check_nothing_dropped(header, hv)?;
-        check_nothing_dropped(body, version)?;
+        refuse_drops(header, hv)?;
+        refuse_drops(body, version)?;
     }
     let mut w = Writer::new(out);
     w.check_capacity(total)?;
@@ -201,8 +230,9 @@ fn encode_frame<H: Encode, B: Encode>(
     Ok(total)
 }
 
-/// The exact number of bytes [`encode_request`] writes for `header` and `body`, size prefix
-/// included: the buffer to give it, for callers who allocate one per frame.
+/// The exact number of bytes [`encode_request`] (or [`encode_request_lenient`]) writes for
+/// `header` and `body`, size prefix included: the buffer to give it, for callers who allocate one
+/// per frame.
 ///
 /// ```
 /// use kwire::frame;
@@ -220,18 +250,19 @@ fn encode_frame<H: Encode, B: Encode>(
 ///
 /// # Errors
 ///
-/// As [`encode_request`], except `BufferTooSmall`.
+/// As [`encode_request_lenient`], except `BufferTooSmall`: the value of an ignorable field the
+/// version cannot carry is left to the encoders, which refuse or leave it out.
 pub fn request_len<B: Body>(header: &RequestHeader<'_>, body: &B) -> Result<usize, EncodeError> {
     let hv = request_header_for(header, body)?;
     frame_len(header, hv, body, header.request_api_version).map(|(total, _)| total)
 }
 
-/// The exact number of bytes [`encode_response`] writes for `header` and `body` at `version`,
-/// size prefix included.
+/// The exact number of bytes [`encode_response`] (or [`encode_response_lenient`]) writes for
+/// `header` and `body` at `version`, size prefix included.
 ///
 /// # Errors
 ///
-/// As [`encode_response`], except `BufferTooSmall`.
+/// As [`encode_response_lenient`], except `BufferTooSmall`.
 pub fn response_len<B: Body>(
     header: &ResponseHeader<'_>,
     body: &B,

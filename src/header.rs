@@ -97,8 +97,9 @@ mod tests {
         assert_eq!(response_header_version(ApiKey::UPDATE_METADATA, 6), 1);
     }
 
-    /// ControlledShutdown v0 frames carry request header v0: no client id, even when the header
-    /// value holds one (the field is ignorable), and decode back without one.
+    /// ControlledShutdown v0 frames carry request header v0: no client id; one the header holds
+    /// is refused, or left out by the lenient encode (the field is ignorable), and the frame
+    /// decodes back without one.
     #[test]
     fn controlled_shutdown_v0_frame_has_no_client_id() {
         use crate::api::Request;
@@ -112,7 +113,8 @@ mod tests {
             .with_client_id(Some("broker-1"));
         let body = ControlledShutdownRequest::default().with_broker_id(3);
         let mut buf = [0u8; 64];
-        let n = frame::encode_request(&header, &body, &mut buf).unwrap();
+        assert!(frame::encode_request(&header, &body, &mut buf).is_err());
+        let n = frame::encode_request_lenient(&header, &body, &mut buf).unwrap();
         let expected = [0, 0, 0, 12, 0, 7, 0, 0, 0, 0, 0, 7, 0, 0, 0, 3];
         assert_eq!(buf.get(..n), Some(&expected[..]));
         let (h, b) = frame::decode_request(&expected).unwrap();

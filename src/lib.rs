@@ -4,32 +4,100 @@
 //! version, requests and responses, encode and decode. It encodes into a caller's `&mut [u8]` and
 //! decodes into borrowed views over the caller's input.
 //!
-//! ## Example
+//! ## Quick start: a consumer's loop
 //!
-//! Encode a request frame into a stack buffer and decode it back:
+//! Negotiate versions, find the topic's id, fetch by topic id, walk the records with their CRC
+//! checked, and fetch again from the offset after the last batch. `call` sends a request frame
+//! and returns the frame that answers it (`examples/consumer.rs` in the repository is this
+//! program whole, over a `TcpStream`):
 //!
+//! ```no_run
+//! use kwire::api::{VersionTable, api_versions_request_version, decode_api_versions};
+//! use kwire::codec::Array;
+//! use kwire::messages::fetch_request::{FetchPartition, FetchTopic};
+//! use kwire::messages::metadata_request::MetadataRequestTopic;
+//! use kwire::messages::{
+//!     ApiVersionsRequest, FetchRequest, FetchResponse, MetadataRequest, MetadataResponse,
+//!     RequestHeader,
+//! };
+//! use kwire::records::Batch;
+//! use kwire::{ApiKey, Body, ErrorCode, frame};
+//! # use std::io::{Read, Write};
+//! # type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+//! # fn call<B: Body>(s: &mut std::net::TcpStream, body: &B, version: i16) -> Result<Vec<u8>> {
+//! #     let header = RequestHeader::new(body.body_api_key(), version, 1);
+//! #     let mut out = vec![0; frame::request_len(&header, body)?];
+//! #     frame::encode_request(&header, body, &mut out)?;
+//! #     s.write_all(&out)?;
+//! #     let mut size = [0; 4];
+//! #     s.read_exact(&mut size)?;
+//! #     let mut frame = size.to_vec();
+//! #     frame.resize(4 + usize::try_from(i32::from_be_bytes(size))?, 0);
+//! #     s.read_exact(&mut frame[4..])?;
+//! #     Ok(frame)
+//! # }
+//! # fn main() -> Result<()> {
+//! # let mut broker = std::net::TcpStream::connect("127.0.0.1:19092")?;
+//! # let topic = "events";
+//!
+//! // Negotiate: a broker that does not know the version asked for answers in the v0 layout
+//! // with the versions it knows; ask again at one of those.
+//! let mut version = api_versions_request_version();
+//! let versions = loop {
+//!     let response = call(&mut broker, &ApiVersionsRequest::default(), version)?;
+//!     let reply = decode_api_versions(&response, version)?;
+//!     match VersionTable::try_from_response(&reply.body) {
+//!         Ok(table) => break table,
+//!         Err(e) => match e.retry_version(version) {
+//!             Some(retry) if retry != version => version = retry,
+//!             _ => return Err(e.into()),
+//!         },
+//!     }
+//! };
+//!
+//! // The topic's id: Fetch names topics by id from v13 on.
+//! let version = versions.negotiate(ApiKey::METADATA)?;
+//! let topics = [MetadataRequestTopic::default().with_name(Some(topic))];
+//! let request = MetadataRequest::default().with_topics(Some(Array::from(&topics[..])));
+//! let response = call(&mut broker, &request, version)?;
+//! let (_, metadata) = frame::decode_response_as::<MetadataResponse<'_>>(&response, version)?;
+//! let topic_id = metadata.topics.iter().find(|t| t.name == Some(topic)).ok_or("no topic")?.topic_id;
+//!
+//! let version = versions.negotiate(ApiKey::FETCH)?;
+//! let mut offset = 0;
+//! loop {
+//!     let partitions = [FetchPartition::default().with_fetch_offset(offset).with_partition_max_bytes(1 << 20)];
+//!     let fetch = FetchTopic::default().with_partitions(&partitions);
+//!     let fetch = if version >= 13 { fetch.with_topic_id(topic_id) } else { fetch.with_topic(topic) };
+//!     let topics = [fetch];
+//!     let request = FetchRequest::default().with_max_wait_ms(500).with_min_bytes(1).with_topics(&topics);
+//!     let response = call(&mut broker, &request, version)?;
+//!     let (_, fetched) = frame::decode_response_as::<FetchResponse<'_>>(&response, version)?;
+//!     for partition in fetched.responses.iter().flat_map(|t| t.partitions.iter()) {
+//!         if partition.error_code != ErrorCode::NONE {
+//!             return Err(format!("{}", ErrorCode(partition.error_code)).into());
+//!         }
+//!         for batch in partition.records.unwrap_or_default().batches() {
+//!             let Batch::V2(batch) = batch? else { continue };
+//!             for record in batch.records()? {
+//!                 // `records()` checked the batch's CRC.
+//!                 let record = record?;
+//!                 if record.offset() >= offset {
+//!                     println!("{}: {:?} = {:?}", record.offset(), record.key(), record.value());
+//!                 }
+//!             }
+//!             offset = batch.next_offset();
+//!         }
+//!     }
+//! }
+//! # }
 //! ```
-//! use kwire::messages::{RenewDelegationTokenRequest, RequestHeader};
-//! use kwire::{ApiKey, Request, frame};
 //!
-//! let body = RenewDelegationTokenRequest::default()
-//!     .with_hmac(b"\x01\x02")
-//!     .with_renew_period_ms(86_400_000);
-//! let header = RequestHeader::new(ApiKey::RENEW_DELEGATION_TOKEN, 2, 7)
-//!     .with_client_id(Some("embedded"));
+//! A topic id at a version without the field, or a name at one that names topics by id, is
+//! refused rather than dropped ([`EncodeError::FieldNotInVersion`]), which is why the request
+//! above sets each only where its version has it.
 //!
-//! let mut buf = [0u8; 64];
-//! let n = frame::encode_request(&header, &body, &mut buf)?;
-//!
-//! let (decoded_header, decoded) = frame::decode_request(&buf[..n])?;
-//! assert_eq!(decoded_header.correlation_id, 7);
-//! let Request::RenewDelegationToken(decoded) = decoded else { unreachable!() };
-//! assert_eq!(decoded.hmac, b"\x01\x02");
-//! assert_eq!(decoded.renew_period_ms, 86_400_000);
-//! # Ok::<(), Box<dyn core::error::Error>>(())
-//! ```
-//!
-//! ## For a device: a producer without an allocator
+//! ## A producer, for a device without an allocator
 //!
 //! Records are written into a stack buffer; arrays to encode come from slices, arrays or
 //! `heapless` vectors; the response is decoded in place, as the one type expected, so only its
@@ -231,7 +299,7 @@
 //! | `perf` (default) | speed bought with code size: element decoders inlined into array loops and iterators, arrays validated by a walk that builds nothing, nested arrays walked over when iterating, CRC tables that take sixteen bytes a step (16 KiB each). Firmware short of flash turns default features off; decoding and encoding are otherwise the same |
 //! | `defmt` | `defmt::Format` for errors, headers, API keys, version negotiation, record views and every generated message |
 //! | `describe` | the `describe` module: the dissector (object trees of any frame) and the reference pages |
-//! | `alloc` | links `alloc`: arrays from a `Vec` and [`codec::Array::to_vec`]; with `describe`, a dissection of a large frame that stays linear in its size |
+//! | `alloc` | links `alloc`: arrays from a `Vec` and `codec::Array::to_vec`; with `describe`, a dissection of a large frame that stays linear in its size |
 //! | `gzip`, `snappy`, `lz4`, `zstd` | codecs for [`records::compression::BuiltinCodecs`]; `gzip` and `zstd` enable `alloc`, `snappy` enables `std` (`lz4` needs neither) |
 //! | `crc-hw` | CRC-32C with the processor's instruction (SSE 4.2, AArch64 CRC; detected at run time) through the `crc32c` crate; enables `std` |
 //!
@@ -277,6 +345,11 @@
 
 #[cfg(feature = "alloc")]
 extern crate alloc;
+
+/// The README's programs, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
 #[cfg(test)]
 extern crate std;
 
@@ -299,24 +372,22 @@ pub mod header;
 ///
 /// A struct holds the fields of all its versions, and each field's documentation says which
 /// versions carry it. Decoding a version without a field leaves the field at its default.
-/// Encoding at a version without a field depends on what the field holds and on how Kafka's
-/// schema marks it:
+/// Encoding at a version without a field depends on what the field holds:
 ///
 /// * **Its default** (named in the field's documentation when it is not the type's zero: 0,
 ///   `false`, empty, null or the zero UUID): nothing is lost, and the encode goes on.
-/// * **Another value, in a field that is not ignorable**: the encode fails with
-///   [`EncodeError::FieldNotInVersion`], naming the field.
-///   The receiver would act differently without it (a Metadata v3 request cannot say "do not
-///   create the topic"), so kwire refuses, as Kafka's own serializer does.
-/// * **Another value, in a field the schema marks *ignorable*** (its documentation ends with
-///   "Ignorable."): Kafka's schema declares that losing the value is acceptable, because it is a
-///   hint or an optimization the receiver can do without (a client's software name, a rack id,
-///   a leader epoch for fencing). The encode drops the value silently, as Kafka's does.
-///   [`Encode::dropped_field`] names such a field;
-///   [`Encode::encode_strict`],
-///   [`frame::encode_request_strict`] and
-///   [`frame::encode_response_strict`] fail with
-///   [`EncodeError::IgnorableFieldDropped`] instead.
+/// * **Another value**: the value would be lost, so the encode fails with
+///   [`EncodeError::FieldNotInVersion`], naming the field and the versions that have it. A
+///   Produce v13 request names its topics by id: a topic name there is refused, not sent as an
+///   empty topic id.
+/// * **The one exception, on request**: Kafka's schema marks some fields *ignorable* (their
+///   documentation ends with "Ignorable."): hints the receiver can do without (a client's
+///   software name, a rack id, a leader epoch for fencing), which Kafka's own serializer drops
+///   silently at a version without them. [`Encode::encode_lenient`],
+///   [`frame::encode_request_lenient`] and [`frame::encode_response_lenient`] leave such values
+///   out, as Kafka does: for proxies that re-encode at another version than they read. The error
+///   says whether a field is ignorable, and [`Encode::dropped_field`] names the field that a
+///   lenient encode would leave out.
 ///
 /// A tagged field at one of its tagged versions is written only when it differs from its
 /// default; a field that is null where the version does not allow null fails with
@@ -324,30 +395,38 @@ pub mod header;
 ///
 /// ```
 /// use kwire::EncodeError;
-/// use kwire::codec::Encode;
+/// use kwire::codec::{DroppedField, Encode, VersionRange};
 /// use kwire::messages::{ApiVersionsRequest, MetadataRequest};
 ///
 /// let mut out = [0u8; 64];
-/// // Not ignorable: refused.
+/// // Metadata v3 cannot say "do not create the topic".
 /// let metadata = MetadataRequest::default().with_allow_auto_topic_creation(false);
 /// assert_eq!(
 ///     metadata.encode(3, &mut out),
 ///     Err(EncodeError::FieldNotInVersion {
 ///         path: "MetadataRequest.AllowAutoTopicCreation",
-///         version: 3
+///         version: 3,
+///         versions: VersionRange::from(4),
+///         ignorable: false,
 ///     })
 /// );
 /// assert!(metadata.encode(4, &mut out).is_ok());
 ///
-/// // Ignorable: dropped, unless the encode is strict.
+/// // An ignorable field: refused too, unless the encode is lenient.
 /// let hello = ApiVersionsRequest::default().with_client_software_name("kwire");
-/// assert_eq!(hello.encode(2, &mut out), Ok(0));
-/// assert_eq!(hello.dropped_field(2), Some("ApiVersionsRequest.ClientSoftwareName"));
+/// let err = hello.encode(2, &mut out).unwrap_err();
 /// assert_eq!(
-///     hello.encode_strict(2, &mut out),
-///     Err(EncodeError::IgnorableFieldDropped {
+///     err.to_string(),
+///     "ApiVersionsRequest.ClientSoftwareName holds a value that version 2 cannot carry: \
+///      the field is in versions 3+ only (it is ignorable: a lenient encode leaves it out \
+///      instead of failing)"
+/// );
+/// assert_eq!(hello.encode_lenient(2, &mut out), Ok(0));
+/// assert_eq!(
+///     hello.dropped_field(2),
+///     Some(DroppedField {
 ///         path: "ApiVersionsRequest.ClientSoftwareName",
-///         version: 2
+///         versions: VersionRange::from(3),
 ///     })
 /// );
 /// assert_eq!(hello.dropped_field(3), None);
@@ -366,4 +445,5 @@ pub use heapless;
 pub use api::{ErrorCode, Request, Response};
 pub use codec::{Decode, Encode, Message};
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, Status};
+pub use frame::Body;
 pub use wire::ApiKey;

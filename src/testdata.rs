@@ -137,15 +137,18 @@ macro_rules! round_trip {
 
 /// Asserts that encoding `value` at `version` fails with `FieldNotInVersion` for `path`.
 fn assert_not_in_version<T: Encode>(value: &T, version: i16, path: &'static str) {
-    assert_eq!(
-        value.encoded_len(version),
-        Err(EncodeError::FieldNotInVersion { path, version }),
-        "{path} at v{version}"
-    );
+    let refused = |e: Result<usize, EncodeError>| {
+        matches!(
+            e,
+            Err(EncodeError::FieldNotInVersion { path: p, version: v, ignorable: false, versions })
+                if p == path && v == version && !versions.contains(version)
+        )
+    };
+    assert!(refused(value.encoded_len(version)), "{path} at v{version}");
     let mut buf = [JUNK; 512];
-    assert_eq!(
-        value.encode(version, &mut buf),
-        Err(EncodeError::FieldNotInVersion { path, version })
+    assert!(
+        refused(value.encode(version, &mut buf)),
+        "{path} at v{version}"
     );
     assert!(
         buf.iter().all(|&b| b == JUNK),
@@ -836,14 +839,26 @@ mod simple_example {
     }
 
     #[test]
-    fn ignorable_field_is_dropped_outside_its_versions() {
+    fn ignorable_field_is_refused_or_left_out_outside_its_versions() {
         let m = SimpleExampleMessage::default().with_tagged_long_flexible_version_subset(7);
-        // taggedLongFlexibleVersionSubset is tagged in 2+ and ignorable: dropped silently at v1.
-        let bytes = encode(&m, 1);
-        assert_eq!(bytes, v1_with_tags("00"));
-        let decoded: SimpleExampleMessage<'_> = decode(&bytes, 1);
+        // taggedLongFlexibleVersionSubset is tagged in 2+ and ignorable: refused at v1 and v0,
+        // left out by the lenient encode.
+        for version in [0, 1] {
+            assert_eq!(
+                m.encode(version, &mut [JUNK; 64]),
+                Err(EncodeError::FieldNotInVersion {
+                    path: "SimpleExampleMessage.taggedLongFlexibleVersionSubset",
+                    version,
+                    versions: crate::codec::VersionRange::from(2),
+                    ignorable: true,
+                })
+            );
+        }
+        let mut buf = [JUNK; 64];
+        let n = m.encode_lenient(1, &mut buf).unwrap();
+        assert_eq!(buf[..n], v1_with_tags("00"));
+        let decoded: SimpleExampleMessage<'_> = decode(&buf[..n], 1);
         assert_eq!(decoded, SimpleExampleMessage::default());
-        encode(&m, 0);
         let bytes = round_trip!(m, 2);
         assert_eq!(bytes[bytes.len() - 11..], hex("01 09 08 0000000000000007"));
     }

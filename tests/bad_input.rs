@@ -3,7 +3,9 @@
 //! one whole typed error for each kind of malformed input, and the encode-side failures.
 //! Nothing here may panic.
 
-use kwire::codec::{Array, Decode, Encode, RawTaggedField, Reader, TaggedFields, uvarint_len};
+use kwire::codec::{
+    Array, Decode, Encode, RawTaggedField, Reader, TaggedFields, VersionRange, uvarint_len,
+};
 use kwire::frame::{self, decode_request, decode_response, encode_request, encode_response};
 use kwire::messages::api_versions_request::ApiVersionsRequest;
 use kwire::messages::fetch_request::{FetchRequest, ReplicaState};
@@ -1460,6 +1462,8 @@ fn field_not_in_version() {
         let expected = EncodeError::FieldNotInVersion {
             path: "HeartbeatRequest.GroupInstanceId",
             version,
+            versions: VersionRange::from(3),
+            ignorable: false,
         };
         assert_eq!(body.encoded_len(version), Err(expected));
         let mut buf = [0xa5u8; 64];
@@ -1484,7 +1488,9 @@ fn field_not_in_version() {
         v0.encoded_len(0),
         Err(EncodeError::FieldNotInVersion {
             path: "UpdateFeaturesRequest.ValidateOnly",
-            version: 0
+            version: 0,
+            versions: VersionRange::from(1),
+            ignorable: false,
         })
     );
     let updates = [FeatureUpdateKey::default()
@@ -1495,7 +1501,9 @@ fn field_not_in_version() {
         nested.encoded_len(0),
         Err(EncodeError::FieldNotInVersion {
             path: "UpdateFeaturesRequest.FeatureUpdates.UpgradeType",
-            version: 0
+            version: 0,
+            versions: VersionRange::from(1),
+            ignorable: false,
         })
     );
     let updates = [FeatureUpdateKey::default()
@@ -1506,7 +1514,9 @@ fn field_not_in_version() {
         nested.encoded_len(1),
         Err(EncodeError::FieldNotInVersion {
             path: "UpdateFeaturesRequest.FeatureUpdates.AllowDowngrade",
-            version: 1
+            version: 1,
+            versions: VersionRange::new(0, 0),
+            ignorable: false,
         })
     );
     assert!(nested.encoded_len(0).is_ok());
@@ -1517,7 +1527,9 @@ fn field_not_in_version() {
         fetch.encoded_len(14),
         Err(EncodeError::FieldNotInVersion {
             path: "FetchRequest.ReplicaState",
-            version: 14
+            version: 14,
+            versions: VersionRange::from(15),
+            ignorable: false,
         })
     );
     // A null in a field that is not nullable at the version.
@@ -1561,7 +1573,7 @@ fn field_not_in_version() {
 }
 
 #[test]
-fn ignorable_fields_are_dropped() {
+fn ignorable_fields_are_refused_or_left_out_leniently() {
     // UpdateFeaturesResponse.Results exists in v0-1 only and is ignorable.
     let results = [UpdatableFeatureResult::default()
         .with_feature("metadata.version")
@@ -1570,8 +1582,20 @@ fn ignorable_fields_are_dropped() {
         .with_error_message(None)
         .with_results(&results);
     let without = UpdateFeaturesResponse::default().with_error_message(None);
-    assert_eq!(encode_body(&with, 2), encode_body(&without, 2));
-    assert_eq!(encode_body(&with, 2), hex("00000000 0000 00 00"));
+    let mut buf = [0xa5u8; 64];
+    assert_eq!(
+        with.encode(2, &mut buf),
+        Err(EncodeError::FieldNotInVersion {
+            path: "UpdateFeaturesResponse.Results",
+            version: 2,
+            versions: VersionRange::new(0, 1),
+            ignorable: true,
+        })
+    );
+    assert!(buf.iter().all(|&b| b == 0xa5));
+    let n = with.encode_lenient(2, &mut buf).unwrap();
+    assert_eq!(buf[..n], encode_body(&without, 2));
+    assert_eq!(buf[..n], hex("00000000 0000 00 00"));
     let v1 = encode_body(&with, 1);
     assert_ne!(v1, encode_body(&without, 1));
     assert_eq!(UpdateFeaturesResponse::decode_exact(&v1, 1), Ok(with));
@@ -1583,8 +1607,17 @@ fn ignorable_fields_are_dropped() {
         .with_client_software_name("x")
         .with_client_software_version("1");
     assert_eq!(api.encoded_len(2), Ok(0));
-    let frame = request_frame(&req_header(18, 2, Some("c")), &api);
-    assert_eq!(frame, hex("0000000b 0012 0002 01020304 0001 63"));
+    let header = req_header(18, 2, Some("c"));
+    assert!(matches!(
+        encode_request(&header, &api, &mut buf),
+        Err(EncodeError::FieldNotInVersion {
+            path: "ApiVersionsRequest.ClientSoftwareName",
+            ignorable: true,
+            ..
+        })
+    ));
+    let n = frame::encode_request_lenient(&header, &api, &mut buf).unwrap();
+    assert_eq!(buf[..n], hex("0000000b 0012 0002 01020304 0001 63"));
 }
 
 // ---------------------------------------------------------------------------------------------

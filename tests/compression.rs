@@ -150,7 +150,7 @@ fn from_ours(r: &Record<'_>) -> Expected {
         headers: r
             .headers()
             .iter()
-            .map(|h| (h.key.to_vec(), h.value.map(<[u8]>::to_vec)))
+            .map(|h| (h.key().to_vec(), h.value().map(<[u8]>::to_vec)))
             .collect(),
     }
 }

@@ -339,7 +339,8 @@ fn frame_of(key: ApiKey, version: i16, side: Side, body: &[u8]) -> Vec<u8> {
             .with_request_api_version(version)
             .with_correlation_id(7)
             .with_client_id(Some("dissect"))
-            .encode(hv, &mut header),
+            // ControlledShutdown v0's header v0 has no client id: left out there.
+            .encode_lenient(hv, &mut header),
         Side::Response => ResponseHeader::default()
             .with_correlation_id(7)
             .encode(hv, &mut header),

@@ -1,11 +1,15 @@
-//! Fields a version cannot carry: ignorable values are dropped by the plain encode and refused
-//! by the strict one, which names them; `dropped_field` agrees with what a round trip loses.
+//! Fields a version cannot carry: every encode refuses a value it would lose, naming the field
+//! and the versions that have it, except the lenient one, which leaves out the values of
+//! ignorable fields as Kafka's serializer does; `dropped_field` agrees with what a lenient round
+//! trip loses.
 
-use kwire::codec::{MessageKind, Reader, VersionRange};
+use kwire::codec::{DroppedField, MessageKind, Reader, Uuid, VersionRange};
 use kwire::messages::fetch_request::FetchTopic;
 use kwire::messages::metadata_response::MetadataResponseBroker;
+use kwire::messages::produce_request::TopicProduceData;
 use kwire::messages::{
-    ControlledShutdownRequest, FetchRequest, MetadataResponse, RequestHeader, ResponseHeader,
+    ControlledShutdownRequest, FetchRequest, MetadataResponse, ProduceRequest, RequestHeader,
+    ResponseHeader,
 };
 use kwire::schema;
 use kwire::{ApiKey, Encode, EncodeError, Request, Response, frame};
@@ -14,8 +18,56 @@ fn versions(r: VersionRange) -> impl Iterator<Item = i16> {
     (r.min..=r.max).filter(move |v| r.contains(*v))
 }
 
+fn dropped(path: &'static str, versions: VersionRange) -> Option<DroppedField> {
+    Some(DroppedField { path, versions })
+}
+
+/// A topic named where the version names topics by id: refused by the frame encoder a client
+/// calls, not sent as the zero topic id.
+#[test]
+fn a_topic_name_at_produce_v13_is_refused() {
+    let topics = [TopicProduceData::default().with_name("events")];
+    let body = ProduceRequest::default()
+        .with_acks(-1)
+        .with_topic_data(&topics);
+    let header = RequestHeader::new(ApiKey::PRODUCE, 13, 1);
+    let mut out = [0x55u8; 128];
+    let err = frame::encode_request(&header, &body, &mut out).unwrap_err();
+    assert_eq!(
+        err,
+        EncodeError::FieldNotInVersion {
+            path: "ProduceRequest.TopicData.Name",
+            version: 13,
+            versions: VersionRange::new(0, 12),
+            ignorable: true,
+        }
+    );
+    assert_eq!(out, [0x55u8; 128]);
+    assert_eq!(
+        err.to_string(),
+        "ProduceRequest.TopicData.Name holds a value that version 13 cannot carry: the field is \
+         in versions 0-12 only (it is ignorable: a lenient encode leaves it out instead of \
+         failing)"
+    );
+    // The same request at v12 carries the name, and at v13 the id.
+    let v12 = header.with_request_api_version(12);
+    assert!(frame::encode_request(&v12, &body, &mut out).is_ok());
+    let by_id = [TopicProduceData::default().with_topic_id(Uuid::from_u128(1))];
+    let body = body.with_topic_data(&by_id);
+    assert!(frame::encode_request(&header, &body, &mut out).is_ok());
+    assert!(matches!(
+        frame::encode_request(&v12, &body, &mut out),
+        Err(EncodeError::FieldNotInVersion {
+            path: "ProduceRequest.TopicData.TopicId",
+            version: 12,
+            ..
+        })
+    ));
+}
+
 /// An ignorable field inside an array element is named by its full path, only at the versions
-/// that lack it; the strict encode fails there and writes nothing.
+/// that lack it; the encode fails there and writes nothing, and the lenient encode leaves the
+/// value out.
 #[test]
 fn a_nested_ignorable_value_is_named_and_refused() {
     let brokers = [
@@ -28,47 +80,48 @@ fn a_nested_ignorable_value_is_named_and_refused() {
             .with_rack(Some("eu-1a")),
     ];
     let body = MetadataResponse::default().with_brokers(&brokers);
-    assert_eq!(body.dropped_field(0), Some("MetadataResponse.Brokers.Rack"));
+    let rack = dropped("MetadataResponse.Brokers.Rack", VersionRange::from(1));
+    assert_eq!(body.dropped_field(0), rack);
     assert_eq!(body.dropped_field(1), None);
 
     let mut out = [0xAAu8; 64];
-    let plain = body.encode(0, &mut out).unwrap();
-    assert!(plain > 0);
+    let lenient = body.encode_lenient(0, &mut out).unwrap();
+    assert!(lenient > 0);
     let mut untouched = [0xAAu8; 64];
-    let err = body.encode_strict(0, &mut untouched).unwrap_err();
+    let err = body.encode(0, &mut untouched).unwrap_err();
     assert_eq!(
         err,
-        EncodeError::IgnorableFieldDropped {
+        EncodeError::FieldNotInVersion {
             path: "MetadataResponse.Brokers.Rack",
-            version: 0
+            version: 0,
+            versions: VersionRange::from(1),
+            ignorable: true,
         }
     );
     assert_eq!(untouched, [0xAAu8; 64]);
-    assert_eq!(
-        err.to_string(),
-        "MetadataResponse.Brokers.Rack holds a non-default value that version 0 would drop \
-         (the field is ignorable; the strict encode refuses to lose it)"
-    );
-    // Where the version carries the field, strict and plain write the same bytes.
-    let mut strict = [0u8; 64];
-    let n = body.encode_strict(1, &mut strict).unwrap();
-    assert_eq!(body.encode(1, &mut out), Ok(n));
-    assert_eq!(strict[..n], out[..n]);
+    // Where the version carries the field, both encodes write the same bytes.
+    let mut refusing = [0u8; 64];
+    let n = body.encode(1, &mut refusing).unwrap();
+    assert_eq!(body.encode_lenient(1, &mut out), Ok(n));
+    assert_eq!(refusing[..n], out[..n]);
 }
 
 /// Other errors come first: a version the message does not have is reported as such, not as a
-/// dropped field.
+/// field it cannot carry.
 #[test]
-fn the_strict_encode_checks_the_version_first() {
+fn the_encode_checks_the_version_first() {
     let body = FetchRequest::default().with_rack_id("eu-1a");
-    assert_eq!(body.dropped_field(10), Some("FetchRequest.RackId"));
+    assert_eq!(
+        body.dropped_field(10),
+        dropped("FetchRequest.RackId", VersionRange::from(11))
+    );
     assert!(matches!(
-        body.encode_strict(99, &mut [0u8; 128]),
+        body.encode(99, &mut [0u8; 128]),
         Err(EncodeError::UnsupportedVersion { version: 99, .. })
     ));
 }
 
-/// A tagged ignorable field is dropped outside its tagged versions, and the request enum passes
+/// A tagged ignorable field is named outside its tagged versions, and the request enum passes
 /// the question to its body.
 #[test]
 fn tagged_fields_and_the_request_enum() {
@@ -76,57 +129,73 @@ fn tagged_fields_and_the_request_enum() {
     let body = FetchRequest::default()
         .with_cluster_id(Some("cluster-1"))
         .with_topics(&topics);
-    assert_eq!(body.dropped_field(11), Some("FetchRequest.ClusterId"));
+    let cluster_id = dropped("FetchRequest.ClusterId", VersionRange::from(12));
+    assert_eq!(body.dropped_field(11), cluster_id);
     assert_eq!(body.dropped_field(12), None);
     // From v13 topics are named by id, and a name is ignorable.
     assert_eq!(
         body.with_cluster_id(None).dropped_field(13),
-        Some("FetchRequest.Topics.Topic")
+        dropped("FetchRequest.Topics.Topic", VersionRange::new(0, 12))
     );
     let request = Request::Fetch(body);
-    assert_eq!(request.dropped_field(11), Some("FetchRequest.ClusterId"));
+    assert_eq!(request.dropped_field(11), cluster_id);
     assert_eq!(request.dropped_field(12), None);
+    assert!(matches!(
+        request.encode(11, &mut [0u8; 128]),
+        Err(EncodeError::FieldNotInVersion {
+            path: "FetchRequest.ClusterId",
+            ignorable: true,
+            ..
+        })
+    ));
 }
 
-/// The strict frame encoders check the header and the body, and write nothing when they refuse.
+/// The frame encoders check the header and the body, and write nothing when they refuse; the
+/// lenient ones leave the value out.
 #[test]
-fn strict_frames() {
+fn frames_refuse_and_lenient_frames_leave_out() {
     let mut out = [0x55u8; 128];
     // ControlledShutdown v0 sends header v0, which has no client id.
     let header = RequestHeader::new(ApiKey::CONTROLLED_SHUTDOWN, 0, 4).with_client_id(Some("app"));
     let body = ControlledShutdownRequest::default().with_broker_id(3);
-    assert!(frame::encode_request(&header, &body, &mut out).is_ok());
+    let n = frame::encode_request_lenient(&header, &body, &mut out).unwrap();
+    assert_eq!(frame::request_len(&header, &body), Ok(n));
     let mut untouched = [0x55u8; 128];
     assert_eq!(
-        frame::encode_request_strict(&header, &body, &mut untouched),
-        Err(EncodeError::IgnorableFieldDropped {
+        frame::encode_request(&header, &body, &mut untouched),
+        Err(EncodeError::FieldNotInVersion {
             path: "RequestHeader.ClientId",
-            version: 0
+            version: 0,
+            versions: VersionRange::from(1),
+            ignorable: true,
         })
     );
     assert_eq!(untouched, [0x55u8; 128]);
     let at_v1 = header.with_request_api_version(1);
-    let n = frame::encode_request_strict(&at_v1, &body, &mut out).unwrap();
+    let n = frame::encode_request(&at_v1, &body, &mut out).unwrap();
     assert_eq!(frame::request_len(&at_v1, &body), Ok(n));
 
     let brokers = [MetadataResponseBroker::default().with_rack(Some("eu-1a"))];
     let response = Response::Metadata(MetadataResponse::default().with_brokers(&brokers));
     let header = ResponseHeader::default().with_correlation_id(4);
-    assert!(frame::encode_response(&header, &response, 0, &mut out).is_ok());
-    assert_eq!(
-        frame::encode_response_strict(&header, &response, 0, &mut untouched),
-        Err(EncodeError::IgnorableFieldDropped {
+    let n = frame::encode_response_lenient(&header, &response, 0, &mut out).unwrap();
+    assert_eq!(frame::response_len(&header, &response, 0), Ok(n));
+    assert!(matches!(
+        frame::encode_response(&header, &response, 0, &mut untouched),
+        Err(EncodeError::FieldNotInVersion {
             path: "MetadataResponse.Brokers.Rack",
-            version: 0
+            version: 0,
+            ignorable: true,
+            ..
         })
-    );
+    ));
     assert_eq!(untouched, [0x55u8; 128]);
-    assert!(frame::encode_response_strict(&header, &response, 1, &mut out).is_ok());
+    assert!(frame::encode_response(&header, &response, 1, &mut out).is_ok());
 }
 
 /// Random instances of every request and response at every version, re-encoded at every other
-/// version the plain encode accepts: the round trip at the other version loses a value exactly
-/// when `dropped_field` names one.
+/// version the lenient encode accepts: the round trip at the other version loses a value exactly
+/// when `dropped_field` names one, and exactly then the encode refuses, naming that field.
 #[test]
 fn dropped_field_agrees_with_what_a_round_trip_loses() {
     const SEEDS: u64 = 16;
@@ -149,7 +218,7 @@ fn dropped_field_agrees_with_what_a_round_trip_loses() {
                 }
                 for to in versions(schema.valid_versions) {
                     let mut out = vec![0u8; 1 << 16];
-                    let Ok(m) = original.encode(to, &mut out) else {
+                    let Ok(m) = original.encode_lenient(to, &mut out) else {
                         refused += 1;
                         continue;
                     };
@@ -161,6 +230,30 @@ fn dropped_field_agrees_with_what_a_round_trip_loses() {
                         failures.push(format!(
                             "{} v{from} seed {seed} -> v{to}: dropped_field {dropped:?}, \
                              round trip lost a value: {lost}",
+                            schema.name
+                        ));
+                    }
+                    let refusal = match original.encode(to, &mut out) {
+                        Ok(_) => None,
+                        Err(EncodeError::FieldNotInVersion {
+                            path,
+                            version,
+                            versions,
+                            ignorable: true,
+                        }) if version == to => Some(DroppedField { path, versions }),
+                        Err(e) => {
+                            failures.push(format!(
+                                "{} v{from} seed {seed} -> v{to}: the encode failed with {e} \
+                                 where the lenient one did not",
+                                schema.name
+                            ));
+                            None
+                        }
+                    };
+                    if refusal != dropped {
+                        failures.push(format!(
+                            "{} v{from} seed {seed} -> v{to}: dropped_field {dropped:?}, \
+                             the encode refused {refusal:?}",
                             schema.name
                         ));
                     }
@@ -211,7 +304,14 @@ impl Either<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn encode_lenient(&self, version: i16, out: &mut [u8]) -> Result<usize, EncodeError> {
+        match self {
+            Self::Request(r) => r.encode_lenient(version, out),
+            Self::Response(r) => r.encode_lenient(version, out),
+        }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<DroppedField> {
         match self {
             Self::Request(r) => r.dropped_field(version),
             Self::Response(r) => r.dropped_field(version),

@@ -512,7 +512,7 @@ fn check_records(what: &str, records: Records<'_>, set: &Set, errors: &mut Vec<S
                                 ),
                                 r.headers()
                                     .iter()
-                                    .map(|h| (h.key.to_vec(), h.value.map(<[u8]>::to_vec)))
+                                    .map(|h| (h.key().to_vec(), h.value().map(<[u8]>::to_vec)))
                                     .collect::<Vec<_>>(),
                             )),
                             Err(e) => errors.push(format!("{what}: record: {e}")),

@@ -1,6 +1,7 @@
 //! Legacy message sets (magic 0 and 1): the worked examples, the builder, wrapper offset and
 //! timestamp rules, round trips, truncation and CRC damage.
 
+use kwire::codec::VersionRange;
 use kwire::records::{
     Batch, Compression, InnerSet, LegacyBuilder, LegacyMagic, LegacyMessage, LegacyRecord,
     LegacyRecords, NewHeader, NewRecord, Records, TimestampType,
@@ -182,7 +183,9 @@ fn builder_errors_write_nothing() {
             e,
             EncodeError::FieldNotInVersion {
                 path: "NewRecord.headers",
-                version
+                version,
+                versions: VersionRange::from(2),
+                ignorable: false,
             }
         );
         assert!(out.iter().all(|&b| b == 0xee));

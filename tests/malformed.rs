@@ -457,7 +457,7 @@ fn batch_length_that_lies() {
     assert_eq!(
         batches.partial(),
         Some(kwire::records::PartialBatch {
-            offset: batch.len(),
+            byte_offset: batch.len(),
             available: longer.len(),
             needed: 10
         })

@@ -168,7 +168,7 @@ fn rich_records_round_trip() {
         assert_eq!(r.value(), want.value);
         assert_eq!(r.timestamp(), want.timestamp, "record {i}");
         assert_eq!(r.offset(), 1000 + i as i64);
-        let headers: Vec<_> = r.headers().iter().map(|h| (h.key, h.value)).collect();
+        let headers: Vec<_> = r.headers().iter().map(|h| (h.key(), h.value())).collect();
         let want_h: Vec<_> = want.headers.iter().map(|h| (h.key, h.value)).collect();
         assert_eq!(headers, want_h);
     }
@@ -296,7 +296,7 @@ fn records_field_iteration_and_truncated_tail() {
         } else {
             let p = partial.unwrap();
             assert_eq!(
-                (p.offset, p.available),
+                (p.byte_offset, p.available),
                 (consumed, cut - consumed),
                 "cut {cut}"
             );
@@ -332,7 +332,7 @@ fn record_batches_read_v2_as_batches_does_and_refuse_legacy() {
         }
         assert_eq!(all.partial(), v2.partial(), "cut {cut}");
         assert_eq!(all.remainder(), v2.remainder(), "cut {cut}");
-        assert_eq!(all.offset(), v2.offset(), "cut {cut}");
+        assert_eq!(all.byte_offset(), v2.byte_offset(), "cut {cut}");
     }
     // A legacy message is refused at its magic byte, and the iteration ends.
     let legacy = hex(LEGACY_V1_36);

@@ -320,7 +320,7 @@ proptest! {
             let headers: Vec<(Vec<u8>, Option<Vec<u8>>)> = r
                 .headers()
                 .iter()
-                .map(|h| (h.key.to_vec(), h.value.map(<[u8]>::to_vec)))
+                .map(|h| (h.key().to_vec(), h.value().map(<[u8]>::to_vec)))
                 .collect();
             prop_assert_eq!(headers, their_header_pairs(want));
         }

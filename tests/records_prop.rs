@@ -250,7 +250,7 @@ proptest! {
             prop_assert_eq!(r.key(), want.key.as_deref());
             prop_assert_eq!(r.value(), want.value.as_deref());
             let headers: Vec<(&[u8], Option<&[u8]>)> =
-                r.headers().iter().map(|h| (h.key, h.value)).collect();
+                r.headers().iter().map(|h| (h.key(), h.value())).collect();
             let expected: Vec<(&[u8], Option<&[u8]>)> = want
                 .headers
                 .iter()
@@ -372,9 +372,9 @@ proptest! {
             prop_assert_eq!(got.as_bytes(), &first[..]);
             prop_assert!(batches.next().is_none(), "cut at {}", cut);
             prop_assert_eq!(batches.remainder(), prefix);
-            prop_assert_eq!(batches.offset(), first.len());
+            prop_assert_eq!(batches.byte_offset(), first.len());
             // After a complete batch it is the normal end of a fetch, reported as partial.
-            let partial = batches.partial().map(|p| (p.offset, p.available));
+            let partial = batches.partial().map(|p| (p.byte_offset, p.available));
             prop_assert_eq!(partial, (cut > 0).then_some((first.len(), cut)));
             if let Some(p) = batches.partial() {
                 let needed = if cut < 12 { 17 - cut } else { bytes.len() - cut };
@@ -466,7 +466,7 @@ fn walk_everything(data: &[u8]) {
                     let Ok(r) = r else { break };
                     let _ = (r.offset(), r.timestamp(), r.sequence(), r.key(), r.value());
                     for h in r.headers() {
-                        let _ = (h.key_str(), h.value);
+                        let _ = (h.key_str(), h.value());
                     }
                     let _ = r.headers().get(b"trace");
                     if let Ok(c) = ControlRecord::parse(&r) {

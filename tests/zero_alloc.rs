@@ -17,6 +17,7 @@ use std::hint::black_box;
 #[allow(dead_code)]
 mod workloads;
 
+use kwire::header::request_header_version;
 use kwire::records::crc;
 use kwire::{ApiKey, frame};
 use workloads::*;
@@ -388,7 +389,13 @@ fn every_message_and_the_dissector_run_without_allocating() {
                     if schema.kind == MessageKind::Request {
                         let body = Request::decode(r, key, version).expect("valid");
                         assert_eq!(body.encode(version, &mut out), Ok(n));
-                        let header = RequestHeader::new(key, version, 1).with_client_id(Some("c"));
+                        // A client id where the header has one (not ControlledShutdown v0's).
+                        let header = RequestHeader::new(key, version, 1);
+                        let header = if request_header_version(key, version) >= 1 {
+                            header.with_client_id(Some("c"))
+                        } else {
+                            header
+                        };
                         let len = frame::encode_request(&header, &body, &mut frame_buf);
                         let len = len.expect("fits");
                         frame::decode_request(&frame_buf[..len]).expect("valid");

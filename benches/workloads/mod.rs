@@ -1077,7 +1077,7 @@ pub fn ours_read_records(batch: &[u8]) -> usize {
         acc += r.key().map_or(0, <[u8]>::len) + r.value().map_or(0, <[u8]>::len);
         acc = acc.wrapping_add(r.offset() as usize ^ r.timestamp() as usize);
         for h in r.headers() {
-            acc += h.key.len() + h.value.map_or(0, <[u8]>::len);
+            acc += h.key().len() + h.value().map_or(0, <[u8]>::len);
         }
     }
     acc

@@ -219,7 +219,7 @@ fn write_v2_records(records: RecordIter<'_>, control: bool, indent: &str, out: &
         if !headers.is_empty() {
             out.push_str("  headers");
             for h in headers.iter() {
-                let _ = write!(out, " {}={}", shown(Some(h.key)), shown(h.value));
+                let _ = write!(out, " {}={}", shown(Some(h.key())), shown(h.value()));
             }
         }
         out.push('\n');

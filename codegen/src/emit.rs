@@ -1474,8 +1474,9 @@ fn emit_encode(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
     }
     out.push_str(&body);
     out.push_str("}\n");
-    if can_drop(structs, &s.name) {
-        emit_dropped_field(out, structs, fields, *hull)?;
+    let drops = drop_versions(structs, &s.name);
+    if !drops.is_empty() {
+        emit_dropped_field(out, structs, fields, *hull, &drops)?;
     }
     out.push_str("}\n\n");
     Ok(())
@@ -1538,7 +1539,8 @@ fn encoded_len_body(c: &StructCtx<'_>, tagged_fields: &[&F<'_>]) -> Result<Strin
             None
         } else {
             Some(format!(
-                "return Err(EncodeError::FieldNotInVersion {{ path: {p}, version }});"
+                "return Err(EncodeError::FieldNotInVersion {{ path: {p}, version, versions: c::{}, ignorable: false }});",
+                x.f.versions.rust()
             ))
         };
         // Absent at this version: neither positional nor tagged.
@@ -1777,56 +1779,98 @@ fn is_element(structs: &Structs, name: &str) -> bool {
 
 /// Whether a value of struct `name` can hold something an encode would drop: an ignorable field
 /// outside some version of the struct's hull, here or in a struct it contains.
-fn can_drop(structs: &Structs, name: &str) -> bool {
+/// The versions of its hull at which a struct's `Encode::dropped_field` can find a value: where
+/// one of its ignorable fields is absent, or a struct it holds at that version can find one.
+fn drop_versions(structs: &Structs, name: &str) -> Vec<i16> {
     let hull = structs.hull.get(name).copied().unwrap_or(Range::NONE);
     let Some(def) = structs.list.iter().find(|d| d.name == name) else {
-        return false;
+        return Vec::new();
     };
-    def.fields.iter().any(|f| {
-        let reachable = !f.versions.intersect(hull).is_empty();
-        (f.ignorable && cond_not(f.versions, hull) != Cond::Never)
-            || (reachable && f.ty.struct_name().is_some_and(|sn| can_drop(structs, sn)))
-    })
+    let nested: Vec<(Range, Vec<i16>)> = def
+        .fields
+        .iter()
+        .filter_map(|f| Some((f.versions, drop_versions(structs, f.ty.struct_name()?))))
+        .collect();
+    (hull.min..=hull.max)
+        .filter(|&v| {
+            def.fields
+                .iter()
+                .any(|f| f.ignorable && !f.versions.contains(v))
+                || nested
+                    .iter()
+                    .any(|(present, inner)| present.contains(v) && inner.contains(&v))
+        })
+        .collect()
 }
 
-/// `Encode::dropped_field` for a struct that [`can_drop`]: in field order, an ignorable field
-/// holding a non-default value where the version lacks it, or what a contained struct present at
-/// the version would drop.
+/// The test, `None` when always true, of whether `version` (one of `within`) is one of `drops`.
+fn drops_test(within: Range, drops: &[i16]) -> Result<Option<String>, String> {
+    if (within.min..=within.max).all(|v| drops.contains(&v)) {
+        return Ok(None);
+    }
+    let mask = drops
+        .iter()
+        .try_fold(0u64, |m, &v| {
+            Some(m | 1u64.checked_shl(u32::try_from(v).ok()?)?)
+        })
+        .ok_or_else(|| format!("a version over 63 in {drops:?}"))?;
+    Ok(Some(format!("c::drops_at({mask:#b}, version)")))
+}
+
+/// `Encode::dropped_field` for a struct with [`drop_versions`]: in field order, an ignorable
+/// field holding a non-default value where the version lacks it, or what a contained struct
+/// present at the version would drop. At the versions where nothing can be dropped (the latest,
+/// usually), it returns before looking at a value.
 fn emit_dropped_field(
     out: &mut String,
     structs: &Structs,
     fields: &[F<'_>],
     hull: Range,
+    drops: &[i16],
 ) -> Result<(), String> {
     let mut body = String::new();
+    if let Some(test) = drops_test(hull, drops)? {
+        let _ = writeln!(body, "if !{test} {{ return None; }}");
+    }
     for x in fields {
         if x.f.ignorable {
-            let stmt = format!("return Some({:?});", x.path);
+            let stmt = format!(
+                "return Some(c::DroppedField {{ path: {:?}, versions: c::{} }});",
+                x.path,
+                x.f.versions.rust()
+            );
             let absent = cond_not(x.f.versions, hull);
             let _ = writeln!(body, "{}", guarded(&absent, &non_default(x)?, &stmt));
         }
         let Some(sn) = x.f.ty.struct_name() else {
             continue;
         };
-        if !can_drop(structs, sn) {
+        let inner = drop_versions(structs, sn);
+        if inner.is_empty() {
             continue;
         }
         let id = format!("self.{}", x.ident);
-        let nested = |v: &str| format!("let Some(p) = c::Encode::dropped_field({v}, version)");
+        let nested = |v: &str| format!("let Some(d) = c::Encode::dropped_field({v}, version)");
         let visit = match (&x.f.ty, x.option) {
             (Ty::Array(_), true) => format!(
-                "if let Some(a) = &{id} {{ for v in a {{ if {} {{ return Some(p); }} }} }}",
+                "if let Some(a) = &{id} {{ for v in a {{ if {} {{ return Some(d); }} }} }}",
                 nested("&v")
             ),
             (Ty::Array(_), false) => format!(
-                "for v in &{id} {{ if {} {{ return Some(p); }} }}",
+                "for v in &{id} {{ if {} {{ return Some(d); }} }}",
                 nested("&v")
             ),
             (_, true) => format!(
-                "if let Some(v) = &{id} && {} {{ return Some(p); }}",
+                "if let Some(v) = &{id} && {} {{ return Some(d); }}",
                 nested("v")
             ),
-            (_, false) => format!("if {} {{ return Some(p); }}", nested(&format!("&{id}"))),
+            (_, false) => format!("if {} {{ return Some(d); }}", nested(&format!("&{id}"))),
+        };
+        // Not even a look at the elements where the struct they hold finds nothing.
+        let present = x.f.versions.intersect(hull);
+        let visit = match drops_test(present, &inner)? {
+            Some(test) => format!("if {test} {{ {visit} }}"),
+            None => visit,
         };
         match cond(x.f.versions, hull) {
             Cond::Never => {}
@@ -1838,7 +1882,7 @@ fn emit_dropped_field(
             }
         }
     }
-    out.push_str("\nfn dropped_field(&self, version: i16) -> Option<&'static str> {\n");
+    out.push_str("\nfn dropped_field(&self, version: i16) -> Option<c::DroppedField> {\n");
     out.push_str(version_head(&body));
     out.push_str(&body);
     out.push_str("None\n}\n");

@@ -456,7 +456,7 @@ fn emit_api(messages: &[Message]) -> Result<String, String> {
         }
         out.push_str(&unreachable);
         out.push_str(
-            "}\n}\n\nfn dropped_field(&self, version: i16) -> Option<&'static str> {\nlet _ = version;\nmatch *self {\n",
+            "}\n}\n\nfn dropped_field(&self, version: i16) -> Option<c::DroppedField> {\nlet _ = version;\nmatch *self {\n",
         );
         for a in &live {
             let _ = writeln!(

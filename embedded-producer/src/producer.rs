@@ -362,7 +362,7 @@ pub fn run<T: Transport>(transport: &mut T) -> Result<Summary, Error<T::Error>> 
             let same_headers = record
                 .headers()
                 .iter()
-                .map(|h| (h.key, h.value))
+                .map(|h| (h.key(), h.value()))
                 .eq(sent.headers.iter().map(|h| (h.key, h.value)));
             if record.key() != sent.key
                 || record.value() != sent.value

@@ -28,6 +28,22 @@ use core::fmt;
 /// let partition_error: i16 = 6;
 /// assert!(partition_error == ErrorCode::NOT_LEADER_OR_FOLLOWER);
 /// ```
+///
+/// ## Printing
+///
+/// `{}` prints the name, for messages to people; `{:#}` adds Kafka's description; `{:?}` prints
+/// the name and the number, for logs and assertions, where the number is what a search finds:
+///
+/// ```
+/// use kwire::ErrorCode;
+///
+/// let code = ErrorCode::UNKNOWN_TOPIC_ID;
+/// assert_eq!(format!("{code}"), "UNKNOWN_TOPIC_ID");
+/// assert_eq!(format!("{code:?}"), "UNKNOWN_TOPIC_ID(100)");
+/// assert!(format!("{code:#}").starts_with("UNKNOWN_TOPIC_ID ("));
+/// assert_eq!(format!("{:?}", ErrorCode::NONE), "NONE(0)");
+/// assert_eq!(format!("{:?}", ErrorCode(1000)), "ErrorCode(1000)");
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct ErrorCode(pub i16);
 

@@ -3421,7 +3421,7 @@ impl c::Encode for Request<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         let _ = version;
         match *self {
             #[cfg(feature = "Produce")]
@@ -6386,7 +6386,7 @@ impl c::Encode for Response<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         let _ = version;
         match *self {
             #[cfg(feature = "Produce")]

@@ -298,7 +298,8 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
         self.version
     }
 
-    /// Iterates the elements.
+    /// Iterates the elements, each a copy decoded from the bytes: see [`Array::iter`] for how
+    /// to change them.
     #[must_use]
     pub fn iter(&self) -> ArrayIter<'a, T> {
         ArrayIter(IterRepr::Wire {
@@ -489,6 +490,25 @@ impl<'a, T: Element<'a>> Array<'a, T> {
     }
 
     /// Iterates the elements by value.
+    ///
+    /// Each element is a copy, read from the bytes or the slice behind the array: changing one
+    /// (`for mut b in brokers.iter() { b.port = 19092 }`) changes nothing in the message. To
+    /// change elements, [`Array::map_into`] writes the changed copies into storage of yours,
+    /// and the message's setter takes them:
+    ///
+    /// ```
+    /// use kwire::messages::MetadataResponse;
+    /// use kwire::messages::metadata_response::MetadataResponseBroker;
+    ///
+    /// let brokers = [MetadataResponseBroker::default().with_host("kafka-1").with_port(9092)];
+    /// let metadata = MetadataResponse::default().with_brokers(&brokers);
+    ///
+    /// let mut storage = [MetadataResponseBroker::default(); 8];
+    /// let moved = metadata.brokers.map_into(&mut storage, |b| b.with_port(19092))?;
+    /// let metadata = metadata.with_brokers(&*moved);
+    /// assert!(metadata.brokers.iter().all(|b| b.port == 19092));
+    /// # Ok::<(), kwire::codec::StorageTooSmall>(())
+    /// ```
     #[must_use]
     pub fn iter(&self) -> ArrayIter<'a, T> {
         match self {

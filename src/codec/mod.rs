@@ -221,14 +221,22 @@ pub(crate) fn take_or_read<'a, T: Decode<'a>>(
 }
 
 /// Encoding of a message or struct at a version into a caller's buffer.
+///
+/// A value the version cannot carry is refused, never lost: [`Encode::encode`] fails with
+/// [`EncodeError::FieldNotInVersion`] naming the field and the versions that have it.
+/// [`Encode::encode_lenient`] is the one exception, for proxies that re-encode at another
+/// version: it leaves out the values of fields Kafka's schema marks *ignorable*, as Kafka's own
+/// serializer does (see [`messages`](crate::messages#fields-outside-a-version)).
 pub trait Encode {
-    /// The exact number of bytes [`Encode::encode`] writes for `version`. Every check that can
-    /// make encoding fail happens here.
+    /// The exact number of bytes [`Encode::encode_lenient`] writes for `version`, which is also
+    /// what [`Encode::encode`] writes when it succeeds. Every check that can make an encode fail
+    /// happens here, except the one for an ignorable field's value that the version cannot carry
+    /// ([`Encode::dropped_field`]), which only [`Encode::encode`] makes.
     ///
     /// # Errors
     ///
-    /// `UnsupportedVersion`, `FieldNotInVersion`, `NullNotAllowed`, `LengthOverflow`,
-    /// `TaggedFieldsNotInVersion`, `InvalidUnknownTag`.
+    /// `UnsupportedVersion`, `FieldNotInVersion` (for a field that is not ignorable),
+    /// `NullNotAllowed`, `LengthOverflow`, `TaggedFieldsNotInVersion`, `InvalidUnknownTag`.
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError>;
 
     /// Writes the encoding at `version` without checks. Call [`Encode::encoded_len`] first: the
@@ -241,45 +249,70 @@ pub trait Encode {
     ///
     /// # Errors
     ///
-    /// As [`Encode::encoded_len`], plus `BufferTooSmall { required, available }`.
+    /// As [`Encode::encoded_len`], then `FieldNotInVersion` (with `ignorable: true`) for a
+    /// value [`Encode::dropped_field`] finds, then `BufferTooSmall { required, available }`.
     fn encode(&self, version: i16, out: &mut [u8]) -> Result<usize, EncodeError> {
         let required = self.encoded_len(version)?;
+        refuse_drops(self, version)?;
         write_sized(self, required, version, out)
     }
 
-    /// The schema path of the first field, in field order and nested structs included, whose
-    /// value an encode at `version` would leave out: a field that Kafka's schema marks
-    /// *ignorable*, holding a value other than its default, at a version without that field.
-    /// `None` when an encode at `version` carries every value. (A field that is not ignorable
-    /// never gets here: the encode fails with `FieldNotInVersion` instead; see
+    /// The first field, in field order and nested structs included, whose value an encode at
+    /// `version` cannot carry although Kafka's schema marks it *ignorable*: a value other than
+    /// the field's default, at a version without the field. [`Encode::encode`] refuses it;
+    /// [`Encode::encode_lenient`] leaves it out. `None` when an encode at `version` carries
+    /// every value. (A field that is not ignorable never gets here: every encode refuses it; see
     /// [`messages`](crate::messages#fields-outside-a-version).)
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<DroppedField> {
         let _ = version;
         None
     }
 
-    /// [`Encode::encode`], refusing to drop an ignorable field's value: where
-    /// [`Encode::dropped_field`] finds one, fails with `IgnorableFieldDropped` naming it, and
-    /// nothing is written.
+    /// [`Encode::encode`], except that the value of an ignorable field the version cannot carry
+    /// ([`Encode::dropped_field`]) is left out, as Kafka's own serializer does: for a proxy that
+    /// re-encodes a message at another version than it was read at, and accepts losing the
+    /// hints (a rack id, a client's software name) the older version has no field for.
     ///
     /// # Errors
     ///
-    /// As [`Encode::encode`], plus `IgnorableFieldDropped { path, version }`.
-    fn encode_strict(&self, version: i16, out: &mut [u8]) -> Result<usize, EncodeError> {
+    /// As [`Encode::encoded_len`], plus `BufferTooSmall { required, available }`.
+    fn encode_lenient(&self, version: i16, out: &mut [u8]) -> Result<usize, EncodeError> {
         let required = self.encoded_len(version)?;
-        check_nothing_dropped(self, version)?;
         write_sized(self, required, version, out)
     }
 }
 
-/// `Err(IgnorableFieldDropped)` for the field [`Encode::dropped_field`] names.
-pub(crate) fn check_nothing_dropped<E: Encode + ?Sized>(
-    value: &E,
-    version: i16,
-) -> Result<(), EncodeError> {
+/// A field whose value an encode at some version cannot carry, as [`Encode::dropped_field`]
+/// finds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct DroppedField {
+    /// Schema path of the field, such as `"ProduceRequest.TopicData.Name"`.
+    pub path: &'static str,
+    /// The versions that have the field.
+    pub versions: VersionRange,
+}
+
+/// `Err(FieldNotInVersion)` for the ignorable field [`Encode::dropped_field`] finds.
+pub(crate) fn refuse_drops<E: Encode + ?Sized>(value: &E, version: i16) -> Result<(), EncodeError> {
     match value.dropped_field(version) {
-        Some(path) => Err(EncodeError::IgnorableFieldDropped { path, version }),
+        Some(DroppedField { path, versions }) => Err(EncodeError::FieldNotInVersion {
+            path,
+            version,
+            versions,
+            ignorable: true,
+        }),
         None => Ok(()),
+    }
+}
+
+/// True if bit `version` of `mask` is set: whether a generated `dropped_field` can find a value
+/// at `version` (the bits are the versions where one of its ignorable fields is absent).
+#[inline]
+pub(crate) fn drops_at(mask: u64, version: i16) -> bool {
+    match u32::try_from(version) {
+        Ok(v) if v < u64::BITS => (mask >> v) & 1 == 1,
+        _ => false,
     }
 }
 

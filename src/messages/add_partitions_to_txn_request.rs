@@ -309,6 +309,8 @@ impl c::Encode for AddPartitionsToTxnRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "AddPartitionsToTxnRequest.Transactions",
                 version,
+                versions: c::VersionRange::new(4, 32767),
+                ignorable: false,
             });
         }
         if version <= 3 {
@@ -322,6 +324,8 @@ impl c::Encode for AddPartitionsToTxnRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "AddPartitionsToTxnRequest.V3AndBelowTransactionalId",
                 version,
+                versions: c::VersionRange::new(0, 3),
+                ignorable: false,
             });
         }
         if version <= 3 {
@@ -331,6 +335,8 @@ impl c::Encode for AddPartitionsToTxnRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "AddPartitionsToTxnRequest.V3AndBelowProducerId",
                 version,
+                versions: c::VersionRange::new(0, 3),
+                ignorable: false,
             });
         }
         if version <= 3 {
@@ -340,6 +346,8 @@ impl c::Encode for AddPartitionsToTxnRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "AddPartitionsToTxnRequest.V3AndBelowProducerEpoch",
                 version,
+                versions: c::VersionRange::new(0, 3),
+                ignorable: false,
             });
         }
         if version <= 3 {
@@ -353,6 +361,8 @@ impl c::Encode for AddPartitionsToTxnRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "AddPartitionsToTxnRequest.V3AndBelowTopics",
                 version,
+                versions: c::VersionRange::new(0, 3),
+                ignorable: false,
             });
         }
         if flexible {

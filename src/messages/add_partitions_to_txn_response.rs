@@ -276,6 +276,8 @@ impl c::Encode for AddPartitionsToTxnResponse<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "AddPartitionsToTxnResponse.ResultsByTransaction",
                 version,
+                versions: c::VersionRange::new(4, 32767),
+                ignorable: false,
             });
         }
         if version <= 3 {
@@ -289,6 +291,8 @@ impl c::Encode for AddPartitionsToTxnResponse<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "AddPartitionsToTxnResponse.ResultsByTopicV3AndBelow",
                 version,
+                versions: c::VersionRange::new(0, 3),
+                ignorable: false,
             });
         }
         if flexible {
@@ -331,11 +335,17 @@ impl c::Encode for AddPartitionsToTxnResponse<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b1111, version) {
+            return None;
+        }
         if version < 4 && self.error_code != 0 {
-            return Some("AddPartitionsToTxnResponse.ErrorCode");
+            return Some(c::DroppedField {
+                path: "AddPartitionsToTxnResponse.ErrorCode",
+                versions: c::VersionRange::new(4, 32767),
+            });
         }
         None
     }

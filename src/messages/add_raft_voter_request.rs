@@ -299,6 +299,8 @@ impl c::Encode for AddRaftVoterRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "AddRaftVoterRequest.AckWhenCommitted",
                 version,
+                versions: c::VersionRange::new(1, 32767),
+                ignorable: false,
             });
         }
         n = if self.unknown_tagged_fields.is_empty() {

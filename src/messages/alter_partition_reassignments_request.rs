@@ -211,6 +211,8 @@ impl c::Encode for AlterPartitionReassignmentsRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "AlterPartitionReassignmentsRequest.AllowReplicationFactorChange",
                 version,
+                versions: c::VersionRange::new(1, 32767),
+                ignorable: false,
             });
         }
         n = n.saturating_add(self.topics.encoded_len(

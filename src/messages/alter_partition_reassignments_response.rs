@@ -285,11 +285,17 @@ impl c::Encode for AlterPartitionReassignmentsResponse<'_> {
         self.unknown_tagged_fields.write_section(w);
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b1, version) {
+            return None;
+        }
         if version < 1 && !self.allow_replication_factor_change {
-            return Some("AlterPartitionReassignmentsResponse.AllowReplicationFactorChange");
+            return Some(c::DroppedField {
+                path: "AlterPartitionReassignmentsResponse.AllowReplicationFactorChange",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         None
     }

@@ -223,12 +223,12 @@ impl c::Encode for AlterPartitionRequest<'_> {
         self.unknown_tagged_fields.write_section(w);
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         for v in &self.topics {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None
@@ -472,14 +472,20 @@ impl c::Encode for TopicData<'_> {
         self.unknown_tagged_fields.write_section(w);
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version > 1 && !self.topic_name.is_empty() {
-            return Some("AlterPartitionRequest.Topics.TopicName");
+            return Some(c::DroppedField {
+                path: "AlterPartitionRequest.Topics.TopicName",
+                versions: c::VersionRange::new(0, 1),
+            });
         }
         if version < 2 && self.topic_id != c::Uuid::ZERO {
-            return Some("AlterPartitionRequest.Topics.TopicId");
+            return Some(c::DroppedField {
+                path: "AlterPartitionRequest.Topics.TopicId",
+                versions: c::VersionRange::new(2, 32767),
+            });
         }
         None
     }
@@ -771,6 +777,8 @@ impl c::Encode for PartitionData<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "AlterPartitionRequest.Topics.Partitions.NewIsr",
                 version,
+                versions: c::VersionRange::new(0, 2),
+                ignorable: false,
             });
         }
         if version >= 3 {
@@ -784,6 +792,8 @@ impl c::Encode for PartitionData<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "AlterPartitionRequest.Topics.Partitions.NewIsrWithEpochs",
                 version,
+                versions: c::VersionRange::new(3, 32767),
+                ignorable: false,
             });
         }
         if version >= 1 {
@@ -793,6 +803,8 @@ impl c::Encode for PartitionData<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "AlterPartitionRequest.Topics.Partitions.LeaderRecoveryState",
                 version,
+                versions: c::VersionRange::new(1, 32767),
+                ignorable: false,
             });
         }
         n = n.saturating_add(4);

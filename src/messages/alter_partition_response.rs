@@ -223,12 +223,12 @@ impl c::Encode for AlterPartitionResponse<'_> {
         self.unknown_tagged_fields.write_section(w);
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         for v in &self.topics {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None
@@ -472,18 +472,26 @@ impl c::Encode for TopicData<'_> {
         self.unknown_tagged_fields.write_section(w);
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version > 1 && !self.topic_name.is_empty() {
-            return Some("AlterPartitionResponse.Topics.TopicName");
+            return Some(c::DroppedField {
+                path: "AlterPartitionResponse.Topics.TopicName",
+                versions: c::VersionRange::new(0, 1),
+            });
         }
         if version < 2 && self.topic_id != c::Uuid::ZERO {
-            return Some("AlterPartitionResponse.Topics.TopicId");
+            return Some(c::DroppedField {
+                path: "AlterPartitionResponse.Topics.TopicId",
+                versions: c::VersionRange::new(2, 32767),
+            });
         }
-        for v in &self.partitions {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if c::drops_at(0b1, version) {
+            for v in &self.partitions {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -796,11 +804,17 @@ impl c::Encode for PartitionData<'_> {
         self.unknown_tagged_fields.write_section(w);
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b1, version) {
+            return None;
+        }
         if version < 1 && self.leader_recovery_state != 0 {
-            return Some("AlterPartitionResponse.Topics.Partitions.LeaderRecoveryState");
+            return Some(c::DroppedField {
+                path: "AlterPartitionResponse.Topics.Partitions.LeaderRecoveryState",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         None
     }

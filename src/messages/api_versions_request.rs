@@ -318,20 +318,35 @@ impl c::Encode for ApiVersionsRequest<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b11111, version) {
+            return None;
+        }
         if version < 3 && !self.client_software_name.is_empty() {
-            return Some("ApiVersionsRequest.ClientSoftwareName");
+            return Some(c::DroppedField {
+                path: "ApiVersionsRequest.ClientSoftwareName",
+                versions: c::VersionRange::new(3, 32767),
+            });
         }
         if version < 3 && !self.client_software_version.is_empty() {
-            return Some("ApiVersionsRequest.ClientSoftwareVersion");
+            return Some(c::DroppedField {
+                path: "ApiVersionsRequest.ClientSoftwareVersion",
+                versions: c::VersionRange::new(3, 32767),
+            });
         }
         if version < 5 && self.cluster_id.is_some() {
-            return Some("ApiVersionsRequest.ClusterId");
+            return Some(c::DroppedField {
+                path: "ApiVersionsRequest.ClusterId",
+                versions: c::VersionRange::new(5, 32767),
+            });
         }
         if version < 5 && self.node_id != -1 {
-            return Some("ApiVersionsRequest.NodeId");
+            return Some(c::DroppedField {
+                path: "ApiVersionsRequest.NodeId",
+                versions: c::VersionRange::new(5, 32767),
+            });
         }
         None
     }

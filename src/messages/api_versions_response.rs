@@ -457,23 +457,41 @@ impl c::Encode for ApiVersionsResponse<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b111, version) {
+            return None;
+        }
         if version < 1 && self.throttle_time_ms != 0 {
-            return Some("ApiVersionsResponse.ThrottleTimeMs");
+            return Some(c::DroppedField {
+                path: "ApiVersionsResponse.ThrottleTimeMs",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         if version < 3 && !self.supported_features.is_empty() {
-            return Some("ApiVersionsResponse.SupportedFeatures");
+            return Some(c::DroppedField {
+                path: "ApiVersionsResponse.SupportedFeatures",
+                versions: c::VersionRange::new(3, 32767),
+            });
         }
         if version < 3 && self.finalized_features_epoch != -1 {
-            return Some("ApiVersionsResponse.FinalizedFeaturesEpoch");
+            return Some(c::DroppedField {
+                path: "ApiVersionsResponse.FinalizedFeaturesEpoch",
+                versions: c::VersionRange::new(3, 32767),
+            });
         }
         if version < 3 && !self.finalized_features.is_empty() {
-            return Some("ApiVersionsResponse.FinalizedFeatures");
+            return Some(c::DroppedField {
+                path: "ApiVersionsResponse.FinalizedFeatures",
+                versions: c::VersionRange::new(3, 32767),
+            });
         }
         if version < 3 && self.zk_migration_ready {
-            return Some("ApiVersionsResponse.ZkMigrationReady");
+            return Some(c::DroppedField {
+                path: "ApiVersionsResponse.ZkMigrationReady",
+                versions: c::VersionRange::new(3, 32767),
+            });
         }
         None
     }

@@ -298,19 +298,30 @@ impl c::Encode for BeginQuorumEpochRequest<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if version < 1 && self.voter_id != -1 {
-            return Some("BeginQuorumEpochRequest.VoterId");
+        if !c::drops_at(0b1, version) {
+            return None;
         }
-        for v in &self.topics {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if version < 1 && self.voter_id != -1 {
+            return Some(c::DroppedField {
+                path: "BeginQuorumEpochRequest.VoterId",
+                versions: c::VersionRange::new(1, 32767),
+            });
+        }
+        if c::drops_at(0b1, version) {
+            for v in &self.topics {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         if version < 1 && !self.leader_endpoints.is_empty() {
-            return Some("BeginQuorumEpochRequest.LeaderEndpoints");
+            return Some(c::DroppedField {
+                path: "BeginQuorumEpochRequest.LeaderEndpoints",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         None
     }
@@ -527,12 +538,17 @@ impl c::Encode for TopicData<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        for v in &self.partitions {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if !c::drops_at(0b1, version) {
+            return None;
+        }
+        if c::drops_at(0b1, version) {
+            for v in &self.partitions {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -800,11 +816,17 @@ impl c::Encode for PartitionData<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b1, version) {
+            return None;
+        }
         if version < 1 && self.voter_directory_id != c::Uuid::ZERO {
-            return Some("BeginQuorumEpochRequest.Topics.Partitions.VoterDirectoryId");
+            return Some(c::DroppedField {
+                path: "BeginQuorumEpochRequest.Topics.Partitions.VoterDirectoryId",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         None
     }

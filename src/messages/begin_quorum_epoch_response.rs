@@ -230,6 +230,8 @@ impl c::Encode for BeginQuorumEpochResponse<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "BeginQuorumEpochResponse.NodeEndpoints",
                 version,
+                versions: c::VersionRange::new(1, 32767),
+                ignorable: false,
             });
         }
         if flexible {

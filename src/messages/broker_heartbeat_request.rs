@@ -348,12 +348,16 @@ impl c::Encode for BrokerHeartbeatRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "BrokerHeartbeatRequest.OfflineLogDirs",
                 version,
+                versions: c::VersionRange::new(1, 32767),
+                ignorable: false,
             });
         }
         if version < 2 && self.cordoned_log_dirs.is_some() {
             return Err(EncodeError::FieldNotInVersion {
                 path: "BrokerHeartbeatRequest.CordonedLogDirs",
                 version,
+                versions: c::VersionRange::new(2, 32767),
+                ignorable: false,
             });
         }
         let mut count: u32 = self.unknown_tagged_fields.count();

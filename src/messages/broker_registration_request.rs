@@ -352,6 +352,8 @@ impl c::Encode for BrokerRegistrationRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "BrokerRegistrationRequest.IsMigratingZkBroker",
                 version,
+                versions: c::VersionRange::new(1, 32767),
+                ignorable: false,
             });
         }
         if version >= 2 {
@@ -396,14 +398,23 @@ impl c::Encode for BrokerRegistrationRequest<'_> {
         self.unknown_tagged_fields.write_section(w);
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b111, version) {
+            return None;
+        }
         if version < 2 && !self.log_dirs.is_empty() {
-            return Some("BrokerRegistrationRequest.LogDirs");
+            return Some(c::DroppedField {
+                path: "BrokerRegistrationRequest.LogDirs",
+                versions: c::VersionRange::new(2, 32767),
+            });
         }
         if version < 3 && self.previous_broker_epoch != -1 {
-            return Some("BrokerRegistrationRequest.PreviousBrokerEpoch");
+            return Some(c::DroppedField {
+                path: "BrokerRegistrationRequest.PreviousBrokerEpoch",
+                versions: c::VersionRange::new(3, 32767),
+            });
         }
         None
     }

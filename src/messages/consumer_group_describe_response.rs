@@ -200,12 +200,17 @@ impl c::Encode for ConsumerGroupDescribeResponse<'_> {
         self.unknown_tagged_fields.write_section(w);
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        for v in &self.groups {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if !c::drops_at(0b1, version) {
+            return None;
+        }
+        if c::drops_at(0b1, version) {
+            for v in &self.groups {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -571,12 +576,17 @@ impl c::Encode for DescribedGroup<'_> {
         self.unknown_tagged_fields.write_section(w);
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        for v in &self.members {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if !c::drops_at(0b1, version) {
+            return None;
+        }
+        if c::drops_at(0b1, version) {
+            for v in &self.members {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -1004,11 +1014,17 @@ impl c::Encode for Member<'_> {
         self.unknown_tagged_fields.write_section(w);
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b1, version) {
+            return None;
+        }
         if version < 1 && self.member_type != -1 {
-            return Some("ConsumerGroupDescribeResponse.Groups.Members.MemberType");
+            return Some(c::DroppedField {
+                path: "ConsumerGroupDescribeResponse.Groups.Members.MemberType",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         None
     }

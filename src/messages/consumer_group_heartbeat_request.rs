@@ -381,6 +381,8 @@ impl c::Encode for ConsumerGroupHeartbeatRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "ConsumerGroupHeartbeatRequest.SubscribedTopicRegex",
                 version,
+                versions: c::VersionRange::new(1, 32767),
+                ignorable: false,
             });
         }
         n = n.saturating_add(c::nullable_string_len(

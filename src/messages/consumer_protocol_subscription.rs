@@ -295,17 +295,29 @@ impl c::Encode for ConsumerProtocolSubscription<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b111, version) {
+            return None;
+        }
         if version < 1 && !self.owned_partitions.is_empty() {
-            return Some("ConsumerProtocolSubscription.OwnedPartitions");
+            return Some(c::DroppedField {
+                path: "ConsumerProtocolSubscription.OwnedPartitions",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         if version < 2 && self.generation_id != -1 {
-            return Some("ConsumerProtocolSubscription.GenerationId");
+            return Some(c::DroppedField {
+                path: "ConsumerProtocolSubscription.GenerationId",
+                versions: c::VersionRange::new(2, 32767),
+            });
         }
         if version < 3 && self.rack_id.is_some() {
-            return Some("ConsumerProtocolSubscription.RackId");
+            return Some(c::DroppedField {
+                path: "ConsumerProtocolSubscription.RackId",
+                versions: c::VersionRange::new(3, 32767),
+            });
         }
         None
     }

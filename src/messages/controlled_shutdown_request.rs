@@ -227,11 +227,17 @@ impl c::Encode for ControlledShutdownRequest<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b11, version) {
+            return None;
+        }
         if version < 2 && self.broker_epoch != -1 {
-            return Some("ControlledShutdownRequest.BrokerEpoch");
+            return Some(c::DroppedField {
+                path: "ControlledShutdownRequest.BrokerEpoch",
+                versions: c::VersionRange::new(2, 32767),
+            });
         }
         None
     }

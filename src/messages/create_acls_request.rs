@@ -476,6 +476,8 @@ impl c::Encode for AclCreation<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "CreateAclsRequest.Creations.ResourcePatternType",
                 version,
+                versions: c::VersionRange::new(1, 32767),
+                ignorable: false,
             });
         }
         n = n.saturating_add(c::string_len(

@@ -273,6 +273,8 @@ impl c::Encode for CreateDelegationTokenRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "CreateDelegationTokenRequest.OwnerPrincipalType",
                 version,
+                versions: c::VersionRange::new(3, 32767),
+                ignorable: false,
             });
         }
         if version >= 3 {
@@ -291,6 +293,8 @@ impl c::Encode for CreateDelegationTokenRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "CreateDelegationTokenRequest.OwnerPrincipalName",
                 version,
+                versions: c::VersionRange::new(3, 32767),
+                ignorable: false,
             });
         }
         n = n.saturating_add(self.renewers.encoded_len(

@@ -418,6 +418,8 @@ impl c::Encode for CreateDelegationTokenResponse<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "CreateDelegationTokenResponse.TokenRequesterPrincipalType",
                 version,
+                versions: c::VersionRange::new(3, 32767),
+                ignorable: false,
             });
         }
         if version >= 3 {
@@ -431,6 +433,8 @@ impl c::Encode for CreateDelegationTokenResponse<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "CreateDelegationTokenResponse.TokenRequesterPrincipalName",
                 version,
+                versions: c::VersionRange::new(3, 32767),
+                ignorable: false,
             });
         }
         n = n.saturating_add(8);

@@ -221,6 +221,8 @@ impl c::Encode for CreateTopicsRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "CreateTopicsRequest.validateOnly",
                 version,
+                versions: c::VersionRange::new(1, 32767),
+                ignorable: false,
             });
         }
         if flexible {

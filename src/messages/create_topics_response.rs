@@ -229,15 +229,23 @@ impl c::Encode for CreateTopicsResponse<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if version < 2 && self.throttle_time_ms != 0 {
-            return Some("CreateTopicsResponse.ThrottleTimeMs");
+        if !c::drops_at(0b1111111, version) {
+            return None;
         }
-        for v in &self.topics {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if version < 2 && self.throttle_time_ms != 0 {
+            return Some(c::DroppedField {
+                path: "CreateTopicsResponse.ThrottleTimeMs",
+                versions: c::VersionRange::new(2, 32767),
+            });
+        }
+        if c::drops_at(0b1111111, version) {
+            for v in &self.topics {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -680,26 +688,47 @@ impl c::Encode for CreatableTopicResult<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b1111111, version) {
+            return None;
+        }
         if version < 7 && self.topic_id != c::Uuid::ZERO {
-            return Some("CreateTopicsResponse.Topics.TopicId");
+            return Some(c::DroppedField {
+                path: "CreateTopicsResponse.Topics.TopicId",
+                versions: c::VersionRange::new(7, 32767),
+            });
         }
         if version < 1 && self.error_message.as_ref().is_none_or(|v| !v.is_empty()) {
-            return Some("CreateTopicsResponse.Topics.ErrorMessage");
+            return Some(c::DroppedField {
+                path: "CreateTopicsResponse.Topics.ErrorMessage",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         if version < 5 && self.topic_config_error_code != 0 {
-            return Some("CreateTopicsResponse.Topics.TopicConfigErrorCode");
+            return Some(c::DroppedField {
+                path: "CreateTopicsResponse.Topics.TopicConfigErrorCode",
+                versions: c::VersionRange::new(5, 32767),
+            });
         }
         if version < 5 && self.num_partitions != -1 {
-            return Some("CreateTopicsResponse.Topics.NumPartitions");
+            return Some(c::DroppedField {
+                path: "CreateTopicsResponse.Topics.NumPartitions",
+                versions: c::VersionRange::new(5, 32767),
+            });
         }
         if version < 5 && self.replication_factor != -1 {
-            return Some("CreateTopicsResponse.Topics.ReplicationFactor");
+            return Some(c::DroppedField {
+                path: "CreateTopicsResponse.Topics.ReplicationFactor",
+                versions: c::VersionRange::new(5, 32767),
+            });
         }
         if version < 5 && self.configs.as_ref().is_none_or(|v| !v.is_empty()) {
-            return Some("CreateTopicsResponse.Topics.Configs");
+            return Some(c::DroppedField {
+                path: "CreateTopicsResponse.Topics.Configs",
+                versions: c::VersionRange::new(5, 32767),
+            });
         }
         None
     }

@@ -482,6 +482,8 @@ impl c::Encode for DeleteAclsFilter<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "DeleteAclsRequest.Filters.PatternTypeFilter",
                 version,
+                versions: c::VersionRange::new(1, 32767),
+                ignorable: false,
             });
         }
         n = n.saturating_add(c::nullable_string_len(

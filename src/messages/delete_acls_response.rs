@@ -797,6 +797,8 @@ impl c::Encode for DeleteAclsMatchingAcl<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "DeleteAclsResponse.FilterResults.MatchingAcls.PatternType",
                 version,
+                versions: c::VersionRange::new(1, 32767),
+                ignorable: false,
             });
         }
         n = n.saturating_add(c::string_len(

@@ -221,12 +221,17 @@ impl c::Encode for DeleteGroupsResponse<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        for v in &self.results {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if !c::drops_at(0b111, version) {
+            return None;
+        }
+        if c::drops_at(0b111, version) {
+            for v in &self.results {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -473,11 +478,17 @@ impl c::Encode for DeletableGroupResult<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b111, version) {
+            return None;
+        }
         if version < 3 && self.error_message.is_some() {
-            return Some("DeleteGroupsResponse.Results.ErrorMessage");
+            return Some(c::DroppedField {
+                path: "DeleteGroupsResponse.Results.ErrorMessage",
+                versions: c::VersionRange::new(3, 32767),
+            });
         }
         None
     }

@@ -238,6 +238,8 @@ impl c::Encode for DeleteTopicsRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "DeleteTopicsRequest.Topics",
                 version,
+                versions: c::VersionRange::new(6, 32767),
+                ignorable: false,
             });
         }
         if version <= 5 {
@@ -283,11 +285,17 @@ impl c::Encode for DeleteTopicsRequest<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b1000000, version) {
+            return None;
+        }
         if version > 5 && !self.topic_names.is_empty() {
-            return Some("DeleteTopicsRequest.TopicNames");
+            return Some(c::DroppedField {
+                path: "DeleteTopicsRequest.TopicNames",
+                versions: c::VersionRange::new(0, 5),
+            });
         }
         None
     }

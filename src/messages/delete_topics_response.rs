@@ -232,15 +232,23 @@ impl c::Encode for DeleteTopicsResponse<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if version < 1 && self.throttle_time_ms != 0 {
-            return Some("DeleteTopicsResponse.ThrottleTimeMs");
+        if !c::drops_at(0b111111, version) {
+            return None;
         }
-        for v in &self.responses {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if version < 1 && self.throttle_time_ms != 0 {
+            return Some(c::DroppedField {
+                path: "DeleteTopicsResponse.ThrottleTimeMs",
+                versions: c::VersionRange::new(1, 32767),
+            });
+        }
+        if c::drops_at(0b111111, version) {
+            for v in &self.responses {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -543,14 +551,23 @@ impl c::Encode for DeletableTopicResult<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b111111, version) {
+            return None;
+        }
         if version < 6 && self.topic_id != c::Uuid::ZERO {
-            return Some("DeleteTopicsResponse.Responses.TopicId");
+            return Some(c::DroppedField {
+                path: "DeleteTopicsResponse.Responses.TopicId",
+                versions: c::VersionRange::new(6, 32767),
+            });
         }
         if version < 5 && self.error_message.is_some() {
-            return Some("DeleteTopicsResponse.Responses.ErrorMessage");
+            return Some(c::DroppedField {
+                path: "DeleteTopicsResponse.Responses.ErrorMessage",
+                versions: c::VersionRange::new(5, 32767),
+            });
         }
         None
     }

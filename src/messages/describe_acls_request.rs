@@ -299,6 +299,8 @@ impl c::Encode for DescribeAclsRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "DescribeAclsRequest.PatternTypeFilter",
                 version,
+                versions: c::VersionRange::new(1, 32767),
+                ignorable: false,
             });
         }
         n = n.saturating_add(c::nullable_string_len(

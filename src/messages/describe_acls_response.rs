@@ -489,6 +489,8 @@ impl c::Encode for DescribeAclsResource<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "DescribeAclsResponse.Resources.PatternType",
                 version,
+                versions: c::VersionRange::new(1, 32767),
+                ignorable: false,
             });
         }
         n = n.saturating_add(self.acls.encoded_len(

@@ -214,6 +214,8 @@ impl c::Encode for DescribeClusterRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "DescribeClusterRequest.EndpointType",
                 version,
+                versions: c::VersionRange::new(1, 32767),
+                ignorable: false,
             });
         }
         if version >= 2 {
@@ -223,6 +225,8 @@ impl c::Encode for DescribeClusterRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "DescribeClusterRequest.IncludeFencedBrokers",
                 version,
+                versions: c::VersionRange::new(2, 32767),
+                ignorable: false,
             });
         }
         n = if self.unknown_tagged_fields.is_empty() {

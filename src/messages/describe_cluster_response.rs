@@ -306,6 +306,8 @@ impl c::Encode for DescribeClusterResponse<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "DescribeClusterResponse.EndpointType",
                 version,
+                versions: c::VersionRange::new(1, 32767),
+                ignorable: false,
             });
         }
         n = n.saturating_add(c::string_len(
@@ -591,6 +593,8 @@ impl c::Encode for DescribeClusterBroker<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "DescribeClusterResponse.Brokers.IsFenced",
                 version,
+                versions: c::VersionRange::new(2, 32767),
+                ignorable: false,
             });
         }
         n = if self.unknown_tagged_fields.is_empty() {

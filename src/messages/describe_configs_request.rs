@@ -229,6 +229,8 @@ impl c::Encode for DescribeConfigsRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "DescribeConfigsRequest.IncludeSynonyms",
                 version,
+                versions: c::VersionRange::new(1, 32767),
+                ignorable: false,
             });
         }
         if version >= 3 {
@@ -238,6 +240,8 @@ impl c::Encode for DescribeConfigsRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "DescribeConfigsRequest.IncludeDocumentation",
                 version,
+                versions: c::VersionRange::new(3, 32767),
+                ignorable: false,
             });
         }
         if flexible {

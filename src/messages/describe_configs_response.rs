@@ -222,12 +222,17 @@ impl c::Encode for DescribeConfigsResponse<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        for v in &self.results {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if !c::drops_at(0b111, version) {
+            return None;
+        }
+        if c::drops_at(0b111, version) {
+            for v in &self.results {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -514,12 +519,17 @@ impl c::Encode for DescribeConfigsResult<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        for v in &self.configs {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if !c::drops_at(0b111, version) {
+            return None;
+        }
+        if c::drops_at(0b111, version) {
+            for v in &self.configs {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -886,6 +896,8 @@ impl c::Encode for DescribeConfigsResourceResult<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "DescribeConfigsResponse.Results.Configs.IsDefault",
                 version,
+                versions: c::VersionRange::new(0, 0),
+                ignorable: false,
             });
         }
         if version >= 1 {
@@ -963,20 +975,35 @@ impl c::Encode for DescribeConfigsResourceResult<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b111, version) {
+            return None;
+        }
         if version < 1 && self.config_source != -1 {
-            return Some("DescribeConfigsResponse.Results.Configs.ConfigSource");
+            return Some(c::DroppedField {
+                path: "DescribeConfigsResponse.Results.Configs.ConfigSource",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         if version < 1 && !self.synonyms.is_empty() {
-            return Some("DescribeConfigsResponse.Results.Configs.Synonyms");
+            return Some(c::DroppedField {
+                path: "DescribeConfigsResponse.Results.Configs.Synonyms",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         if version < 3 && self.config_type != 0 {
-            return Some("DescribeConfigsResponse.Results.Configs.ConfigType");
+            return Some(c::DroppedField {
+                path: "DescribeConfigsResponse.Results.Configs.ConfigType",
+                versions: c::VersionRange::new(3, 32767),
+            });
         }
         if version < 3 && self.documentation.as_ref().is_none_or(|v| !v.is_empty()) {
-            return Some("DescribeConfigsResponse.Results.Configs.Documentation");
+            return Some(c::DroppedField {
+                path: "DescribeConfigsResponse.Results.Configs.Documentation",
+                versions: c::VersionRange::new(3, 32767),
+            });
         }
         None
     }

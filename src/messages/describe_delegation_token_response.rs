@@ -646,6 +646,8 @@ impl c::Encode for DescribedDelegationToken<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "DescribeDelegationTokenResponse.Tokens.TokenRequesterPrincipalType",
                 version,
+                versions: c::VersionRange::new(3, 32767),
+                ignorable: false,
             });
         }
         if version >= 3 {
@@ -659,6 +661,8 @@ impl c::Encode for DescribedDelegationToken<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "DescribeDelegationTokenResponse.Tokens.TokenRequesterPrincipalName",
                 version,
+                versions: c::VersionRange::new(3, 32767),
+                ignorable: false,
             });
         }
         n = n.saturating_add(8);

@@ -201,6 +201,8 @@ impl c::Encode for DescribeGroupsRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "DescribeGroupsRequest.IncludeAuthorizedOperations",
                 version,
+                versions: c::VersionRange::new(3, 32767),
+                ignorable: false,
             });
         }
         if flexible {

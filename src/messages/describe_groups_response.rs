@@ -228,15 +228,23 @@ impl c::Encode for DescribeGroupsResponse<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if version < 1 && self.throttle_time_ms != 0 {
-            return Some("DescribeGroupsResponse.ThrottleTimeMs");
+        if !c::drops_at(0b1111, version) {
+            return None;
         }
-        for v in &self.groups {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if version < 1 && self.throttle_time_ms != 0 {
+            return Some(c::DroppedField {
+                path: "DescribeGroupsResponse.ThrottleTimeMs",
+                versions: c::VersionRange::new(1, 32767),
+            });
+        }
+        if c::drops_at(0b1111, version) {
+            for v in &self.groups {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -548,6 +556,8 @@ impl c::Encode for DescribedGroup<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "DescribeGroupsResponse.Groups.ErrorMessage",
                 version,
+                versions: c::VersionRange::new(6, 32767),
+                ignorable: false,
             });
         }
         n = n.saturating_add(c::string_len(
@@ -587,6 +597,8 @@ impl c::Encode for DescribedGroup<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "DescribeGroupsResponse.Groups.AuthorizedOperations",
                 version,
+                versions: c::VersionRange::new(3, 32767),
+                ignorable: false,
             });
         }
         if flexible {
@@ -629,12 +641,17 @@ impl c::Encode for DescribedGroup<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        for v in &self.members {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if !c::drops_at(0b1111, version) {
+            return None;
+        }
+        if c::drops_at(0b1111, version) {
+            for v in &self.members {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -968,11 +985,17 @@ impl c::Encode for DescribedGroupMember<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b1111, version) {
+            return None;
+        }
         if version < 4 && self.group_instance_id.is_some() {
-            return Some("DescribeGroupsResponse.Groups.Members.GroupInstanceId");
+            return Some(c::DroppedField {
+                path: "DescribeGroupsResponse.Groups.Members.GroupInstanceId",
+                versions: c::VersionRange::new(4, 32767),
+            });
         }
         None
     }

@@ -254,15 +254,23 @@ impl c::Encode for DescribeLogDirsResponse<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if version < 3 && self.error_code != 0 {
-            return Some("DescribeLogDirsResponse.ErrorCode");
+        if !c::drops_at(0b11111, version) {
+            return None;
         }
-        for v in &self.results {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if version < 3 && self.error_code != 0 {
+            return Some(c::DroppedField {
+                path: "DescribeLogDirsResponse.ErrorCode",
+                versions: c::VersionRange::new(3, 32767),
+            });
+        }
+        if c::drops_at(0b11111, version) {
+            for v in &self.results {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -597,17 +605,29 @@ impl c::Encode for DescribeLogDirsResult<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b11111, version) {
+            return None;
+        }
         if version < 4 && self.total_bytes != -1 {
-            return Some("DescribeLogDirsResponse.Results.TotalBytes");
+            return Some(c::DroppedField {
+                path: "DescribeLogDirsResponse.Results.TotalBytes",
+                versions: c::VersionRange::new(4, 32767),
+            });
         }
         if version < 4 && self.usable_bytes != -1 {
-            return Some("DescribeLogDirsResponse.Results.UsableBytes");
+            return Some(c::DroppedField {
+                path: "DescribeLogDirsResponse.Results.UsableBytes",
+                versions: c::VersionRange::new(4, 32767),
+            });
         }
         if version < 5 && self.is_cordoned {
-            return Some("DescribeLogDirsResponse.Results.IsCordoned");
+            return Some(c::DroppedField {
+                path: "DescribeLogDirsResponse.Results.IsCordoned",
+                versions: c::VersionRange::new(5, 32767),
+            });
         }
         None
     }

@@ -255,6 +255,8 @@ impl c::Encode for DescribeQuorumResponse<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "DescribeQuorumResponse.Nodes",
                 version,
+                versions: c::VersionRange::new(2, 32767),
+                ignorable: false,
             });
         }
         n = if self.unknown_tagged_fields.is_empty() {
@@ -282,15 +284,23 @@ impl c::Encode for DescribeQuorumResponse<'_> {
         self.unknown_tagged_fields.write_section(w);
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if version < 2 && self.error_message.as_ref().is_none_or(|v| !v.is_empty()) {
-            return Some("DescribeQuorumResponse.ErrorMessage");
+        if !c::drops_at(0b11, version) {
+            return None;
         }
-        for v in &self.topics {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if version < 2 && self.error_message.as_ref().is_none_or(|v| !v.is_empty()) {
+            return Some(c::DroppedField {
+                path: "DescribeQuorumResponse.ErrorMessage",
+                versions: c::VersionRange::new(2, 32767),
+            });
+        }
+        if c::drops_at(0b11, version) {
+            for v in &self.topics {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -488,12 +498,17 @@ impl c::Encode for TopicData<'_> {
         self.unknown_tagged_fields.write_section(w);
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        for v in &self.partitions {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if !c::drops_at(0b11, version) {
+            return None;
+        }
+        if c::drops_at(0b11, version) {
+            for v in &self.partitions {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -861,20 +876,30 @@ impl c::Encode for PartitionData<'_> {
         self.unknown_tagged_fields.write_section(w);
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if version < 2 && self.error_message.as_ref().is_none_or(|v| !v.is_empty()) {
-            return Some("DescribeQuorumResponse.Topics.Partitions.ErrorMessage");
+        if !c::drops_at(0b11, version) {
+            return None;
         }
-        for v in &self.current_voters {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if version < 2 && self.error_message.as_ref().is_none_or(|v| !v.is_empty()) {
+            return Some(c::DroppedField {
+                path: "DescribeQuorumResponse.Topics.Partitions.ErrorMessage",
+                versions: c::VersionRange::new(2, 32767),
+            });
+        }
+        if c::drops_at(0b1, version) {
+            for v in &self.current_voters {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
-        for v in &self.observers {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if c::drops_at(0b1, version) {
+            for v in &self.observers {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -1519,6 +1544,8 @@ impl c::Encode for ReplicaState<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "DescribeQuorumResponse.ReplicaState.ReplicaDirectoryId",
                 version,
+                versions: c::VersionRange::new(2, 32767),
+                ignorable: false,
             });
         }
         n = n.saturating_add(8);
@@ -1565,14 +1592,23 @@ impl c::Encode for ReplicaState<'_> {
         self.unknown_tagged_fields.write_section(w);
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b1, version) {
+            return None;
+        }
         if version < 1 && self.last_fetch_timestamp != -1 {
-            return Some("DescribeQuorumResponse.ReplicaState.LastFetchTimestamp");
+            return Some(c::DroppedField {
+                path: "DescribeQuorumResponse.ReplicaState.LastFetchTimestamp",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         if version < 1 && self.last_caught_up_timestamp != -1 {
-            return Some("DescribeQuorumResponse.ReplicaState.LastCaughtUpTimestamp");
+            return Some(c::DroppedField {
+                path: "DescribeQuorumResponse.ReplicaState.LastCaughtUpTimestamp",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         None
     }

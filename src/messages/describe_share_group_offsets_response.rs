@@ -204,12 +204,17 @@ impl c::Encode for DescribeShareGroupOffsetsResponse<'_> {
         self.unknown_tagged_fields.write_section(w);
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        for v in &self.groups {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if !c::drops_at(0b1, version) {
+            return None;
+        }
+        if c::drops_at(0b1, version) {
+            for v in &self.groups {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -460,12 +465,17 @@ impl c::Encode for DescribeShareGroupOffsetsResponseGroup<'_> {
         self.unknown_tagged_fields.write_section(w);
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        for v in &self.topics {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if !c::drops_at(0b1, version) {
+            return None;
+        }
+        if c::drops_at(0b1, version) {
+            for v in &self.topics {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -694,12 +704,17 @@ impl c::Encode for DescribeShareGroupOffsetsResponseTopic<'_> {
         self.unknown_tagged_fields.write_section(w);
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        for v in &self.partitions {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if !c::drops_at(0b1, version) {
+            return None;
+        }
+        if c::drops_at(0b1, version) {
+            for v in &self.partitions {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -1007,11 +1022,17 @@ impl c::Encode for DescribeShareGroupOffsetsResponsePartition<'_> {
         self.unknown_tagged_fields.write_section(w);
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b1, version) {
+            return None;
+        }
         if version < 1 && self.lag != -1 {
-            return Some("DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.Lag");
+            return Some(c::DroppedField {
+                path: "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.Lag",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         None
     }

@@ -227,6 +227,8 @@ impl c::Encode for ElectLeadersRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "ElectLeadersRequest.ElectionType",
                 version,
+                versions: c::VersionRange::new(1, 32767),
+                ignorable: false,
             });
         }
         n = n.saturating_add(c::Array::nullable_encoded_len(

@@ -222,6 +222,8 @@ impl c::Encode for ElectLeadersResponse<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "ElectLeadersResponse.ErrorCode",
                 version,
+                versions: c::VersionRange::new(1, 32767),
+                ignorable: false,
             });
         }
         n = n.saturating_add(self.replica_election_results.encoded_len(

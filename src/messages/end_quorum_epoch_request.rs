@@ -268,16 +268,19 @@ impl c::Encode for EndQuorumEpochRequest<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         for v in &self.topics {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         if version < 1 && !self.leader_endpoints.is_empty() {
-            return Some("EndQuorumEpochRequest.LeaderEndpoints");
+            return Some(c::DroppedField {
+                path: "EndQuorumEpochRequest.LeaderEndpoints",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         None
     }
@@ -494,12 +497,12 @@ impl c::Encode for TopicData<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         for v in &self.partitions {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None
@@ -816,14 +819,20 @@ impl c::Encode for PartitionData<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version > 0 && !self.preferred_successors.is_empty() {
-            return Some("EndQuorumEpochRequest.Topics.Partitions.PreferredSuccessors");
+            return Some(c::DroppedField {
+                path: "EndQuorumEpochRequest.Topics.Partitions.PreferredSuccessors",
+                versions: c::VersionRange::new(0, 0),
+            });
         }
         if version < 1 && !self.preferred_candidates.is_empty() {
-            return Some("EndQuorumEpochRequest.Topics.Partitions.PreferredCandidates");
+            return Some(c::DroppedField {
+                path: "EndQuorumEpochRequest.Topics.Partitions.PreferredCandidates",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         None
     }

@@ -230,6 +230,8 @@ impl c::Encode for EndQuorumEpochResponse<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "EndQuorumEpochResponse.NodeEndpoints",
                 version,
+                versions: c::VersionRange::new(1, 32767),
+                ignorable: false,
             });
         }
         if flexible {

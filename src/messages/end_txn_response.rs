@@ -275,14 +275,23 @@ impl c::Encode for EndTxnResponse<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b11111, version) {
+            return None;
+        }
         if version < 5 && self.producer_id != -1 {
-            return Some("EndTxnResponse.ProducerId");
+            return Some(c::DroppedField {
+                path: "EndTxnResponse.ProducerId",
+                versions: c::VersionRange::new(5, 32767),
+            });
         }
         if version < 5 && self.producer_epoch != -1 {
-            return Some("EndTxnResponse.ProducerEpoch");
+            return Some(c::DroppedField {
+                path: "EndTxnResponse.ProducerEpoch",
+                versions: c::VersionRange::new(5, 32767),
+            });
         }
         None
     }

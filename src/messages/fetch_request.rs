@@ -447,12 +447,16 @@ impl c::Encode for FetchRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "FetchRequest.ReplicaId",
                 version,
+                versions: c::VersionRange::new(0, 14),
+                ignorable: false,
             });
         }
         if version < 15 && !self.replica_state.is_default() {
             return Err(EncodeError::FieldNotInVersion {
                 path: "FetchRequest.ReplicaState",
                 version,
+                versions: c::VersionRange::new(15, 32767),
+                ignorable: false,
             });
         }
         n = n.saturating_add(4);
@@ -487,6 +491,8 @@ impl c::Encode for FetchRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "FetchRequest.ForgottenTopicsData",
                 version,
+                versions: c::VersionRange::new(7, 32767),
+                ignorable: false,
             });
         }
         if version >= 11 {
@@ -583,38 +589,56 @@ impl c::Encode for FetchRequest<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 12 && self.cluster_id.is_some() {
-            return Some("FetchRequest.ClusterId");
+            return Some(c::DroppedField {
+                path: "FetchRequest.ClusterId",
+                versions: c::VersionRange::new(12, 32767),
+            });
         }
         if version < 3 && self.max_bytes != 2147483647 {
-            return Some("FetchRequest.MaxBytes");
+            return Some(c::DroppedField {
+                path: "FetchRequest.MaxBytes",
+                versions: c::VersionRange::new(3, 32767),
+            });
         }
         if version < 4 && self.isolation_level != 0 {
-            return Some("FetchRequest.IsolationLevel");
+            return Some(c::DroppedField {
+                path: "FetchRequest.IsolationLevel",
+                versions: c::VersionRange::new(4, 32767),
+            });
         }
         if version < 7 && self.session_id != 0 {
-            return Some("FetchRequest.SessionId");
+            return Some(c::DroppedField {
+                path: "FetchRequest.SessionId",
+                versions: c::VersionRange::new(7, 32767),
+            });
         }
         if version < 7 && self.session_epoch != -1 {
-            return Some("FetchRequest.SessionEpoch");
+            return Some(c::DroppedField {
+                path: "FetchRequest.SessionEpoch",
+                versions: c::VersionRange::new(7, 32767),
+            });
         }
         for v in &self.topics {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         if version >= 7 {
             for v in &self.forgotten_topics_data {
-                if let Some(p) = c::Encode::dropped_field(&v, version) {
-                    return Some(p);
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
                 }
             }
         }
         if version < 11 && !self.rack_id.is_empty() {
-            return Some("FetchRequest.RackId");
+            return Some(c::DroppedField {
+                path: "FetchRequest.RackId",
+                versions: c::VersionRange::new(11, 32767),
+            });
         }
         None
     }
@@ -1052,18 +1076,26 @@ impl c::Encode for FetchTopic<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version > 12 && !self.topic.is_empty() {
-            return Some("FetchRequest.Topics.Topic");
+            return Some(c::DroppedField {
+                path: "FetchRequest.Topics.Topic",
+                versions: c::VersionRange::new(0, 12),
+            });
         }
         if version < 13 && self.topic_id != c::Uuid::ZERO {
-            return Some("FetchRequest.Topics.TopicId");
+            return Some(c::DroppedField {
+                path: "FetchRequest.Topics.TopicId",
+                versions: c::VersionRange::new(13, 32767),
+            });
         }
-        for v in &self.partitions {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if c::drops_at(0b111111111111111111, version) {
+            for v in &self.partitions {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -1411,6 +1443,8 @@ impl c::Encode for FetchPartition<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "FetchRequest.Topics.Partitions.LastFetchedEpoch",
                 version,
+                versions: c::VersionRange::new(12, 32767),
+                ignorable: false,
             });
         }
         if version >= 5 {
@@ -1496,20 +1530,35 @@ impl c::Encode for FetchPartition<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b111111111111111111, version) {
+            return None;
+        }
         if version < 9 && self.current_leader_epoch != -1 {
-            return Some("FetchRequest.Topics.Partitions.CurrentLeaderEpoch");
+            return Some(c::DroppedField {
+                path: "FetchRequest.Topics.Partitions.CurrentLeaderEpoch",
+                versions: c::VersionRange::new(9, 32767),
+            });
         }
         if version < 5 && self.log_start_offset != -1 {
-            return Some("FetchRequest.Topics.Partitions.LogStartOffset");
+            return Some(c::DroppedField {
+                path: "FetchRequest.Topics.Partitions.LogStartOffset",
+                versions: c::VersionRange::new(5, 32767),
+            });
         }
         if version < 17 && self.replica_directory_id != c::Uuid::ZERO {
-            return Some("FetchRequest.Topics.Partitions.ReplicaDirectoryId");
+            return Some(c::DroppedField {
+                path: "FetchRequest.Topics.Partitions.ReplicaDirectoryId",
+                versions: c::VersionRange::new(17, 32767),
+            });
         }
         if version < 18 && self.high_watermark != 9223372036854775807 {
-            return Some("FetchRequest.Topics.Partitions.HighWatermark");
+            return Some(c::DroppedField {
+                path: "FetchRequest.Topics.Partitions.HighWatermark",
+                versions: c::VersionRange::new(18, 32767),
+            });
         }
         None
     }
@@ -1774,14 +1823,20 @@ impl c::Encode for ForgottenTopic<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version > 12 && !self.topic.is_empty() {
-            return Some("FetchRequest.ForgottenTopicsData.Topic");
+            return Some(c::DroppedField {
+                path: "FetchRequest.ForgottenTopicsData.Topic",
+                versions: c::VersionRange::new(7, 12),
+            });
         }
         if version < 13 && self.topic_id != c::Uuid::ZERO {
-            return Some("FetchRequest.ForgottenTopicsData.TopicId");
+            return Some(c::DroppedField {
+                path: "FetchRequest.ForgottenTopicsData.TopicId",
+                versions: c::VersionRange::new(13, 32767),
+            });
         }
         None
     }

@@ -285,6 +285,8 @@ impl c::Encode for FetchResponse<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "FetchResponse.SessionId",
                 version,
+                versions: c::VersionRange::new(7, 32767),
+                ignorable: false,
             });
         }
         n = n.saturating_add(self.responses.encoded_len(
@@ -297,6 +299,8 @@ impl c::Encode for FetchResponse<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "FetchResponse.NodeEndpoints",
                 version,
+                versions: c::VersionRange::new(16, 32767),
+                ignorable: false,
             });
         }
         if flexible {
@@ -358,18 +362,24 @@ impl c::Encode for FetchResponse<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 1 && self.throttle_time_ms != 0 {
-            return Some("FetchResponse.ThrottleTimeMs");
+            return Some(c::DroppedField {
+                path: "FetchResponse.ThrottleTimeMs",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         if version < 7 && self.error_code != 0 {
-            return Some("FetchResponse.ErrorCode");
+            return Some(c::DroppedField {
+                path: "FetchResponse.ErrorCode",
+                versions: c::VersionRange::new(7, 32767),
+            });
         }
         for v in &self.responses {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None
@@ -630,18 +640,26 @@ impl c::Encode for FetchableTopicResponse<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version > 12 && !self.topic.is_empty() {
-            return Some("FetchResponse.Responses.Topic");
+            return Some(c::DroppedField {
+                path: "FetchResponse.Responses.Topic",
+                versions: c::VersionRange::new(0, 12),
+            });
         }
         if version < 13 && self.topic_id != c::Uuid::ZERO {
-            return Some("FetchResponse.Responses.TopicId");
+            return Some(c::DroppedField {
+                path: "FetchResponse.Responses.TopicId",
+                versions: c::VersionRange::new(13, 32767),
+            });
         }
-        for v in &self.partitions {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if c::drops_at(0b11111, version) {
+            for v in &self.partitions {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -1078,18 +1096,24 @@ impl c::Encode for PartitionData<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "FetchResponse.Responses.Partitions.DivergingEpoch",
                 version,
+                versions: c::VersionRange::new(12, 32767),
+                ignorable: false,
             });
         }
         if version < 12 && !self.current_leader.is_default() {
             return Err(EncodeError::FieldNotInVersion {
                 path: "FetchResponse.Responses.Partitions.CurrentLeader",
                 version,
+                versions: c::VersionRange::new(12, 32767),
+                ignorable: false,
             });
         }
         if version < 12 && !self.snapshot_id.is_default() {
             return Err(EncodeError::FieldNotInVersion {
                 path: "FetchResponse.Responses.Partitions.SnapshotId",
                 version,
+                versions: c::VersionRange::new(12, 32767),
+                ignorable: false,
             });
         }
         if version >= 4 {
@@ -1107,6 +1131,8 @@ impl c::Encode for PartitionData<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "FetchResponse.Responses.Partitions.PreferredReadReplica",
                 version,
+                versions: c::VersionRange::new(11, 32767),
+                ignorable: false,
             });
         }
         n = n.saturating_add(c::nullable_bytes_len(
@@ -1211,14 +1237,23 @@ impl c::Encode for PartitionData<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b11111, version) {
+            return None;
+        }
         if version < 4 && self.last_stable_offset != -1 {
-            return Some("FetchResponse.Responses.Partitions.LastStableOffset");
+            return Some(c::DroppedField {
+                path: "FetchResponse.Responses.Partitions.LastStableOffset",
+                versions: c::VersionRange::new(4, 32767),
+            });
         }
         if version < 5 && self.log_start_offset != -1 {
-            return Some("FetchResponse.Responses.Partitions.LogStartOffset");
+            return Some(c::DroppedField {
+                path: "FetchResponse.Responses.Partitions.LogStartOffset",
+                versions: c::VersionRange::new(5, 32767),
+            });
         }
         if version < 4
             && self
@@ -1226,7 +1261,10 @@ impl c::Encode for PartitionData<'_> {
                 .as_ref()
                 .is_none_or(|v| !v.is_empty())
         {
-            return Some("FetchResponse.Responses.Partitions.AbortedTransactions");
+            return Some(c::DroppedField {
+                path: "FetchResponse.Responses.Partitions.AbortedTransactions",
+                versions: c::VersionRange::new(4, 32767),
+            });
         }
         None
     }

@@ -242,6 +242,8 @@ impl c::Encode for FetchSnapshotResponse<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "FetchSnapshotResponse.NodeEndpoints",
                 version,
+                versions: c::VersionRange::new(1, 32767),
+                ignorable: false,
             });
         }
         let mut count: u32 = self.unknown_tagged_fields.count();

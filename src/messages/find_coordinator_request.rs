@@ -243,6 +243,8 @@ impl c::Encode for FindCoordinatorRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "FindCoordinatorRequest.Key",
                 version,
+                versions: c::VersionRange::new(0, 3),
+                ignorable: false,
             });
         }
         if version >= 1 {
@@ -252,6 +254,8 @@ impl c::Encode for FindCoordinatorRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "FindCoordinatorRequest.KeyType",
                 version,
+                versions: c::VersionRange::new(1, 32767),
+                ignorable: false,
             });
         }
         if version >= 4 {
@@ -265,6 +269,8 @@ impl c::Encode for FindCoordinatorRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "FindCoordinatorRequest.CoordinatorKeys",
                 version,
+                versions: c::VersionRange::new(4, 32767),
+                ignorable: false,
             });
         }
         if flexible {

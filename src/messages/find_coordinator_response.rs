@@ -337,6 +337,8 @@ impl c::Encode for FindCoordinatorResponse<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "FindCoordinatorResponse.ErrorCode",
                 version,
+                versions: c::VersionRange::new(0, 3),
+                ignorable: false,
             });
         }
         if (1..=3).contains(&version) {
@@ -353,6 +355,8 @@ impl c::Encode for FindCoordinatorResponse<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "FindCoordinatorResponse.NodeId",
                 version,
+                versions: c::VersionRange::new(0, 3),
+                ignorable: false,
             });
         }
         if version <= 3 {
@@ -366,6 +370,8 @@ impl c::Encode for FindCoordinatorResponse<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "FindCoordinatorResponse.Host",
                 version,
+                versions: c::VersionRange::new(0, 3),
+                ignorable: false,
             });
         }
         if version <= 3 {
@@ -375,6 +381,8 @@ impl c::Encode for FindCoordinatorResponse<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "FindCoordinatorResponse.Port",
                 version,
+                versions: c::VersionRange::new(0, 3),
+                ignorable: false,
             });
         }
         if version >= 4 {
@@ -388,6 +396,8 @@ impl c::Encode for FindCoordinatorResponse<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "FindCoordinatorResponse.Coordinators",
                 version,
+                versions: c::VersionRange::new(4, 32767),
+                ignorable: false,
             });
         }
         if flexible {
@@ -444,15 +454,24 @@ impl c::Encode for FindCoordinatorResponse<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b1110001, version) {
+            return None;
+        }
         if version < 1 && self.throttle_time_ms != 0 {
-            return Some("FindCoordinatorResponse.ThrottleTimeMs");
+            return Some(c::DroppedField {
+                path: "FindCoordinatorResponse.ThrottleTimeMs",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         if !(1..=3).contains(&version) && self.error_message.as_ref().is_none_or(|v| !v.is_empty())
         {
-            return Some("FindCoordinatorResponse.ErrorMessage");
+            return Some(c::DroppedField {
+                path: "FindCoordinatorResponse.ErrorMessage",
+                versions: c::VersionRange::new(1, 3),
+            });
         }
         None
     }

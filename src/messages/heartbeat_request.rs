@@ -251,6 +251,8 @@ impl c::Encode for HeartbeatRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "HeartbeatRequest.GroupInstanceId",
                 version,
+                versions: c::VersionRange::new(3, 32767),
+                ignorable: false,
             });
         }
         if flexible {

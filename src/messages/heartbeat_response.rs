@@ -232,11 +232,17 @@ impl c::Encode for HeartbeatResponse<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b1, version) {
+            return None;
+        }
         if version < 1 && self.throttle_time_ms != 0 {
-            return Some("HeartbeatResponse.ThrottleTimeMs");
+            return Some(c::DroppedField {
+                path: "HeartbeatResponse.ThrottleTimeMs",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         None
     }

@@ -293,6 +293,8 @@ impl c::Encode for InitProducerIdRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "InitProducerIdRequest.ProducerId",
                 version,
+                versions: c::VersionRange::new(3, 32767),
+                ignorable: false,
             });
         }
         if version >= 3 {
@@ -302,6 +304,8 @@ impl c::Encode for InitProducerIdRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "InitProducerIdRequest.ProducerEpoch",
                 version,
+                versions: c::VersionRange::new(3, 32767),
+                ignorable: false,
             });
         }
         if version >= 6 {
@@ -311,6 +315,8 @@ impl c::Encode for InitProducerIdRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "InitProducerIdRequest.Enable2Pc",
                 version,
+                versions: c::VersionRange::new(6, 32767),
+                ignorable: false,
             });
         }
         if version >= 6 {
@@ -320,6 +326,8 @@ impl c::Encode for InitProducerIdRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "InitProducerIdRequest.KeepPreparedTxn",
                 version,
+                versions: c::VersionRange::new(6, 32767),
+                ignorable: false,
             });
         }
         if flexible {

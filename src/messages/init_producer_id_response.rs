@@ -292,6 +292,8 @@ impl c::Encode for InitProducerIdResponse<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "InitProducerIdResponse.OngoingTxnProducerId",
                 version,
+                versions: c::VersionRange::new(6, 32767),
+                ignorable: false,
             });
         }
         if version >= 6 {
@@ -301,6 +303,8 @@ impl c::Encode for InitProducerIdResponse<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "InitProducerIdResponse.OngoingTxnProducerEpoch",
                 version,
+                versions: c::VersionRange::new(6, 32767),
+                ignorable: false,
             });
         }
         if flexible {

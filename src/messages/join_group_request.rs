@@ -343,6 +343,8 @@ impl c::Encode for JoinGroupRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "JoinGroupRequest.GroupInstanceId",
                 version,
+                versions: c::VersionRange::new(5, 32767),
+                ignorable: false,
             });
         }
         n = n.saturating_add(c::string_len(
@@ -407,14 +409,23 @@ impl c::Encode for JoinGroupRequest<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b11111111, version) {
+            return None;
+        }
         if version < 1 && self.rebalance_timeout_ms != -1 {
-            return Some("JoinGroupRequest.RebalanceTimeoutMs");
+            return Some(c::DroppedField {
+                path: "JoinGroupRequest.RebalanceTimeoutMs",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         if version < 8 && self.reason.is_some() {
-            return Some("JoinGroupRequest.Reason");
+            return Some(c::DroppedField {
+                path: "JoinGroupRequest.Reason",
+                versions: c::VersionRange::new(8, 32767),
+            });
         }
         None
     }

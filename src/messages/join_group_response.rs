@@ -381,6 +381,8 @@ impl c::Encode for JoinGroupResponse<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "JoinGroupResponse.SkipAssignment",
                 version,
+                versions: c::VersionRange::new(9, 32767),
+                ignorable: false,
             });
         }
         n = n.saturating_add(c::string_len(
@@ -443,18 +445,29 @@ impl c::Encode for JoinGroupResponse<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b1111111, version) {
+            return None;
+        }
         if version < 2 && self.throttle_time_ms != 0 {
-            return Some("JoinGroupResponse.ThrottleTimeMs");
+            return Some(c::DroppedField {
+                path: "JoinGroupResponse.ThrottleTimeMs",
+                versions: c::VersionRange::new(2, 32767),
+            });
         }
         if version < 7 && self.protocol_type.is_some() {
-            return Some("JoinGroupResponse.ProtocolType");
+            return Some(c::DroppedField {
+                path: "JoinGroupResponse.ProtocolType",
+                versions: c::VersionRange::new(7, 32767),
+            });
         }
-        for v in &self.members {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if c::drops_at(0b11111, version) {
+            for v in &self.members {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -705,11 +718,17 @@ impl c::Encode for JoinGroupResponseMember<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b11111, version) {
+            return None;
+        }
         if version < 5 && self.group_instance_id.is_some() {
-            return Some("JoinGroupResponse.Members.GroupInstanceId");
+            return Some(c::DroppedField {
+                path: "JoinGroupResponse.Members.GroupInstanceId",
+                versions: c::VersionRange::new(5, 32767),
+            });
         }
         None
     }

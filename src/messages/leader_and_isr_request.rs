@@ -350,6 +350,8 @@ impl c::Encode for LeaderAndIsrRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "LeaderAndIsrRequest.isKRaftController",
                 version,
+                versions: c::VersionRange::new(7, 32767),
+                ignorable: false,
             });
         }
         n = n.saturating_add(4);
@@ -364,6 +366,8 @@ impl c::Encode for LeaderAndIsrRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "LeaderAndIsrRequest.Type",
                 version,
+                versions: c::VersionRange::new(5, 32767),
+                ignorable: false,
             });
         }
         if version <= 1 {
@@ -377,6 +381,8 @@ impl c::Encode for LeaderAndIsrRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "LeaderAndIsrRequest.UngroupedPartitionStates",
                 version,
+                versions: c::VersionRange::new(0, 1),
+                ignorable: false,
             });
         }
         if version >= 2 {
@@ -390,6 +396,8 @@ impl c::Encode for LeaderAndIsrRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "LeaderAndIsrRequest.TopicStates",
                 version,
+                versions: c::VersionRange::new(2, 32767),
+                ignorable: false,
             });
         }
         n = n.saturating_add(self.live_leaders.encoded_len(
@@ -450,23 +458,26 @@ impl c::Encode for LeaderAndIsrRequest<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 2 && self.broker_epoch != -1 {
-            return Some("LeaderAndIsrRequest.BrokerEpoch");
+            return Some(c::DroppedField {
+                path: "LeaderAndIsrRequest.BrokerEpoch",
+                versions: c::VersionRange::new(2, 32767),
+            });
         }
         if version <= 1 {
             for v in &self.ungrouped_partition_states {
-                if let Some(p) = c::Encode::dropped_field(&v, version) {
-                    return Some(p);
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
                 }
             }
         }
         if version >= 2 {
             for v in &self.topic_states {
-                if let Some(p) = c::Encode::dropped_field(&v, version) {
-                    return Some(p);
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
                 }
             }
         }
@@ -723,15 +734,18 @@ impl c::Encode for LeaderAndIsrTopicState<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 5 && self.topic_id != c::Uuid::ZERO {
-            return Some("LeaderAndIsrRequest.TopicStates.TopicId");
+            return Some(c::DroppedField {
+                path: "LeaderAndIsrRequest.TopicStates.TopicId",
+                versions: c::VersionRange::new(5, 32767),
+            });
         }
         for v in &self.partition_states {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None
@@ -1451,6 +1465,8 @@ impl c::Encode for LeaderAndIsrPartitionState<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "LeaderAndIsrRequest.LeaderAndIsrPartitionState.LeaderRecoveryState",
                 version,
+                versions: c::VersionRange::new(6, 32767),
+                ignorable: false,
             });
         }
         if flexible {
@@ -1511,20 +1527,32 @@ impl c::Encode for LeaderAndIsrPartitionState<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version > 1 && !self.topic_name.is_empty() {
-            return Some("LeaderAndIsrRequest.LeaderAndIsrPartitionState.TopicName");
+            return Some(c::DroppedField {
+                path: "LeaderAndIsrRequest.LeaderAndIsrPartitionState.TopicName",
+                versions: c::VersionRange::new(0, 1),
+            });
         }
         if version < 3 && !self.adding_replicas.is_empty() {
-            return Some("LeaderAndIsrRequest.LeaderAndIsrPartitionState.AddingReplicas");
+            return Some(c::DroppedField {
+                path: "LeaderAndIsrRequest.LeaderAndIsrPartitionState.AddingReplicas",
+                versions: c::VersionRange::new(3, 32767),
+            });
         }
         if version < 3 && !self.removing_replicas.is_empty() {
-            return Some("LeaderAndIsrRequest.LeaderAndIsrPartitionState.RemovingReplicas");
+            return Some(c::DroppedField {
+                path: "LeaderAndIsrRequest.LeaderAndIsrPartitionState.RemovingReplicas",
+                versions: c::VersionRange::new(3, 32767),
+            });
         }
         if version < 1 && self.is_new {
-            return Some("LeaderAndIsrRequest.LeaderAndIsrPartitionState.IsNew");
+            return Some(c::DroppedField {
+                path: "LeaderAndIsrRequest.LeaderAndIsrPartitionState.IsNew",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         None
     }

@@ -240,6 +240,8 @@ impl c::Encode for LeaderAndIsrResponse<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "LeaderAndIsrResponse.PartitionErrors",
                 version,
+                versions: c::VersionRange::new(0, 4),
+                ignorable: false,
             });
         }
         if version >= 5 {
@@ -253,6 +255,8 @@ impl c::Encode for LeaderAndIsrResponse<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "LeaderAndIsrResponse.Topics",
                 version,
+                versions: c::VersionRange::new(5, 32767),
+                ignorable: false,
             });
         }
         if flexible {
@@ -289,20 +293,25 @@ impl c::Encode for LeaderAndIsrResponse<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b11100000, version) {
+            return None;
+        }
         if version <= 4 {
-            for v in &self.partition_errors {
-                if let Some(p) = c::Encode::dropped_field(&v, version) {
-                    return Some(p);
+            if c::drops_at(0b11100000, version) {
+                for v in &self.partition_errors {
+                    if let Some(d) = c::Encode::dropped_field(&v, version) {
+                        return Some(d);
+                    }
                 }
             }
         }
         if version >= 5 {
             for v in &self.topics {
-                if let Some(p) = c::Encode::dropped_field(&v, version) {
-                    return Some(p);
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
                 }
             }
         }
@@ -500,12 +509,12 @@ impl c::Encode for LeaderAndIsrTopicError<'_> {
         self.unknown_tagged_fields.write_section(w);
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         for v in &self.partition_errors {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None
@@ -769,11 +778,17 @@ impl c::Encode for LeaderAndIsrPartitionError<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b11100000, version) {
+            return None;
+        }
         if version > 4 && !self.topic_name.is_empty() {
-            return Some("LeaderAndIsrResponse.LeaderAndIsrPartitionError.TopicName");
+            return Some(c::DroppedField {
+                path: "LeaderAndIsrResponse.LeaderAndIsrPartitionError.TopicName",
+                versions: c::VersionRange::new(0, 4),
+            });
         }
         None
     }

@@ -426,6 +426,8 @@ impl c::Encode for Voter<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "LeaderChangeMessage.Voter.VoterDirectoryId",
                 version,
+                versions: c::VersionRange::new(1, 32767),
+                ignorable: false,
             });
         }
         n = if self.unknown_tagged_fields.is_empty() {

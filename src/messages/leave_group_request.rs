@@ -237,6 +237,8 @@ impl c::Encode for LeaveGroupRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "LeaveGroupRequest.MemberId",
                 version,
+                versions: c::VersionRange::new(0, 2),
+                ignorable: false,
             });
         }
         if version >= 3 {
@@ -250,6 +252,8 @@ impl c::Encode for LeaveGroupRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "LeaveGroupRequest.Members",
                 version,
+                versions: c::VersionRange::new(3, 32767),
+                ignorable: false,
             });
         }
         if flexible {
@@ -286,13 +290,18 @@ impl c::Encode for LeaveGroupRequest<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b11000, version) {
+            return None;
+        }
         if version >= 3 {
-            for v in &self.members {
-                if let Some(p) = c::Encode::dropped_field(&v, version) {
-                    return Some(p);
+            if c::drops_at(0b11000, version) {
+                for v in &self.members {
+                    if let Some(d) = c::Encode::dropped_field(&v, version) {
+                        return Some(d);
+                    }
                 }
             }
         }
@@ -545,11 +554,17 @@ impl c::Encode for MemberIdentity<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b11000, version) {
+            return None;
+        }
         if version < 5 && self.reason.is_some() {
-            return Some("LeaveGroupRequest.Members.Reason");
+            return Some(c::DroppedField {
+                path: "LeaveGroupRequest.Members.Reason",
+                versions: c::VersionRange::new(5, 32767),
+            });
         }
         None
     }

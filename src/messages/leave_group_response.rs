@@ -232,6 +232,8 @@ impl c::Encode for LeaveGroupResponse<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "LeaveGroupResponse.Members",
                 version,
+                versions: c::VersionRange::new(3, 32767),
+                ignorable: false,
             });
         }
         if flexible {
@@ -270,11 +272,17 @@ impl c::Encode for LeaveGroupResponse<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b1, version) {
+            return None;
+        }
         if version < 1 && self.throttle_time_ms != 0 {
-            return Some("LeaveGroupResponse.ThrottleTimeMs");
+            return Some(c::DroppedField {
+                path: "LeaveGroupResponse.ThrottleTimeMs",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         None
     }

@@ -178,6 +178,8 @@ impl c::Encode for ListConfigResourcesRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "ListConfigResourcesRequest.ResourceTypes",
                 version,
+                versions: c::VersionRange::new(1, 32767),
+                ignorable: false,
             });
         }
         n = if self.unknown_tagged_fields.is_empty() {

@@ -214,6 +214,8 @@ impl c::Encode for ListGroupsRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "ListGroupsRequest.StatesFilter",
                 version,
+                versions: c::VersionRange::new(4, 32767),
+                ignorable: false,
             });
         }
         if version >= 5 {
@@ -227,6 +229,8 @@ impl c::Encode for ListGroupsRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "ListGroupsRequest.TypesFilter",
                 version,
+                versions: c::VersionRange::new(5, 32767),
+                ignorable: false,
             });
         }
         if flexible {

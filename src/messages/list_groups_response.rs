@@ -250,15 +250,23 @@ impl c::Encode for ListGroupsResponse<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if version < 1 && self.throttle_time_ms != 0 {
-            return Some("ListGroupsResponse.ThrottleTimeMs");
+        if !c::drops_at(0b11111, version) {
+            return None;
         }
-        for v in &self.groups {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if version < 1 && self.throttle_time_ms != 0 {
+            return Some(c::DroppedField {
+                path: "ListGroupsResponse.ThrottleTimeMs",
+                versions: c::VersionRange::new(1, 32767),
+            });
+        }
+        if c::drops_at(0b11111, version) {
+            for v in &self.groups {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -547,14 +555,23 @@ impl c::Encode for ListedGroup<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b11111, version) {
+            return None;
+        }
         if version < 4 && !self.group_state.is_empty() {
-            return Some("ListGroupsResponse.Groups.GroupState");
+            return Some(c::DroppedField {
+                path: "ListGroupsResponse.Groups.GroupState",
+                versions: c::VersionRange::new(4, 32767),
+            });
         }
         if version < 5 && !self.group_type.is_empty() {
-            return Some("ListGroupsResponse.Groups.GroupType");
+            return Some(c::DroppedField {
+                path: "ListGroupsResponse.Groups.GroupType",
+                versions: c::VersionRange::new(5, 32767),
+            });
         }
         None
     }

@@ -239,6 +239,8 @@ impl c::Encode for ListOffsetsRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "ListOffsetsRequest.IsolationLevel",
                 version,
+                versions: c::VersionRange::new(2, 32767),
+                ignorable: false,
             });
         }
         n = n.saturating_add(self.topics.encoded_len(
@@ -287,16 +289,24 @@ impl c::Encode for ListOffsetsRequest<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        for v in &self.topics {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if !c::drops_at(0b1111111111, version) {
+            return None;
+        }
+        if c::drops_at(0b1111, version) {
+            for v in &self.topics {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         if version < 10 && self.timeout_ms != 0 {
-            return Some("ListOffsetsRequest.TimeoutMs");
+            return Some(c::DroppedField {
+                path: "ListOffsetsRequest.TimeoutMs",
+                versions: c::VersionRange::new(10, 32767),
+            });
         }
         None
     }
@@ -516,12 +526,17 @@ impl c::Encode for ListOffsetsTopic<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        for v in &self.partitions {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if !c::drops_at(0b1111, version) {
+            return None;
+        }
+        if c::drops_at(0b1111, version) {
+            for v in &self.partitions {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -756,6 +771,8 @@ impl c::Encode for ListOffsetsPartition<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "ListOffsetsRequest.Topics.Partitions.MaxNumOffsets",
                 version,
+                versions: c::VersionRange::new(0, 0),
+                ignorable: false,
             });
         }
         if flexible {
@@ -800,11 +817,17 @@ impl c::Encode for ListOffsetsPartition<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b1111, version) {
+            return None;
+        }
         if version < 4 && self.current_leader_epoch != -1 {
-            return Some("ListOffsetsRequest.Topics.Partitions.CurrentLeaderEpoch");
+            return Some(c::DroppedField {
+                path: "ListOffsetsRequest.Topics.Partitions.CurrentLeaderEpoch",
+                versions: c::VersionRange::new(4, 32767),
+            });
         }
         None
     }

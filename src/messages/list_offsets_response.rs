@@ -232,11 +232,17 @@ impl c::Encode for ListOffsetsResponse<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b11, version) {
+            return None;
+        }
         if version < 2 && self.throttle_time_ms != 0 {
-            return Some("ListOffsetsResponse.ThrottleTimeMs");
+            return Some(c::DroppedField {
+                path: "ListOffsetsResponse.ThrottleTimeMs",
+                versions: c::VersionRange::new(2, 32767),
+            });
         }
         None
     }
@@ -744,6 +750,8 @@ impl c::Encode for ListOffsetsPartitionResponse<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "ListOffsetsResponse.Topics.Partitions.OldStyleOffsets",
                 version,
+                versions: c::VersionRange::new(0, 0),
+                ignorable: false,
             });
         }
         if version >= 1 {
@@ -753,6 +761,8 @@ impl c::Encode for ListOffsetsPartitionResponse<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "ListOffsetsResponse.Topics.Partitions.Timestamp",
                 version,
+                versions: c::VersionRange::new(1, 32767),
+                ignorable: false,
             });
         }
         if version >= 1 {
@@ -762,6 +772,8 @@ impl c::Encode for ListOffsetsPartitionResponse<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "ListOffsetsResponse.Topics.Partitions.Offset",
                 version,
+                versions: c::VersionRange::new(1, 32767),
+                ignorable: false,
             });
         }
         if version >= 4 {
@@ -771,6 +783,8 @@ impl c::Encode for ListOffsetsPartitionResponse<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "ListOffsetsResponse.Topics.Partitions.LeaderEpoch",
                 version,
+                versions: c::VersionRange::new(4, 32767),
+                ignorable: false,
             });
         }
         if flexible {

@@ -254,6 +254,8 @@ impl c::Encode for ListTransactionsRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "ListTransactionsRequest.DurationFilter",
                 version,
+                versions: c::VersionRange::new(1, 32767),
+                ignorable: false,
             });
         }
         if version >= 2 {
@@ -267,6 +269,8 @@ impl c::Encode for ListTransactionsRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "ListTransactionsRequest.TransactionalIdPattern",
                 version,
+                versions: c::VersionRange::new(2, 32767),
+                ignorable: false,
             });
         }
         n = if self.unknown_tagged_fields.is_empty() {

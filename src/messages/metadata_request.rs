@@ -274,6 +274,8 @@ impl c::Encode for MetadataRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "MetadataRequest.AllowAutoTopicCreation",
                 version,
+                versions: c::VersionRange::new(4, 32767),
+                ignorable: false,
             });
         }
         if (8..=10).contains(&version) {
@@ -283,6 +285,8 @@ impl c::Encode for MetadataRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "MetadataRequest.IncludeClusterAuthorizedOperations",
                 version,
+                versions: c::VersionRange::new(8, 10),
+                ignorable: false,
             });
         }
         if version >= 8 {
@@ -292,6 +296,8 @@ impl c::Encode for MetadataRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "MetadataRequest.IncludeTopicAuthorizedOperations",
                 version,
+                versions: c::VersionRange::new(8, 32767),
+                ignorable: false,
             });
         }
         if flexible {
@@ -342,13 +348,18 @@ impl c::Encode for MetadataRequest<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if let Some(a) = &self.topics {
-            for v in a {
-                if let Some(p) = c::Encode::dropped_field(&v, version) {
-                    return Some(p);
+        if !c::drops_at(0b1111111111, version) {
+            return None;
+        }
+        if c::drops_at(0b1111111111, version) {
+            if let Some(a) = &self.topics {
+                for v in a {
+                    if let Some(d) = c::Encode::dropped_field(&v, version) {
+                        return Some(d);
+                    }
                 }
             }
         }
@@ -592,11 +603,17 @@ impl c::Encode for MetadataRequestTopic<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b1111111111, version) {
+            return None;
+        }
         if version < 10 && self.topic_id != c::Uuid::ZERO {
-            return Some("MetadataRequest.Topics.TopicId");
+            return Some(c::DroppedField {
+                path: "MetadataRequest.Topics.TopicId",
+                versions: c::VersionRange::new(10, 32767),
+            });
         }
         None
     }

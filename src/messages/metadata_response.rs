@@ -347,6 +347,8 @@ impl c::Encode for MetadataResponse<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "MetadataResponse.ClusterAuthorizedOperations",
                 version,
+                versions: c::VersionRange::new(8, 10),
+                ignorable: false,
             });
         }
         if version >= 13 {
@@ -402,30 +404,49 @@ impl c::Encode for MetadataResponse<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if version < 3 && self.throttle_time_ms != 0 {
-            return Some("MetadataResponse.ThrottleTimeMs");
+        if !c::drops_at(0b1111111111111, version) {
+            return None;
         }
-        for v in &self.brokers {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if version < 3 && self.throttle_time_ms != 0 {
+            return Some(c::DroppedField {
+                path: "MetadataResponse.ThrottleTimeMs",
+                versions: c::VersionRange::new(3, 32767),
+            });
+        }
+        if c::drops_at(0b1, version) {
+            for v in &self.brokers {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         if version < 2 && self.cluster_id.is_some() {
-            return Some("MetadataResponse.ClusterId");
+            return Some(c::DroppedField {
+                path: "MetadataResponse.ClusterId",
+                versions: c::VersionRange::new(2, 32767),
+            });
         }
         if version < 1 && self.controller_id != -1 {
-            return Some("MetadataResponse.ControllerId");
+            return Some(c::DroppedField {
+                path: "MetadataResponse.ControllerId",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
-        for v in &self.topics {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if c::drops_at(0b1111111111, version) {
+            for v in &self.topics {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         if version < 13 && self.error_code != 0 {
-            return Some("MetadataResponse.ErrorCode");
+            return Some(c::DroppedField {
+                path: "MetadataResponse.ErrorCode",
+                versions: c::VersionRange::new(13, 32767),
+            });
         }
         None
     }
@@ -691,11 +712,17 @@ impl c::Encode for MetadataResponseBroker<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b1, version) {
+            return None;
+        }
         if version < 1 && self.rack.is_some() {
-            return Some("MetadataResponse.Brokers.Rack");
+            return Some(c::DroppedField {
+                path: "MetadataResponse.Brokers.Rack",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         None
     }
@@ -1004,6 +1031,8 @@ impl c::Encode for MetadataResponseTopic<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "MetadataResponse.Topics.TopicAuthorizedOperations",
                 version,
+                versions: c::VersionRange::new(8, 32767),
+                ignorable: false,
             });
         }
         if flexible {
@@ -1056,18 +1085,29 @@ impl c::Encode for MetadataResponseTopic<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b1111111111, version) {
+            return None;
+        }
         if version < 10 && self.topic_id != c::Uuid::ZERO {
-            return Some("MetadataResponse.Topics.TopicId");
+            return Some(c::DroppedField {
+                path: "MetadataResponse.Topics.TopicId",
+                versions: c::VersionRange::new(10, 32767),
+            });
         }
         if version < 1 && self.is_internal {
-            return Some("MetadataResponse.Topics.IsInternal");
+            return Some(c::DroppedField {
+                path: "MetadataResponse.Topics.IsInternal",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
-        for v in &self.partitions {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if c::drops_at(0b1111111, version) {
+            for v in &self.partitions {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -1424,14 +1464,23 @@ impl c::Encode for MetadataResponsePartition<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b1111111, version) {
+            return None;
+        }
         if version < 7 && self.leader_epoch != -1 {
-            return Some("MetadataResponse.Topics.Partitions.LeaderEpoch");
+            return Some(c::DroppedField {
+                path: "MetadataResponse.Topics.Partitions.LeaderEpoch",
+                versions: c::VersionRange::new(7, 32767),
+            });
         }
         if version < 5 && !self.offline_replicas.is_empty() {
-            return Some("MetadataResponse.Topics.Partitions.OfflineReplicas");
+            return Some(c::DroppedField {
+                path: "MetadataResponse.Topics.Partitions.OfflineReplicas",
+                versions: c::VersionRange::new(5, 32767),
+            });
         }
         None
     }

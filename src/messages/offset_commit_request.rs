@@ -320,6 +320,8 @@ impl c::Encode for OffsetCommitRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "OffsetCommitRequest.GroupInstanceId",
                 version,
+                versions: c::VersionRange::new(7, 32767),
+                ignorable: false,
             });
         }
         if (2..=4).contains(&version) {
@@ -372,21 +374,30 @@ impl c::Encode for OffsetCommitRequest<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 1 && self.generation_id_or_member_epoch != -1 {
-            return Some("OffsetCommitRequest.GenerationIdOrMemberEpoch");
+            return Some(c::DroppedField {
+                path: "OffsetCommitRequest.GenerationIdOrMemberEpoch",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         if version < 1 && !self.member_id.is_empty() {
-            return Some("OffsetCommitRequest.MemberId");
+            return Some(c::DroppedField {
+                path: "OffsetCommitRequest.MemberId",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         if !(2..=4).contains(&version) && self.retention_time_ms != -1 {
-            return Some("OffsetCommitRequest.RetentionTimeMs");
+            return Some(c::DroppedField {
+                path: "OffsetCommitRequest.RetentionTimeMs",
+                versions: c::VersionRange::new(2, 4),
+            });
         }
         for v in &self.topics {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None
@@ -656,18 +667,26 @@ impl c::Encode for OffsetCommitRequestTopic<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version > 9 && !self.name.is_empty() {
-            return Some("OffsetCommitRequest.Topics.Name");
+            return Some(c::DroppedField {
+                path: "OffsetCommitRequest.Topics.Name",
+                versions: c::VersionRange::new(0, 9),
+            });
         }
         if version < 10 && self.topic_id != c::Uuid::ZERO {
-            return Some("OffsetCommitRequest.Topics.TopicId");
+            return Some(c::DroppedField {
+                path: "OffsetCommitRequest.Topics.TopicId",
+                versions: c::VersionRange::new(10, 32767),
+            });
         }
-        for v in &self.partitions {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if c::drops_at(0b111111, version) {
+            for v in &self.partitions {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -926,6 +945,8 @@ impl c::Encode for OffsetCommitRequestPartition<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "OffsetCommitRequest.Topics.Partitions.CommitTimestamp",
                 version,
+                versions: c::VersionRange::new(1, 1),
+                ignorable: false,
             });
         }
         n = n.saturating_add(c::nullable_string_len(
@@ -977,11 +998,17 @@ impl c::Encode for OffsetCommitRequestPartition<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b111111, version) {
+            return None;
+        }
         if version < 6 && self.committed_leader_epoch != -1 {
-            return Some("OffsetCommitRequest.Topics.Partitions.CommittedLeaderEpoch");
+            return Some(c::DroppedField {
+                path: "OffsetCommitRequest.Topics.Partitions.CommittedLeaderEpoch",
+                versions: c::VersionRange::new(6, 32767),
+            });
         }
         None
     }

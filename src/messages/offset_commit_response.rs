@@ -232,15 +232,18 @@ impl c::Encode for OffsetCommitResponse<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 3 && self.throttle_time_ms != 0 {
-            return Some("OffsetCommitResponse.ThrottleTimeMs");
+            return Some(c::DroppedField {
+                path: "OffsetCommitResponse.ThrottleTimeMs",
+                versions: c::VersionRange::new(3, 32767),
+            });
         }
         for v in &self.topics {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None
@@ -510,14 +513,20 @@ impl c::Encode for OffsetCommitResponseTopic<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version > 9 && !self.name.is_empty() {
-            return Some("OffsetCommitResponse.Topics.Name");
+            return Some(c::DroppedField {
+                path: "OffsetCommitResponse.Topics.Name",
+                versions: c::VersionRange::new(0, 9),
+            });
         }
         if version < 10 && self.topic_id != c::Uuid::ZERO {
-            return Some("OffsetCommitResponse.Topics.TopicId");
+            return Some(c::DroppedField {
+                path: "OffsetCommitResponse.Topics.TopicId",
+                versions: c::VersionRange::new(10, 32767),
+            });
         }
         None
     }

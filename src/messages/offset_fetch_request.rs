@@ -288,6 +288,8 @@ impl c::Encode for OffsetFetchRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "OffsetFetchRequest.GroupId",
                 version,
+                versions: c::VersionRange::new(0, 7),
+                ignorable: false,
             });
         }
         if version <= 7 {
@@ -314,6 +316,8 @@ impl c::Encode for OffsetFetchRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "OffsetFetchRequest.Topics",
                 version,
+                versions: c::VersionRange::new(0, 7),
+                ignorable: false,
             });
         }
         if version >= 8 {
@@ -327,6 +331,8 @@ impl c::Encode for OffsetFetchRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "OffsetFetchRequest.Groups",
                 version,
+                versions: c::VersionRange::new(8, 32767),
+                ignorable: false,
             });
         }
         if version >= 7 {
@@ -336,6 +342,8 @@ impl c::Encode for OffsetFetchRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "OffsetFetchRequest.RequireStable",
                 version,
+                versions: c::VersionRange::new(7, 32767),
+                ignorable: false,
             });
         }
         if flexible {
@@ -381,13 +389,16 @@ impl c::Encode for OffsetFetchRequest<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b11100000000, version) {
+            return None;
+        }
         if version >= 8 {
             for v in &self.groups {
-                if let Some(p) = c::Encode::dropped_field(&v, version) {
-                    return Some(p);
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
                 }
             }
         }
@@ -868,19 +879,25 @@ impl c::Encode for OffsetFetchRequestGroup<'_> {
         self.unknown_tagged_fields.write_section(w);
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 9 && self.member_id.is_some() {
-            return Some("OffsetFetchRequest.Groups.MemberId");
+            return Some(c::DroppedField {
+                path: "OffsetFetchRequest.Groups.MemberId",
+                versions: c::VersionRange::new(9, 32767),
+            });
         }
         if version < 9 && self.member_epoch != -1 {
-            return Some("OffsetFetchRequest.Groups.MemberEpoch");
+            return Some(c::DroppedField {
+                path: "OffsetFetchRequest.Groups.MemberEpoch",
+                versions: c::VersionRange::new(9, 32767),
+            });
         }
         if let Some(a) = &self.topics {
             for v in a {
-                if let Some(p) = c::Encode::dropped_field(&v, version) {
-                    return Some(p);
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
                 }
             }
         }
@@ -1125,14 +1142,20 @@ impl c::Encode for OffsetFetchRequestTopics<'_> {
         self.unknown_tagged_fields.write_section(w);
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version > 9 && !self.name.is_empty() {
-            return Some("OffsetFetchRequest.Groups.Topics.Name");
+            return Some(c::DroppedField {
+                path: "OffsetFetchRequest.Groups.Topics.Name",
+                versions: c::VersionRange::new(8, 9),
+            });
         }
         if version < 10 && self.topic_id != c::Uuid::ZERO {
-            return Some("OffsetFetchRequest.Groups.Topics.TopicId");
+            return Some(c::DroppedField {
+                path: "OffsetFetchRequest.Groups.Topics.TopicId",
+                versions: c::VersionRange::new(10, 32767),
+            });
         }
         None
     }

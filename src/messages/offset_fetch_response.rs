@@ -276,6 +276,8 @@ impl c::Encode for OffsetFetchResponse<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "OffsetFetchResponse.Topics",
                 version,
+                versions: c::VersionRange::new(0, 7),
+                ignorable: false,
             });
         }
         if (2..=7).contains(&version) {
@@ -292,6 +294,8 @@ impl c::Encode for OffsetFetchResponse<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "OffsetFetchResponse.Groups",
                 version,
+                versions: c::VersionRange::new(8, 32767),
+                ignorable: false,
             });
         }
         if flexible {
@@ -333,26 +337,37 @@ impl c::Encode for OffsetFetchResponse<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b11100011111, version) {
+            return None;
+        }
         if version < 3 && self.throttle_time_ms != 0 {
-            return Some("OffsetFetchResponse.ThrottleTimeMs");
+            return Some(c::DroppedField {
+                path: "OffsetFetchResponse.ThrottleTimeMs",
+                versions: c::VersionRange::new(3, 32767),
+            });
         }
         if version <= 7 {
-            for v in &self.topics {
-                if let Some(p) = c::Encode::dropped_field(&v, version) {
-                    return Some(p);
+            if c::drops_at(0b11111, version) {
+                for v in &self.topics {
+                    if let Some(d) = c::Encode::dropped_field(&v, version) {
+                        return Some(d);
+                    }
                 }
             }
         }
         if !(2..=7).contains(&version) && self.error_code != 0 {
-            return Some("OffsetFetchResponse.ErrorCode");
+            return Some(c::DroppedField {
+                path: "OffsetFetchResponse.ErrorCode",
+                versions: c::VersionRange::new(2, 7),
+            });
         }
         if version >= 8 {
             for v in &self.groups {
-                if let Some(p) = c::Encode::dropped_field(&v, version) {
-                    return Some(p);
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
                 }
             }
         }
@@ -575,12 +590,17 @@ impl c::Encode for OffsetFetchResponseTopic<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        for v in &self.partitions {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if !c::drops_at(0b11111, version) {
+            return None;
+        }
+        if c::drops_at(0b11111, version) {
+            for v in &self.partitions {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -877,11 +897,17 @@ impl c::Encode for OffsetFetchResponsePartition<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b11111, version) {
+            return None;
+        }
         if version < 5 && self.committed_leader_epoch != -1 {
-            return Some("OffsetFetchResponse.Topics.Partitions.CommittedLeaderEpoch");
+            return Some(c::DroppedField {
+                path: "OffsetFetchResponse.Topics.Partitions.CommittedLeaderEpoch",
+                versions: c::VersionRange::new(5, 7),
+            });
         }
         None
     }
@@ -1106,12 +1132,12 @@ impl c::Encode for OffsetFetchResponseGroup<'_> {
         self.unknown_tagged_fields.write_section(w);
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         for v in &self.topics {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None
@@ -1358,14 +1384,20 @@ impl c::Encode for OffsetFetchResponseTopics<'_> {
         self.unknown_tagged_fields.write_section(w);
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version > 9 && !self.name.is_empty() {
-            return Some("OffsetFetchResponse.Groups.Topics.Name");
+            return Some(c::DroppedField {
+                path: "OffsetFetchResponse.Groups.Topics.Name",
+                versions: c::VersionRange::new(8, 9),
+            });
         }
         if version < 10 && self.topic_id != c::Uuid::ZERO {
-            return Some("OffsetFetchResponse.Groups.Topics.TopicId");
+            return Some(c::DroppedField {
+                path: "OffsetFetchResponse.Groups.Topics.TopicId",
+                versions: c::VersionRange::new(10, 32767),
+            });
         }
         None
     }

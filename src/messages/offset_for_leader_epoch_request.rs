@@ -229,15 +229,23 @@ impl c::Encode for OffsetForLeaderEpochRequest<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if version < 3 && self.replica_id != -2 {
-            return Some("OffsetForLeaderEpochRequest.ReplicaId");
+        if !c::drops_at(0b111, version) {
+            return None;
         }
-        for v in &self.topics {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if version < 3 && self.replica_id != -2 {
+            return Some(c::DroppedField {
+                path: "OffsetForLeaderEpochRequest.ReplicaId",
+                versions: c::VersionRange::new(3, 32767),
+            });
+        }
+        if c::drops_at(0b11, version) {
+            for v in &self.topics {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -458,12 +466,17 @@ impl c::Encode for OffsetForLeaderTopic<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        for v in &self.partitions {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if !c::drops_at(0b11, version) {
+            return None;
+        }
+        if c::drops_at(0b11, version) {
+            for v in &self.partitions {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -708,11 +721,17 @@ impl c::Encode for OffsetForLeaderPartition<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b11, version) {
+            return None;
+        }
         if version < 2 && self.current_leader_epoch != -1 {
-            return Some("OffsetForLeaderEpochRequest.Topics.Partitions.CurrentLeaderEpoch");
+            return Some(c::DroppedField {
+                path: "OffsetForLeaderEpochRequest.Topics.Partitions.CurrentLeaderEpoch",
+                versions: c::VersionRange::new(2, 32767),
+            });
         }
         None
     }

@@ -233,15 +233,23 @@ impl c::Encode for OffsetForLeaderEpochResponse<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if version < 2 && self.throttle_time_ms != 0 {
-            return Some("OffsetForLeaderEpochResponse.ThrottleTimeMs");
+        if !c::drops_at(0b11, version) {
+            return None;
         }
-        for v in &self.topics {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if version < 2 && self.throttle_time_ms != 0 {
+            return Some(c::DroppedField {
+                path: "OffsetForLeaderEpochResponse.ThrottleTimeMs",
+                versions: c::VersionRange::new(2, 32767),
+            });
+        }
+        if c::drops_at(0b1, version) {
+            for v in &self.topics {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -459,12 +467,17 @@ impl c::Encode for OffsetForLeaderTopicResult<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        for v in &self.partitions {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if !c::drops_at(0b1, version) {
+            return None;
+        }
+        if c::drops_at(0b1, version) {
+            for v in &self.partitions {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -729,11 +742,17 @@ impl c::Encode for EpochEndOffset<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b1, version) {
+            return None;
+        }
         if version < 1 && self.leader_epoch != -1 {
-            return Some("OffsetForLeaderEpochResponse.Topics.Partitions.LeaderEpoch");
+            return Some(c::DroppedField {
+                path: "OffsetForLeaderEpochResponse.Topics.Partitions.LeaderEpoch",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         None
     }

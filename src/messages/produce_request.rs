@@ -233,6 +233,8 @@ impl c::Encode for ProduceRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "ProduceRequest.TransactionalId",
                 version,
+                versions: c::VersionRange::new(3, 32767),
+                ignorable: false,
             });
         }
         n = n.saturating_add(2);
@@ -280,12 +282,12 @@ impl c::Encode for ProduceRequest<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         for v in &self.topic_data {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None
@@ -554,14 +556,20 @@ impl c::Encode for TopicProduceData<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version > 12 && !self.name.is_empty() {
-            return Some("ProduceRequest.TopicData.Name");
+            return Some(c::DroppedField {
+                path: "ProduceRequest.TopicData.Name",
+                versions: c::VersionRange::new(0, 12),
+            });
         }
         if version < 13 && self.topic_id != c::Uuid::ZERO {
-            return Some("ProduceRequest.TopicData.TopicId");
+            return Some(c::DroppedField {
+                path: "ProduceRequest.TopicData.TopicId",
+                versions: c::VersionRange::new(13, 32767),
+            });
         }
         None
     }

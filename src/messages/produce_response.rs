@@ -236,6 +236,8 @@ impl c::Encode for ProduceResponse<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "ProduceResponse.NodeEndpoints",
                 version,
+                versions: c::VersionRange::new(10, 32767),
+                ignorable: false,
             });
         }
         if flexible {
@@ -285,16 +287,19 @@ impl c::Encode for ProduceResponse<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         for v in &self.responses {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         if version < 1 && self.throttle_time_ms != 0 {
-            return Some("ProduceResponse.ThrottleTimeMs");
+            return Some(c::DroppedField {
+                path: "ProduceResponse.ThrottleTimeMs",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         None
     }
@@ -562,18 +567,26 @@ impl c::Encode for TopicProduceResponse<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version > 12 && !self.name.is_empty() {
-            return Some("ProduceResponse.Responses.Name");
+            return Some(c::DroppedField {
+                path: "ProduceResponse.Responses.Name",
+                versions: c::VersionRange::new(0, 12),
+            });
         }
         if version < 13 && self.topic_id != c::Uuid::ZERO {
-            return Some("ProduceResponse.Responses.TopicId");
+            return Some(c::DroppedField {
+                path: "ProduceResponse.Responses.TopicId",
+                versions: c::VersionRange::new(13, 32767),
+            });
         }
-        for v in &self.partition_responses {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if c::drops_at(0b11111111, version) {
+            for v in &self.partition_responses {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -946,6 +959,8 @@ impl c::Encode for PartitionProduceResponse<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "ProduceResponse.Responses.PartitionResponses.CurrentLeader",
                 version,
+                versions: c::VersionRange::new(10, 32767),
+                ignorable: false,
             });
         }
         if flexible {
@@ -1013,20 +1028,35 @@ impl c::Encode for PartitionProduceResponse<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b11111111, version) {
+            return None;
+        }
         if version < 2 && self.log_append_time_ms != -1 {
-            return Some("ProduceResponse.Responses.PartitionResponses.LogAppendTimeMs");
+            return Some(c::DroppedField {
+                path: "ProduceResponse.Responses.PartitionResponses.LogAppendTimeMs",
+                versions: c::VersionRange::new(2, 32767),
+            });
         }
         if version < 5 && self.log_start_offset != -1 {
-            return Some("ProduceResponse.Responses.PartitionResponses.LogStartOffset");
+            return Some(c::DroppedField {
+                path: "ProduceResponse.Responses.PartitionResponses.LogStartOffset",
+                versions: c::VersionRange::new(5, 32767),
+            });
         }
         if version < 8 && !self.record_errors.is_empty() {
-            return Some("ProduceResponse.Responses.PartitionResponses.RecordErrors");
+            return Some(c::DroppedField {
+                path: "ProduceResponse.Responses.PartitionResponses.RecordErrors",
+                versions: c::VersionRange::new(8, 32767),
+            });
         }
         if version < 8 && self.error_message.is_some() {
-            return Some("ProduceResponse.Responses.PartitionResponses.ErrorMessage");
+            return Some(c::DroppedField {
+                path: "ProduceResponse.Responses.PartitionResponses.ErrorMessage",
+                versions: c::VersionRange::new(8, 32767),
+            });
         }
         None
     }

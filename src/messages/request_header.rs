@@ -264,11 +264,17 @@ impl c::Encode for RequestHeader<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b1, version) {
+            return None;
+        }
         if version < 1 && self.client_id.as_ref().is_none_or(|v| !v.is_empty()) {
-            return Some("RequestHeader.ClientId");
+            return Some(c::DroppedField {
+                path: "RequestHeader.ClientId",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         None
     }

@@ -272,11 +272,17 @@ impl c::Encode for SaslAuthenticateResponse<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b1, version) {
+            return None;
+        }
         if version < 1 && self.session_lifetime_ms != 0 {
-            return Some("SaslAuthenticateResponse.SessionLifetimeMs");
+            return Some(c::DroppedField {
+                path: "SaslAuthenticateResponse.SessionLifetimeMs",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         None
     }

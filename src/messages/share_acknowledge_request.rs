@@ -252,6 +252,8 @@ impl c::Encode for ShareAcknowledgeRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "ShareAcknowledgeRequest.IsRenewAck",
                 version,
+                versions: c::VersionRange::new(2, 32767),
+                ignorable: false,
             });
         }
         n = n.saturating_add(self.topics.encoded_len(

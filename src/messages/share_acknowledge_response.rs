@@ -308,11 +308,17 @@ impl c::Encode for ShareAcknowledgeResponse<'_> {
         self.unknown_tagged_fields.write_section(w);
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b10, version) {
+            return None;
+        }
         if version < 2 && self.acquisition_lock_timeout_ms != 0 {
-            return Some("ShareAcknowledgeResponse.AcquisitionLockTimeoutMs");
+            return Some(c::DroppedField {
+                path: "ShareAcknowledgeResponse.AcquisitionLockTimeoutMs",
+                versions: c::VersionRange::new(2, 32767),
+            });
         }
         None
     }

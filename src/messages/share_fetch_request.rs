@@ -420,6 +420,8 @@ impl c::Encode for ShareFetchRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "ShareFetchRequest.IsRenewAck",
                 version,
+                versions: c::VersionRange::new(2, 32767),
+                ignorable: false,
             });
         }
         n = n.saturating_add(
@@ -472,11 +474,17 @@ impl c::Encode for ShareFetchRequest<'_> {
         self.unknown_tagged_fields.write_section(w);
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b10, version) {
+            return None;
+        }
         if version < 2 && self.share_acquire_mode != 0 {
-            return Some("ShareFetchRequest.ShareAcquireMode");
+            return Some(c::DroppedField {
+                path: "ShareFetchRequest.ShareAcquireMode",
+                versions: c::VersionRange::new(2, 32767),
+            });
         }
         None
     }
@@ -850,6 +858,8 @@ impl c::Encode for FetchPartition<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "ShareFetchRequest.Topics.Partitions.PartitionMaxBytes",
                 version,
+                versions: c::VersionRange::new(0, 0),
+                ignorable: false,
             });
         }
         n = n.saturating_add(self.acknowledgement_batches.encoded_len(

@@ -358,6 +358,8 @@ impl c::Encode for StopReplicaRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "StopReplicaRequest.isKRaftController",
                 version,
+                versions: c::VersionRange::new(4, 32767),
+                ignorable: false,
             });
         }
         n = n.saturating_add(4);
@@ -372,6 +374,8 @@ impl c::Encode for StopReplicaRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "StopReplicaRequest.DeletePartitions",
                 version,
+                versions: c::VersionRange::new(0, 2),
+                ignorable: false,
             });
         }
         if version <= 0 {
@@ -385,6 +389,8 @@ impl c::Encode for StopReplicaRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "StopReplicaRequest.UngroupedPartitions",
                 version,
+                versions: c::VersionRange::new(0, 0),
+                ignorable: false,
             });
         }
         if (1..=2).contains(&version) {
@@ -398,6 +404,8 @@ impl c::Encode for StopReplicaRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "StopReplicaRequest.Topics",
                 version,
+                versions: c::VersionRange::new(1, 2),
+                ignorable: false,
             });
         }
         if version >= 3 {
@@ -411,6 +419,8 @@ impl c::Encode for StopReplicaRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "StopReplicaRequest.TopicStates",
                 version,
+                versions: c::VersionRange::new(3, 32767),
+                ignorable: false,
             });
         }
         if flexible {
@@ -467,11 +477,17 @@ impl c::Encode for StopReplicaRequest<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b1, version) {
+            return None;
+        }
         if version < 1 && self.broker_epoch != -1 {
-            return Some("StopReplicaRequest.BrokerEpoch");
+            return Some(c::DroppedField {
+                path: "StopReplicaRequest.BrokerEpoch",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         None
     }

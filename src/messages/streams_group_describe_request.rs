@@ -213,6 +213,8 @@ impl c::Encode for StreamsGroupDescribeRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "StreamsGroupDescribeRequest.IncludeTopologyDescription",
                 version,
+                versions: c::VersionRange::new(1, 32767),
+                ignorable: false,
             });
         }
         n = if self.unknown_tagged_fields.is_empty() {

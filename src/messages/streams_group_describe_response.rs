@@ -200,12 +200,17 @@ impl c::Encode for StreamsGroupDescribeResponse<'_> {
         self.unknown_tagged_fields.write_section(w);
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        for v in &self.groups {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if !c::drops_at(0b1, version) {
+            return None;
+        }
+        if c::drops_at(0b1, version) {
+            for v in &self.groups {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -640,6 +645,8 @@ impl c::Encode for DescribedGroup<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "StreamsGroupDescribeResponse.Groups.TopologyDescription",
                 version,
+                versions: c::VersionRange::new(1, 32767),
+                ignorable: false,
             });
         }
         if version >= 1 {
@@ -649,6 +656,8 @@ impl c::Encode for DescribedGroup<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "StreamsGroupDescribeResponse.Groups.TopologyDescriptionStatus",
                 version,
+                versions: c::VersionRange::new(1, 32767),
+                ignorable: false,
             });
         }
         if version >= 1 {
@@ -712,11 +721,17 @@ impl c::Encode for DescribedGroup<'_> {
         self.unknown_tagged_fields.write_section(w);
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b1, version) {
+            return None;
+        }
         if version < 1 && self.assignor_name.is_some() {
-            return Some("StreamsGroupDescribeResponse.Groups.AssignorName");
+            return Some(c::DroppedField {
+                path: "StreamsGroupDescribeResponse.Groups.AssignorName",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         None
     }

@@ -489,6 +489,8 @@ impl c::Encode for StreamsGroupHeartbeatResponse<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "StreamsGroupHeartbeatResponse.AcceptableRecoveryLagLegacy",
                 version,
+                versions: c::VersionRange::new(0, 0),
+                ignorable: false,
             });
         }
         n = n.saturating_add(4);
@@ -531,6 +533,8 @@ impl c::Encode for StreamsGroupHeartbeatResponse<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "StreamsGroupHeartbeatResponse.TopologyDescriptionRequired",
                 version,
+                versions: c::VersionRange::new(1, 32767),
+                ignorable: false,
             });
         }
         n = n.saturating_add(4);
@@ -591,11 +595,17 @@ impl c::Encode for StreamsGroupHeartbeatResponse<'_> {
         self.unknown_tagged_fields.write_section(w);
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b1, version) {
+            return None;
+        }
         if version < 1 && self.acceptable_recovery_lag != -1 {
-            return Some("StreamsGroupHeartbeatResponse.AcceptableRecoveryLag");
+            return Some(c::DroppedField {
+                path: "StreamsGroupHeartbeatResponse.AcceptableRecoveryLag",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         None
     }

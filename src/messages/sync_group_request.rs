@@ -328,6 +328,8 @@ impl c::Encode for SyncGroupRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "SyncGroupRequest.GroupInstanceId",
                 version,
+                versions: c::VersionRange::new(3, 32767),
+                ignorable: false,
             });
         }
         if version >= 5 {
@@ -390,14 +392,23 @@ impl c::Encode for SyncGroupRequest<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b11111, version) {
+            return None;
+        }
         if version < 5 && self.protocol_type.is_some() {
-            return Some("SyncGroupRequest.ProtocolType");
+            return Some(c::DroppedField {
+                path: "SyncGroupRequest.ProtocolType",
+                versions: c::VersionRange::new(5, 32767),
+            });
         }
         if version < 5 && self.protocol_name.is_some() {
-            return Some("SyncGroupRequest.ProtocolName");
+            return Some(c::DroppedField {
+                path: "SyncGroupRequest.ProtocolName",
+                versions: c::VersionRange::new(5, 32767),
+            });
         }
         None
     }

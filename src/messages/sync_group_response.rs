@@ -326,17 +326,29 @@ impl c::Encode for SyncGroupResponse<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b11111, version) {
+            return None;
+        }
         if version < 1 && self.throttle_time_ms != 0 {
-            return Some("SyncGroupResponse.ThrottleTimeMs");
+            return Some(c::DroppedField {
+                path: "SyncGroupResponse.ThrottleTimeMs",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         if version < 5 && self.protocol_type.is_some() {
-            return Some("SyncGroupResponse.ProtocolType");
+            return Some(c::DroppedField {
+                path: "SyncGroupResponse.ProtocolType",
+                versions: c::VersionRange::new(5, 32767),
+            });
         }
         if version < 5 && self.protocol_name.is_some() {
-            return Some("SyncGroupResponse.ProtocolName");
+            return Some(c::DroppedField {
+                path: "SyncGroupResponse.ProtocolName",
+                versions: c::VersionRange::new(5, 32767),
+            });
         }
         None
     }

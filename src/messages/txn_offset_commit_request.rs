@@ -339,6 +339,8 @@ impl c::Encode for TxnOffsetCommitRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "TxnOffsetCommitRequest.GenerationIdOrMemberEpoch",
                 version,
+                versions: c::VersionRange::new(3, 32767),
+                ignorable: false,
             });
         }
         if version >= 3 {
@@ -352,6 +354,8 @@ impl c::Encode for TxnOffsetCommitRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "TxnOffsetCommitRequest.MemberId",
                 version,
+                versions: c::VersionRange::new(3, 32767),
+                ignorable: false,
             });
         }
         if version >= 3 {
@@ -365,6 +369,8 @@ impl c::Encode for TxnOffsetCommitRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "TxnOffsetCommitRequest.GroupInstanceId",
                 version,
+                versions: c::VersionRange::new(3, 32767),
+                ignorable: false,
             });
         }
         n = n.saturating_add(self.topics.encoded_len(
@@ -416,12 +422,12 @@ impl c::Encode for TxnOffsetCommitRequest<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         for v in &self.topics {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None
@@ -691,18 +697,26 @@ impl c::Encode for TxnOffsetCommitRequestTopic<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version > 5 && !self.name.is_empty() {
-            return Some("TxnOffsetCommitRequest.Topics.Name");
+            return Some(c::DroppedField {
+                path: "TxnOffsetCommitRequest.Topics.Name",
+                versions: c::VersionRange::new(0, 5),
+            });
         }
         if version < 6 && self.topic_id != c::Uuid::ZERO {
-            return Some("TxnOffsetCommitRequest.Topics.TopicId");
+            return Some(c::DroppedField {
+                path: "TxnOffsetCommitRequest.Topics.TopicId",
+                versions: c::VersionRange::new(6, 32767),
+            });
         }
-        for v in &self.partitions {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if c::drops_at(0b11, version) {
+            for v in &self.partitions {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -972,11 +986,17 @@ impl c::Encode for TxnOffsetCommitRequestPartition<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b11, version) {
+            return None;
+        }
         if version < 2 && self.committed_leader_epoch != -1 {
-            return Some("TxnOffsetCommitRequest.Topics.Partitions.CommittedLeaderEpoch");
+            return Some(c::DroppedField {
+                path: "TxnOffsetCommitRequest.Topics.Partitions.CommittedLeaderEpoch",
+                versions: c::VersionRange::new(2, 32767),
+            });
         }
         None
     }

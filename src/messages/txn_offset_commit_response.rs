@@ -222,12 +222,12 @@ impl c::Encode for TxnOffsetCommitResponse<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         for v in &self.topics {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None
@@ -497,14 +497,20 @@ impl c::Encode for TxnOffsetCommitResponseTopic<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version > 5 && !self.name.is_empty() {
-            return Some("TxnOffsetCommitResponse.Topics.Name");
+            return Some(c::DroppedField {
+                path: "TxnOffsetCommitResponse.Topics.Name",
+                versions: c::VersionRange::new(0, 5),
+            });
         }
         if version < 6 && self.topic_id != c::Uuid::ZERO {
-            return Some("TxnOffsetCommitResponse.Topics.TopicId");
+            return Some(c::DroppedField {
+                path: "TxnOffsetCommitResponse.Topics.TopicId",
+                versions: c::VersionRange::new(6, 32767),
+            });
         }
         None
     }

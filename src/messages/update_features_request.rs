@@ -220,6 +220,8 @@ impl c::Encode for UpdateFeaturesRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "UpdateFeaturesRequest.ValidateOnly",
                 version,
+                versions: c::VersionRange::new(1, 32767),
+                ignorable: false,
             });
         }
         n = if self.unknown_tagged_fields.is_empty() {
@@ -466,6 +468,8 @@ impl c::Encode for FeatureUpdateKey<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "UpdateFeaturesRequest.FeatureUpdates.AllowDowngrade",
                 version,
+                versions: c::VersionRange::new(0, 0),
+                ignorable: false,
             });
         }
         if version >= 1 {
@@ -475,6 +479,8 @@ impl c::Encode for FeatureUpdateKey<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "UpdateFeaturesRequest.FeatureUpdates.UpgradeType",
                 version,
+                versions: c::VersionRange::new(1, 32767),
+                ignorable: false,
             });
         }
         n = if self.unknown_tagged_fields.is_empty() {

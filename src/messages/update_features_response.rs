@@ -263,11 +263,17 @@ impl c::Encode for UpdateFeaturesResponse<'_> {
         self.unknown_tagged_fields.write_section(w);
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b100, version) {
+            return None;
+        }
         if version > 1 && !self.results.is_empty() {
-            return Some("UpdateFeaturesResponse.Results");
+            return Some(c::DroppedField {
+                path: "UpdateFeaturesResponse.Results",
+                versions: c::VersionRange::new(0, 1),
+            });
         }
         None
     }

@@ -365,12 +365,16 @@ impl c::Encode for UpdateMetadataRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "UpdateMetadataRequest.isKRaftController",
                 version,
+                versions: c::VersionRange::new(8, 32767),
+                ignorable: false,
             });
         }
         if version < 8 && self.r#type != 0 {
             return Err(EncodeError::FieldNotInVersion {
                 path: "UpdateMetadataRequest.Type",
                 version,
+                versions: c::VersionRange::new(8, 32767),
+                ignorable: false,
             });
         }
         n = n.saturating_add(4);
@@ -389,6 +393,8 @@ impl c::Encode for UpdateMetadataRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "UpdateMetadataRequest.UngroupedPartitionStates",
                 version,
+                versions: c::VersionRange::new(0, 4),
+                ignorable: false,
             });
         }
         if version >= 5 {
@@ -402,6 +408,8 @@ impl c::Encode for UpdateMetadataRequest<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "UpdateMetadataRequest.TopicStates",
                 version,
+                versions: c::VersionRange::new(5, 32767),
+                ignorable: false,
             });
         }
         n = n.saturating_add(self.live_brokers.encoded_len(
@@ -471,29 +479,34 @@ impl c::Encode for UpdateMetadataRequest<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 5 && self.broker_epoch != -1 {
-            return Some("UpdateMetadataRequest.BrokerEpoch");
+            return Some(c::DroppedField {
+                path: "UpdateMetadataRequest.BrokerEpoch",
+                versions: c::VersionRange::new(5, 32767),
+            });
         }
         if version <= 4 {
-            for v in &self.ungrouped_partition_states {
-                if let Some(p) = c::Encode::dropped_field(&v, version) {
-                    return Some(p);
+            if c::drops_at(0b111101111, version) {
+                for v in &self.ungrouped_partition_states {
+                    if let Some(d) = c::Encode::dropped_field(&v, version) {
+                        return Some(d);
+                    }
                 }
             }
         }
         if version >= 5 {
             for v in &self.topic_states {
-                if let Some(p) = c::Encode::dropped_field(&v, version) {
-                    return Some(p);
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
                 }
             }
         }
         for v in &self.live_brokers {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None
@@ -749,15 +762,18 @@ impl c::Encode for UpdateMetadataTopicState<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 7 && self.topic_id != c::Uuid::ZERO {
-            return Some("UpdateMetadataRequest.TopicStates.TopicId");
+            return Some(c::DroppedField {
+                path: "UpdateMetadataRequest.TopicStates.TopicId",
+                versions: c::VersionRange::new(7, 32767),
+            });
         }
         for v in &self.partition_states {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None
@@ -1094,27 +1110,41 @@ impl c::Encode for UpdateMetadataBroker<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version > 0 && !self.v0_host.is_empty() {
-            return Some("UpdateMetadataRequest.LiveBrokers.V0Host");
+            return Some(c::DroppedField {
+                path: "UpdateMetadataRequest.LiveBrokers.V0Host",
+                versions: c::VersionRange::new(0, 0),
+            });
         }
         if version > 0 && self.v0_port != 0 {
-            return Some("UpdateMetadataRequest.LiveBrokers.V0Port");
+            return Some(c::DroppedField {
+                path: "UpdateMetadataRequest.LiveBrokers.V0Port",
+                versions: c::VersionRange::new(0, 0),
+            });
         }
         if version < 1 && !self.endpoints.is_empty() {
-            return Some("UpdateMetadataRequest.LiveBrokers.Endpoints");
+            return Some(c::DroppedField {
+                path: "UpdateMetadataRequest.LiveBrokers.Endpoints",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         if version >= 1 {
-            for v in &self.endpoints {
-                if let Some(p) = c::Encode::dropped_field(&v, version) {
-                    return Some(p);
+            if c::drops_at(0b110, version) {
+                for v in &self.endpoints {
+                    if let Some(d) = c::Encode::dropped_field(&v, version) {
+                        return Some(d);
+                    }
                 }
             }
         }
         if version < 2 && self.rack.as_ref().is_none_or(|v| !v.is_empty()) {
-            return Some("UpdateMetadataRequest.LiveBrokers.Rack");
+            return Some(c::DroppedField {
+                path: "UpdateMetadataRequest.LiveBrokers.Rack",
+                versions: c::VersionRange::new(2, 32767),
+            });
         }
         None
     }
@@ -1399,11 +1429,17 @@ impl c::Encode for UpdateMetadataEndpoint<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b110, version) {
+            return None;
+        }
         if version < 3 && !self.listener.is_empty() {
-            return Some("UpdateMetadataRequest.LiveBrokers.Endpoints.Listener");
+            return Some(c::DroppedField {
+                path: "UpdateMetadataRequest.LiveBrokers.Endpoints.Listener",
+                versions: c::VersionRange::new(3, 32767),
+            });
         }
         None
     }
@@ -1831,14 +1867,23 @@ impl c::Encode for UpdateMetadataPartitionState<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b111101111, version) {
+            return None;
+        }
         if version > 4 && !self.topic_name.is_empty() {
-            return Some("UpdateMetadataRequest.UpdateMetadataPartitionState.TopicName");
+            return Some(c::DroppedField {
+                path: "UpdateMetadataRequest.UpdateMetadataPartitionState.TopicName",
+                versions: c::VersionRange::new(0, 4),
+            });
         }
         if version < 4 && !self.offline_replicas.is_empty() {
-            return Some("UpdateMetadataRequest.UpdateMetadataPartitionState.OfflineReplicas");
+            return Some(c::DroppedField {
+                path: "UpdateMetadataRequest.UpdateMetadataPartitionState.OfflineReplicas",
+                versions: c::VersionRange::new(4, 32767),
+            });
         }
         None
     }

@@ -225,15 +225,23 @@ impl c::Encode for VoteRequest<'_> {
         self.unknown_tagged_fields.write_section(w);
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if version < 1 && self.voter_id != -1 {
-            return Some("VoteRequest.VoterId");
+        if !c::drops_at(0b1, version) {
+            return None;
         }
-        for v in &self.topics {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if version < 1 && self.voter_id != -1 {
+            return Some(c::DroppedField {
+                path: "VoteRequest.VoterId",
+                versions: c::VersionRange::new(1, 32767),
+            });
+        }
+        if c::drops_at(0b1, version) {
+            for v in &self.topics {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -426,12 +434,17 @@ impl c::Encode for TopicData<'_> {
         self.unknown_tagged_fields.write_section(w);
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        for v in &self.partitions {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if !c::drops_at(0b1, version) {
+            return None;
+        }
+        if c::drops_at(0b1, version) {
+            for v in &self.partitions {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -747,6 +760,8 @@ impl c::Encode for PartitionData<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "VoteRequest.Topics.Partitions.PreVote",
                 version,
+                versions: c::VersionRange::new(2, 32767),
+                ignorable: false,
             });
         }
         n = if self.unknown_tagged_fields.is_empty() {
@@ -788,14 +803,23 @@ impl c::Encode for PartitionData<'_> {
         self.unknown_tagged_fields.write_section(w);
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b1, version) {
+            return None;
+        }
         if version < 1 && self.replica_directory_id != c::Uuid::ZERO {
-            return Some("VoteRequest.Topics.Partitions.ReplicaDirectoryId");
+            return Some(c::DroppedField {
+                path: "VoteRequest.Topics.Partitions.ReplicaDirectoryId",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         if version < 1 && self.voter_directory_id != c::Uuid::ZERO {
-            return Some("VoteRequest.Topics.Partitions.VoterDirectoryId");
+            return Some(c::DroppedField {
+                path: "VoteRequest.Topics.Partitions.VoterDirectoryId",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         None
     }

@@ -218,6 +218,8 @@ impl c::Encode for VoteResponse<'_> {
             return Err(EncodeError::FieldNotInVersion {
                 path: "VoteResponse.NodeEndpoints",
                 version,
+                versions: c::VersionRange::new(1, 32767),
+                ignorable: false,
             });
         }
         let mut count: u32 = self.unknown_tagged_fields.count();

@@ -204,12 +204,17 @@ impl c::Encode for WriteShareGroupStateRequest<'_> {
         self.unknown_tagged_fields.write_section(w);
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        for v in &self.topics {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if !c::drops_at(0b1, version) {
+            return None;
+        }
+        if c::drops_at(0b1, version) {
+            for v in &self.topics {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -403,12 +408,17 @@ impl c::Encode for WriteStateData<'_> {
         self.unknown_tagged_fields.write_section(w);
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        for v in &self.partitions {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if !c::drops_at(0b1, version) {
+            return None;
+        }
+        if c::drops_at(0b1, version) {
+            for v in &self.partitions {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -717,11 +727,17 @@ impl c::Encode for PartitionData<'_> {
         self.unknown_tagged_fields.write_section(w);
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b1, version) {
+            return None;
+        }
         if version < 1 && self.delivery_complete_count != -1 {
-            return Some("WriteShareGroupStateRequest.Topics.Partitions.DeliveryCompleteCount");
+            return Some(c::DroppedField {
+                path: "WriteShareGroupStateRequest.Topics.Partitions.DeliveryCompleteCount",
+                versions: c::VersionRange::new(1, 32767),
+            });
         }
         None
     }

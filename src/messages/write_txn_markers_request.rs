@@ -199,12 +199,17 @@ impl c::Encode for WriteTxnMarkersRequest<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        for v in &self.markers {
-            if let Some(p) = c::Encode::dropped_field(&v, version) {
-                return Some(p);
+        if !c::drops_at(0b11, version) {
+            return None;
+        }
+        if c::drops_at(0b11, version) {
+            for v in &self.markers {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
+                }
             }
         }
         None
@@ -514,11 +519,17 @@ impl c::Encode for WritableTxnMarker<'_> {
         }
     }
 
-    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b11, version) {
+            return None;
+        }
         if version < 2 && self.transaction_version != 0 {
-            return Some("WriteTxnMarkersRequest.Markers.TransactionVersion");
+            return Some(c::DroppedField {
+                path: "WriteTxnMarkersRequest.Markers.TransactionVersion",
+                versions: c::VersionRange::new(2, 32767),
+            });
         }
         None
     }

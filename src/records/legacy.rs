@@ -24,6 +24,7 @@ use super::crc::crc32;
 use super::{Batch, Batches, PartialBatch, Records};
 use crate::codec::{Reader, Writer, nullable_bytes_len};
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
+use crate::wire::VersionRange;
 
 /// Offset of the CRC in a legacy entry (after the offset and size fields).
 const CRC_OFFSET: usize = 12;
@@ -921,6 +922,8 @@ impl LegacyBuilder {
             return Err(EncodeError::FieldNotInVersion {
                 path: "LegacyMessage.attributes",
                 version: i16::from(self.magic.magic()),
+                versions: VersionRange::from(2),
+                ignorable: false,
             });
         }
         let total = self.wrapper_len(compressed.len())?;
@@ -949,6 +952,8 @@ impl LegacyBuilder {
             return Err(EncodeError::FieldNotInVersion {
                 path: "NewRecord.headers",
                 version: i16::from(self.magic.magic()),
+                versions: VersionRange::from(2),
+                ignorable: false,
             });
         }
         let key = nullable_bytes_len(record.key, false, "NewRecord.key")?;

@@ -31,7 +31,7 @@
 //!         assert_eq!(record?.value(), Some(&b"hello"[..]));
 //!     }
 //! }
-//! assert_eq!(batches.partial().map(|p| (p.offset, p.available)), Some((n, 20)));
+//! assert_eq!(batches.partial().map(|p| (p.byte_offset, p.available)), Some((n, 20)));
 //!
 //! // Only part of a batch: an error, not an empty walk.
 //! let err = Records::new(&field[..20]).batches().next().unwrap().unwrap_err();
@@ -248,8 +248,9 @@ pub struct Batches<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct PartialBatch {
-    /// Absolute offset of its first byte.
-    pub offset: usize,
+    /// Where its first byte is: a position in the buffer given to the outermost decode call,
+    /// as [`DecodeError::offset`](crate::DecodeError::offset) counts it (not a Kafka offset).
+    pub byte_offset: usize,
     /// The bytes of it the field holds.
     pub available: usize,
     /// How many more it needs: all of it when its size field was there to read, else at least
@@ -273,15 +274,16 @@ impl<'a> Batches<'a> {
             return None;
         }
         Some(PartialBatch {
-            offset: self.base,
+            byte_offset: self.base,
             available: self.rest.len(),
             needed: missing(self.rest),
         })
     }
 
-    /// Absolute offset of the next entry.
+    /// Where the next entry starts: a position in the buffer given to the outermost decode call
+    /// (not a Kafka offset).
     #[must_use]
-    pub const fn offset(&self) -> usize {
+    pub const fn byte_offset(&self) -> usize {
         self.base
     }
 
@@ -424,10 +426,11 @@ impl<'a> RecordBatches<'a> {
         self.0.partial()
     }
 
-    /// Absolute offset of the next entry.
+    /// Where the next entry starts: a position in the buffer given to the outermost decode call
+    /// (not a Kafka offset).
     #[must_use]
-    pub const fn offset(&self) -> usize {
-        self.0.offset()
+    pub const fn byte_offset(&self) -> usize {
+        self.0.byte_offset()
     }
 }
 

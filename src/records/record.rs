@@ -348,13 +348,23 @@ impl<'a> IntoIterator for &Headers<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Header<'a> {
-    /// The key's bytes (UTF-8 by convention; see [`Header::key_str`]).
-    pub key: &'a [u8],
-    /// The value; `None` when null.
-    pub value: Option<&'a [u8]>,
+    key: &'a [u8],
+    value: Option<&'a [u8]>,
 }
 
 impl<'a> Header<'a> {
+    /// The key's bytes (UTF-8 by convention; see [`Header::key_str`]).
+    #[must_use]
+    pub const fn key(&self) -> &'a [u8] {
+        self.key
+    }
+
+    /// The value; `None` when null.
+    #[must_use]
+    pub const fn value(&self) -> Option<&'a [u8]> {
+        self.value
+    }
+
     /// The key as a string.
     ///
     /// # Errors

@@ -1228,7 +1228,7 @@ fn visit_records(records: Records<'_>, v: &mut Out<'_>, depth: usize) -> R {
             name: Name::Plain("tail"),
             ty: TypeWord::Wire("bytes"),
             value: Value::Tail(tail.len()),
-            offset: batches.offset(),
+            offset: batches.byte_offset(),
             size: Some(tail.len()),
             about: About::Text("the broker cut the last batch short"),
             category: Category::RecordBatch,

@@ -1187,7 +1187,7 @@ fn walk_entries(data: &[u8], scratch: &mut [u8]) -> Result<Walk, OracleFailure> 
     let mut batches = Records::new(data).batches();
     let mut at = 0usize;
     loop {
-        ensure(batches.offset() == at, "records: iterator offset")?;
+        ensure(batches.byte_offset() == at, "records: iterator offset")?;
         let Some(item) = batches.next() else {
             break;
         };
@@ -1266,7 +1266,8 @@ fn walk_entries(data: &[u8], scratch: &mut [u8]) -> Result<Walk, OracleFailure> 
     // A partial entry ends the iteration cleanly only after a complete one, and is reported.
     let partial = batches.partial();
     ensure(
-        partial.map(|p| (p.offset, p.available)) == (!tail.is_empty()).then_some((at, tail.len())),
+        partial.map(|p| (p.byte_offset, p.available))
+            == (!tail.is_empty()).then_some((at, tail.len())),
         "records: partial() does not describe the unread tail",
     )?;
     ensure(
@@ -1502,18 +1503,18 @@ fn check_record(
     let mut seen = 0usize;
     for h in iter {
         ensure(
-            inside(h.key, headers.as_bytes())
-                && h.value.is_none_or(|v| inside(v, headers.as_bytes())),
+            inside(h.key(), headers.as_bytes())
+                && h.value().is_none_or(|v| inside(v, headers.as_bytes())),
             "headers: header outside the headers",
         )?;
         if seen == 0 {
             ensure(
-                headers.get(h.key) == Some(h.value),
+                headers.get(h.key()) == Some(h.value()),
                 "headers: get(first key)",
             )?;
         }
         ensure(
-            h.key_str().is_ok() == core::str::from_utf8(h.key).is_ok(),
+            h.key_str().is_ok() == core::str::from_utf8(h.key()).is_ok(),
             "headers: key_str",
         )?;
         seen = seen.saturating_add(1);
@@ -1617,8 +1618,8 @@ fn rebuild(b: &RecordBatch<'_>, scratch: &mut [u8]) -> Result<Option<bool>, Orac
                 return Ok(None);
             };
             *dst = NewHeader {
-                key: header.key,
-                value: header.value,
+                key: header.key(),
+                value: header.value(),
             };
             h = h.saturating_add(1);
         }
@@ -1749,7 +1750,7 @@ fn rebuild(b: &RecordBatch<'_>, scratch: &mut [u8]) -> Result<Option<bool>, Orac
                 && r.headers()
                     .iter()
                     .zip(original.headers)
-                    .all(|(x, y)| x.key == y.key && x.value == y.value),
+                    .all(|(x, y)| x.key() == y.key && x.value() == y.value),
             "rebuild: a record reads back differently",
         )?;
         i = i.saturating_add(1);

@@ -2,7 +2,7 @@
 //! and consume from:
 //!
 //! ```text
-//! cargo run --release --example mini_broker -- 127.0.0.1:19092 [--partitions N] [--verbose]
+//! cargo run --release -p kwire-examples --example mini_broker -- 127.0.0.1:19092 [--partitions N] [--verbose]
 //! ```
 //!
 //! It serves ApiVersions (with the v0 answer to a version it does not know), Metadata (creating
@@ -17,16 +17,10 @@
 //! Batches are kept byte for byte as producers sent them; the broker only assigns their base
 //! offset and partition leader epoch, as Kafka does. Nothing is written to disk.
 
-mod admin;
-mod broker;
-mod fallback;
-mod groups;
-mod log;
-
 use std::net::TcpListener;
 use std::process::ExitCode;
 
-use broker::{Broker, Config};
+use kwire_examples::mini_broker::broker::{Broker, Config};
 
 fn main() -> ExitCode {
     let mut addr = String::from("127.0.0.1:19092");

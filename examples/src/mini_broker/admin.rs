@@ -13,7 +13,7 @@ use kwire::messages::{
     DescribeConfigsResponse,
 };
 
-use crate::broker::{CLUSTER_ID, Config, encode};
+use super::broker::{CLUSTER_ID, Config, encode};
 
 /// `ResourceType` values of DescribeConfigs.
 pub mod resource {

@@ -18,7 +18,7 @@ use kafka_protocol::records::RecordBatchDecoder;
 use kwire::records::crc;
 use kwire::{ApiKey, Encode, frame};
 
-#[path = "../benches/workloads/mod.rs"]
+#[path = "../workloads/mod.rs"]
 #[allow(dead_code)]
 mod workloads;
 

@@ -29,10 +29,10 @@ use kwire::messages::{
 };
 use kwire::{ApiKey, EncodeError, ErrorCode, Request, Status};
 
-use crate::admin;
-use crate::fallback;
-use crate::groups::Groups;
-use crate::log::Topics;
+use super::admin;
+use super::fallback;
+use super::groups::Groups;
+use super::log::Topics;
 
 /// The largest frame accepted (Kafka's `socket.request.max.bytes` default).
 const MAX_FRAME: usize = 100 * 1024 * 1024;
@@ -448,7 +448,7 @@ impl Broker {
                             .ok_or(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION.0)
                             .and_then(|log| {
                                 let bytes = p.records.map_or(&[][..], |rec| rec.as_bytes());
-                                let batch = crate::log::Log::validate(bytes, v)?;
+                                let batch = super::log::Log::validate(bytes, v)?;
                                 Ok(log.append(&batch, 0))
                             }),
                     };
@@ -801,7 +801,7 @@ impl Broker {
 
     /// Kafka's checks of a topic to create, in its order; the partition count on success.
     fn check_new_topic(&self, st: &State, t: &CreatableTopic<'_>) -> Result<i32, Refusal> {
-        if !crate::log::valid_name(t.name) {
+        if !super::log::valid_name(t.name) {
             return Err((
                 ErrorCode::INVALID_TOPIC_EXCEPTION.0,
                 format!("Topic name \"{}\" is illegal", t.name),
@@ -939,10 +939,15 @@ fn len_i32(n: usize) -> i32 {
 }
 
 /// Encodes a response frame into a buffer of exactly its size.
+///
+/// The broker builds one answer for every version of a request, as Kafka's broker does, and
+/// encodes it leniently, as Kafka's serializer does: a hint that the schema marks ignorable (a
+/// group's state, a throttle time) is left out of a version without the field. A value that is
+/// not ignorable is still refused.
 pub fn encode<B: Body>(correlation_id: i32, body: &B, version: i16) -> Result<Vec<u8>, String> {
     let header = ResponseHeader::default().with_correlation_id(correlation_id);
     let failed = |e: EncodeError| format!("{} v{version}: {e}", body.body_api_key());
     let mut out = vec![0u8; frame::response_len(&header, body, version).map_err(failed)?];
-    frame::encode_response(&header, body, version, &mut out).map_err(failed)?;
+    frame::encode_response_lenient(&header, body, version, &mut out).map_err(failed)?;
     Ok(out)
 }

@@ -2,10 +2,6 @@
 //! it forwards (Metadata, DescribeCluster, FindCoordinator, and the leader endpoints of Fetch,
 //! Produce, ShareFetch and ShareAcknowledge) comes out pointing at it.
 
-#[allow(dead_code, reason = "the proxy's main loop is not driven here")]
-#[path = "../examples/proxy.rs"]
-mod proxy;
-
 use kwire::frame::{self, Body};
 use kwire::messages::{
     FetchResponse, FindCoordinatorResponse, MetadataResponse, ProduceResponse, ResponseHeader,
@@ -13,6 +9,7 @@ use kwire::messages::{
     metadata_response, produce_response, share_acknowledge_response, share_fetch_response,
 };
 use kwire::{ApiKey, Response};
+use kwire_examples::proxy;
 
 const PROXY: (&str, i32) = ("proxy.local", 19093);
 const BROKERS: [(i32, &str, i32); 2] = [

@@ -13,7 +13,7 @@
 use std::hint::black_box;
 use std::process::ExitCode;
 
-#[path = "../benches/workloads/mod.rs"]
+#[path = "../workloads/mod.rs"]
 #[allow(dead_code)]
 mod workloads;
 

@@ -31,7 +31,7 @@ use kwire::messages::{
     SyncGroupResponse,
 };
 
-use crate::broker::encode;
+use super::broker::encode;
 
 /// A partition's OffsetCommit outcome: index, error code.
 type Committed = (i32, i16);

@@ -3,17 +3,6 @@
 //! error codes Kafka gives; plus the ApiVersions v0 fallback, an unserved API, acks=0, corrupt
 //! and malformed batches, offsets over several batches, fetch size limits and long polls.
 
-#[path = "../examples/mini_broker/admin.rs"]
-mod admin;
-#[path = "../examples/mini_broker/broker.rs"]
-mod broker;
-#[path = "../examples/mini_broker/fallback.rs"]
-mod fallback;
-#[path = "../examples/mini_broker/groups.rs"]
-mod groups;
-#[path = "../examples/mini_broker/log.rs"]
-mod log;
-
 use std::collections::BTreeSet;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -47,7 +36,7 @@ use kwire::messages::{
 use kwire::records::{BatchBuilder, NewRecord, RecordBatch, RecordBatchHeader};
 use kwire::{ApiKey, ErrorCode, Response, Status};
 
-use broker::{Broker, Config, SERVED, served_versions};
+use kwire_examples::mini_broker::broker::{self, Broker, Config, SERVED, served_versions};
 
 const PARTITIONS: i32 = 3;
 const TS: i64 = 1_700_000_000_000;

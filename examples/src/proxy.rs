@@ -1,0 +1,277 @@
+//! The proxy: relays client connections to one upstream broker, decoding, logging and
+//! re-encoding every frame (see the `proxy` example for the command line).
+
+use std::collections::HashMap;
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+
+use kwire::frame::{self, Body};
+use kwire::messages::{RequestHeader, ResponseHeader};
+use kwire::{ApiKey, EncodeError, ErrorCode, Response, Status};
+
+/// The largest frame forwarded.
+const MAX_FRAME: usize = 256 * 1024 * 1024;
+
+/// What the proxy is told on its command line, and the address it listens on.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The upstream broker, `HOST:PORT`.
+    pub upstream: String,
+    /// The client id every request is re-encoded with, if any.
+    pub client_id: Option<String>,
+    /// No line per frame.
+    pub quiet: bool,
+    /// The host clients are told to connect to: the proxy's own.
+    pub host: String,
+    /// The port clients are told to connect to.
+    pub port: i32,
+}
+
+/// Requests sent upstream and not yet answered: correlation id -> (API key, version).
+type InFlight = Arc<Mutex<HashMap<i32, (ApiKey, i16)>>>;
+
+/// Accepts client connections on `listener` for ever, relaying each on threads of its own.
+pub fn serve(listener: &TcpListener, config: Config) {
+    let config = Arc::new(config);
+    for (n, client) in listener.incoming().enumerate() {
+        let client = match client {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("proxy: accept: {e}");
+                continue;
+            }
+        };
+        let config = Arc::clone(&config);
+        std::thread::spawn(move || {
+            if let Err(e) = connection(n, client, &config) {
+                eprintln!("[{n}] {e}");
+            }
+        });
+    }
+}
+
+/// Relays one client connection: requests on this thread, responses on a second one.
+fn connection(n: usize, client: TcpStream, config: &Arc<Config>) -> io::Result<()> {
+    let upstream = TcpStream::connect(&config.upstream)?;
+    client.set_nodelay(true)?;
+    upstream.set_nodelay(true)?;
+    let in_flight: InFlight = Arc::default();
+    let responses = {
+        let (from, to) = (upstream.try_clone()?, client.try_clone()?);
+        let (config, in_flight) = (Arc::clone(config), Arc::clone(&in_flight));
+        std::thread::spawn(move || {
+            let result = relay(from, &to, |f, out| response(n, f, out, &config, &in_flight));
+            let _ = to.shutdown(Shutdown::Both);
+            result
+        })
+    };
+    let result = relay(client.try_clone()?, &upstream, |f, out| {
+        request(n, f, out, config, &in_flight)
+    });
+    let _ = upstream.shutdown(Shutdown::Both);
+    let _ = responses.join();
+    result
+}
+
+/// Reads frames from `from`, passes each through `transform` and writes the result to `to`.
+fn relay(
+    mut from: TcpStream,
+    mut to: &TcpStream,
+    mut transform: impl FnMut(&[u8], &mut Vec<u8>),
+) -> io::Result<()> {
+    let mut buf: Vec<u8> = Vec::with_capacity(64 * 1024);
+    let mut chunk = vec![0u8; 64 * 1024];
+    let mut out = Vec::new();
+    loop {
+        match frame::split(&buf, MAX_FRAME) {
+            Ok(Status::Complete(f)) => {
+                let len = f.len();
+                out.clear();
+                transform(f, &mut out);
+                to.write_all(&out)?;
+                buf.drain(..len);
+            }
+            Ok(Status::Incomplete { .. }) => {
+                let n = from.read(&mut chunk)?;
+                if n == 0 {
+                    return Ok(());
+                }
+                buf.extend_from_slice(&chunk[..n]);
+            }
+            Err(e) => return Err(io::Error::new(io::ErrorKind::InvalidData, e.to_string())),
+        }
+    }
+}
+
+/// One request: decode, log, rewrite the client id, re-encode.
+fn request(n: usize, f: &[u8], out: &mut Vec<u8>, config: &Config, in_flight: &InFlight) {
+    let (header, body) = match frame::decode_request(f) {
+        Ok(d) => d,
+        Err(e) => {
+            // The header's start still says what the response will be, so that it can be
+            // matched and logged (a version newer than this crate's, say).
+            match frame::request_info(f) {
+                Ok(info) => {
+                    println!(
+                        "[{n}] -> {} v{} correlation {}: {} bytes, forwarded as is: {e}",
+                        info.api_key,
+                        info.api_version,
+                        info.correlation_id,
+                        f.len()
+                    );
+                    in_flight
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .insert(info.correlation_id, (info.api_key, info.api_version));
+                }
+                Err(_) => println!("[{n}] -> {} bytes, forwarded as is: {e}", f.len()),
+            }
+            out.extend_from_slice(f);
+            return;
+        }
+    };
+    let key = ApiKey(header.request_api_key);
+    let version = header.request_api_version;
+    if body.expects_response() {
+        in_flight
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(header.correlation_id, (key, version));
+    }
+    let mut header: RequestHeader<'_> = header;
+    if let Some(id) = &config.client_id {
+        header.client_id = Some(id);
+    }
+    // The client id is a hint: a header without the field (ControlledShutdown v0's) goes out
+    // without it, as the lenient encode leaves out an ignorable value the version cannot carry.
+    // Everything else was read at this version, so nothing else can be left out.
+    let encoded = frame::request_len(&header, &body).and_then(|len| {
+        out.resize(len, 0);
+        frame::encode_request_lenient(&header, &body, out)
+    });
+    match encoded {
+        Ok(_) => {
+            if !config.quiet {
+                println!(
+                    "[{n}] -> {key} v{version} correlation {} client {:?}: {} bytes in, {} out",
+                    header.correlation_id,
+                    header.client_id.unwrap_or(""),
+                    f.len(),
+                    out.len()
+                );
+            }
+        }
+        Err(e) => {
+            println!("[{n}] -> {key} v{version}: re-encoding failed ({e}), forwarded as is");
+            out.clear();
+            out.extend_from_slice(f);
+        }
+    }
+}
+
+/// One response: match it to its request, decode, log, point broker addresses at the proxy,
+/// re-encode.
+fn response(n: usize, f: &[u8], out: &mut Vec<u8>, config: &Config, in_flight: &InFlight) {
+    let correlation_id = frame::response_correlation_id(f);
+    let sent = correlation_id.ok().and_then(|id| {
+        in_flight
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&id)
+    });
+    let (Ok(correlation_id), Some((key, version))) = (correlation_id, sent) else {
+        println!(
+            "[{n}] <- {} bytes for no request in flight, forwarded as is",
+            f.len()
+        );
+        out.extend_from_slice(f);
+        return;
+    };
+    let (header, body) = match frame::decode_response(f, key, version) {
+        Ok(d) => d,
+        Err(e) => {
+            println!(
+                "[{n}] <- {key} v{version}: {} bytes, forwarded as is: {e}",
+                f.len()
+            );
+            out.extend_from_slice(f);
+            return;
+        }
+    };
+    let result = readdress(&header, &body, version, (&config.host, config.port), out);
+    match result {
+        Ok(()) => {
+            if !config.quiet {
+                println!(
+                    "[{n}] <- {key} v{version} correlation {correlation_id}: {} bytes in, {} out",
+                    f.len(),
+                    out.len()
+                );
+            }
+        }
+        Err(e) => {
+            println!("[{n}] <- {key} v{version}: re-encoding failed ({e}), forwarded as is");
+            out.clear();
+            out.extend_from_slice(f);
+        }
+    }
+}
+
+/// Re-encodes a response into `out`, with every broker address a client is told replaced by
+/// the proxy's own, `host:port`: the brokers of Metadata and DescribeCluster, the coordinators of
+/// FindCoordinator, and the leader endpoints of Fetch (v16+), Produce (v10+), ShareFetch and
+/// ShareAcknowledge.
+pub fn readdress(
+    header: &ResponseHeader<'_>,
+    body: &Response<'_>,
+    version: i16,
+    (host, port): (&str, i32),
+    out: &mut Vec<u8>,
+) -> Result<(), EncodeError> {
+    // `$body` re-encoded with every entry of its array `$field` (set by `$with`) pointed at the
+    // proxy.
+    macro_rules! pointed_at_proxy {
+        ($body:expr, $field:ident, $with:ident) => {{
+            let rows: Vec<_> = $body
+                .$field
+                .iter()
+                .map(|row| row.with_host(host).with_port(port))
+                .collect();
+            encode_response(out, header, &$body.$with(&rows[..]), version)
+        }};
+    }
+    match body {
+        Response::Metadata(m) => pointed_at_proxy!(m, brokers, with_brokers),
+        Response::DescribeCluster(d) => pointed_at_proxy!(d, brokers, with_brokers),
+        Response::FindCoordinator(c) if version < 4 => {
+            // One coordinator, at the top level.
+            let c = c.with_host(host).with_port(port);
+            encode_response(out, header, &c, version)
+        }
+        Response::FindCoordinator(c) => pointed_at_proxy!(c, coordinators, with_coordinators),
+        Response::Fetch(r) => pointed_at_proxy!(r, node_endpoints, with_node_endpoints),
+        Response::Produce(r) => pointed_at_proxy!(r, node_endpoints, with_node_endpoints),
+        Response::ShareFetch(r) => pointed_at_proxy!(r, node_endpoints, with_node_endpoints),
+        Response::ShareAcknowledge(r) => {
+            pointed_at_proxy!(r, node_endpoints, with_node_endpoints)
+        }
+        // A broker answers an ApiVersions version it does not know in the v0 layout, whatever
+        // the version asked for; the client reads it so.
+        Response::ApiVersions(a) if a.error_code == ErrorCode::UNSUPPORTED_VERSION => {
+            encode_response(out, header, body, 0)
+        }
+        other => encode_response(out, header, other, version),
+    }
+}
+
+fn encode_response<B: Body>(
+    out: &mut Vec<u8>,
+    header: &ResponseHeader<'_>,
+    body: &B,
+    version: i16,
+) -> Result<(), EncodeError> {
+    out.resize(frame::response_len(header, body, version)?, 0);
+    frame::encode_response(header, body, version, out)?;
+    Ok(())
+}
