@@ -434,7 +434,7 @@ pub fn decode_request(frame: &[u8]) -> Result<(RequestHeader<'_>, Request<'_>), 
 ///
 /// An ApiVersions response is also accepted in the version 0 layout that a broker answers with,
 /// error `UNSUPPORTED_VERSION`, when it does not know the version asked for (see
-/// [`crate::api::decode_api_versions`], which also says which layout it read).
+/// `api::decode_api_versions`, which also says which layout it read).
 ///
 /// # Errors
 ///

@@ -65,3 +65,36 @@ fn crcs_print_in_hex_both_ways() {
         "UnknownApiKey(Fetch(1))"
     );
 }
+
+/// Bytes of one version read at another: the error says where the structure broke, and that
+/// the version may be the wrong one. Errors outside a body, or not about its structure, do not.
+#[test]
+fn a_body_read_at_the_wrong_version_hints_at_the_version() {
+    use kwire::messages::fetch_response::{
+        AbortedTransaction, FetchableTopicResponse, PartitionData,
+    };
+    use kwire::messages::{FetchResponse, ResponseHeader};
+
+    let aborted = [AbortedTransaction::default().with_producer_id(7)];
+    let partitions =
+        [PartitionData::default().with_aborted_transactions(Some((&aborted[..]).into()))];
+    let topics = [FetchableTopicResponse::default()
+        .with_topic_id(kwire::codec::Uuid::from_u128(1))
+        .with_partitions(&partitions)];
+    let body = FetchResponse::default().with_responses(&topics);
+    let header = ResponseHeader::default().with_correlation_id(1);
+    let mut buf = [0u8; 256];
+    let n = frame::encode_response(&header, &body, 16, &mut buf).unwrap();
+    let err = frame::decode_response_as::<FetchResponse<'_>>(&buf[..n], 12).unwrap_err();
+    assert!(err.path.starts_with("FetchResponse"), "{err}");
+    assert!(
+        err.to_string().ends_with(
+            "(were the bytes written at another version than the one they were read at?)"
+        ),
+        "{err}"
+    );
+
+    // A frame cut short says nothing of versions.
+    let err = frame::decode_response_as::<FetchResponse<'_>>(&buf[..2], 16).unwrap_err();
+    assert!(!err.to_string().contains("version"), "{err}");
+}

@@ -1804,8 +1804,11 @@ fn drop_versions(structs: &Structs, name: &str) -> Vec<i16> {
 }
 
 /// The test, `None` when always true, of whether `version` (one of `within`) is one of `drops`.
-fn drops_test(within: Range, drops: &[i16]) -> Result<Option<String>, String> {
-    if (within.min..=within.max).all(|v| drops.contains(&v)) {
+fn drops_test(
+    mut within: impl Iterator<Item = i16>,
+    drops: &[i16],
+) -> Result<Option<String>, String> {
+    if within.all(|v| drops.contains(&v)) {
         return Ok(None);
     }
     let mask = drops
@@ -1829,7 +1832,7 @@ fn emit_dropped_field(
     drops: &[i16],
 ) -> Result<(), String> {
     let mut body = String::new();
-    if let Some(test) = drops_test(hull, drops)? {
+    if let Some(test) = drops_test(hull.min..=hull.max, drops)? {
         let _ = writeln!(body, "if !{test} {{ return None; }}");
     }
     for x in fields {
@@ -1866,21 +1869,23 @@ fn emit_dropped_field(
             ),
             (_, false) => format!("if {} {{ return Some(d); }}", nested(&format!("&{id}"))),
         };
-        // Not even a look at the elements where the struct they hold finds nothing.
+        // Where the field is, and, past the test of the versions at the top, not even a look at
+        // the elements where the struct they hold finds nothing.
         let present = x.f.versions.intersect(hull);
-        let visit = match drops_test(present, &inner)? {
-            Some(test) => format!("if {test} {{ {visit} }}"),
-            None => visit,
-        };
+        let mut guards = Vec::new();
         match cond(x.f.versions, hull) {
-            Cond::Never => {}
-            Cond::Always => {
-                let _ = writeln!(body, "{visit}");
-            }
-            Cond::Expr(e) => {
-                let _ = writeln!(body, "if {e} {{ {visit} }}");
-            }
+            Cond::Never => continue,
+            Cond::Always => {}
+            Cond::Expr(e) => guards.push(e),
         }
+        let reached = (present.min..=present.max).filter(|v| drops.contains(v));
+        guards.extend(drops_test(reached, &inner)?);
+        let visit = match (guards.is_empty(), visit.strip_prefix("if ")) {
+            (true, _) => visit,
+            (false, Some(tested)) => format!("if {} && {tested}", guards.join(" && ")),
+            (false, None) => format!("if {} {{ {visit} }}", guards.join(" && ")),
+        };
+        let _ = writeln!(body, "{visit}");
     }
     out.push_str("\nfn dropped_field(&self, version: i16) -> Option<c::DroppedField> {\n");
     out.push_str(version_head(&body));

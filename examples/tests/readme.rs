@@ -21,3 +21,34 @@ fn the_readme_quick_start_is_the_consumer_example() {
         "the README's quick start differs from examples/consumer.rs"
     );
 }
+
+/// Right after the two commands, the README says how to add the crate, at its current version,
+/// with the feature choices a device and a client with compression make.
+#[test]
+fn the_readme_says_how_to_add_the_crate() {
+    let dir = env!("CARGO_MANIFEST_DIR");
+    let readme = std::fs::read_to_string(format!("{dir}/../README.md")).expect("README.md");
+    let manifest = std::fs::read_to_string(format!("{dir}/../Cargo.toml")).expect("Cargo.toml");
+    let version = manifest
+        .lines()
+        .find_map(|l| l.strip_prefix("version = \""))
+        .and_then(|v| v.rsplit_once('.'))
+        .map(|(major_minor, _)| major_minor)
+        .expect("the crate's version");
+    let headings: Vec<&str> = readme.lines().filter(|l| l.starts_with("## ")).collect();
+    assert_eq!(headings.first(), Some(&"## Add it"), "the first section");
+    let section = readme
+        .split("\n## Add it\n")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("the section");
+    for line in [
+        "cargo add kwire".to_string(),
+        "[dependencies]".to_string(),
+        format!("kwire = \"{version}\""),
+        format!("kwire = {{ version = \"{version}\", default-features = false, features = ["),
+        format!("kwire = {{ version = \"{version}\", features = [\"gzip\""),
+    ] {
+        assert!(section.contains(&line), "the section lacks {line:?}");
+    }
+}

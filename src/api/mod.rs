@@ -1,7 +1,7 @@
 //! API keys, their version tables, the [`Request`] and [`Response`] enums that decode any body
 //! by API key and version, and version negotiation ([`VersionTable`], `BrokerVersions`,
-//! [`decode_api_versions`]; the exchange with a broker, including its fallback to an ApiVersions
-//! v0 body, is described at [`decode_api_versions`]).
+//! `decode_api_versions`, the three with the `ApiVersions` feature; the exchange with a broker,
+//! including its fallback to an ApiVersions v0 body, is described at `decode_api_versions`).
 
 mod error_code;
 mod generated;

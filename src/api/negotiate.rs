@@ -290,9 +290,9 @@ fn speaks(key: ApiKey) -> bool {
 /// A broker's advertised version ranges, and for each API key the highest version both sides
 /// support.
 ///
-/// Built from a broker's [`ApiVersionsResponse`] ([`VersionTable::try_from_response`],
-/// [`VersionTable::from_response`]) or from a list of advertised ranges
-/// ([`VersionTable::from_advertised`], [`VersionTable::from_ranges`]). It keeps every advertised
+/// Built from a broker's `ApiVersionsResponse` (`VersionTable::try_from_response`,
+/// `VersionTable::from_response`, with the `ApiVersions` feature) or from a list of advertised
+/// ranges ([`VersionTable::from_advertised`], [`VersionTable::from_ranges`]). It keeps every advertised
 /// range, sorted by key, including those of keys this crate does not speak, and intersects them
 /// with the request versions this crate knows when asked ([`VersionTable::negotiate`]).
 ///

@@ -241,11 +241,9 @@ impl c::Encode for CreateTopicsResponse<'_> {
                 versions: c::VersionRange::new(2, 32767),
             });
         }
-        if c::drops_at(0b1111111, version) {
-            for v in &self.topics {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
+        for v in &self.topics {
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None

@@ -227,11 +227,9 @@ impl c::Encode for DeleteGroupsResponse<'_> {
         if !c::drops_at(0b111, version) {
             return None;
         }
-        if c::drops_at(0b111, version) {
-            for v in &self.results {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
+        for v in &self.results {
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None

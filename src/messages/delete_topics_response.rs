@@ -244,11 +244,9 @@ impl c::Encode for DeleteTopicsResponse<'_> {
                 versions: c::VersionRange::new(1, 32767),
             });
         }
-        if c::drops_at(0b111111, version) {
-            for v in &self.responses {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
+        for v in &self.responses {
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None

@@ -228,11 +228,9 @@ impl c::Encode for DescribeConfigsResponse<'_> {
         if !c::drops_at(0b111, version) {
             return None;
         }
-        if c::drops_at(0b111, version) {
-            for v in &self.results {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
+        for v in &self.results {
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None
@@ -525,11 +523,9 @@ impl c::Encode for DescribeConfigsResult<'_> {
         if !c::drops_at(0b111, version) {
             return None;
         }
-        if c::drops_at(0b111, version) {
-            for v in &self.configs {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
+        for v in &self.configs {
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None

@@ -240,11 +240,9 @@ impl c::Encode for DescribeGroupsResponse<'_> {
                 versions: c::VersionRange::new(1, 32767),
             });
         }
-        if c::drops_at(0b1111, version) {
-            for v in &self.groups {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
+        for v in &self.groups {
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None
@@ -647,11 +645,9 @@ impl c::Encode for DescribedGroup<'_> {
         if !c::drops_at(0b1111, version) {
             return None;
         }
-        if c::drops_at(0b1111, version) {
-            for v in &self.members {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
+        for v in &self.members {
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None

@@ -266,11 +266,9 @@ impl c::Encode for DescribeLogDirsResponse<'_> {
                 versions: c::VersionRange::new(3, 32767),
             });
         }
-        if c::drops_at(0b11111, version) {
-            for v in &self.results {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
+        for v in &self.results {
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None

@@ -296,11 +296,9 @@ impl c::Encode for DescribeQuorumResponse<'_> {
                 versions: c::VersionRange::new(2, 32767),
             });
         }
-        if c::drops_at(0b11, version) {
-            for v in &self.topics {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
+        for v in &self.topics {
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None
@@ -504,11 +502,9 @@ impl c::Encode for TopicData<'_> {
         if !c::drops_at(0b11, version) {
             return None;
         }
-        if c::drops_at(0b11, version) {
-            for v in &self.partitions {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
+        for v in &self.partitions {
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None

@@ -210,11 +210,9 @@ impl c::Encode for DescribeShareGroupOffsetsResponse<'_> {
         if !c::drops_at(0b1, version) {
             return None;
         }
-        if c::drops_at(0b1, version) {
-            for v in &self.groups {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
+        for v in &self.groups {
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None
@@ -471,11 +469,9 @@ impl c::Encode for DescribeShareGroupOffsetsResponseGroup<'_> {
         if !c::drops_at(0b1, version) {
             return None;
         }
-        if c::drops_at(0b1, version) {
-            for v in &self.topics {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
+        for v in &self.topics {
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None
@@ -710,11 +706,9 @@ impl c::Encode for DescribeShareGroupOffsetsResponseTopic<'_> {
         if !c::drops_at(0b1, version) {
             return None;
         }
-        if c::drops_at(0b1, version) {
-            for v in &self.partitions {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
+        for v in &self.partitions {
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None

@@ -300,11 +300,9 @@ impl c::Encode for LeaderAndIsrResponse<'_> {
             return None;
         }
         if version <= 4 {
-            if c::drops_at(0b11100000, version) {
-                for v in &self.partition_errors {
-                    if let Some(d) = c::Encode::dropped_field(&v, version) {
-                        return Some(d);
-                    }
+            for v in &self.partition_errors {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
                 }
             }
         }

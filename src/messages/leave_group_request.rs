@@ -297,11 +297,9 @@ impl c::Encode for LeaveGroupRequest<'_> {
             return None;
         }
         if version >= 3 {
-            if c::drops_at(0b11000, version) {
-                for v in &self.members {
-                    if let Some(d) = c::Encode::dropped_field(&v, version) {
-                        return Some(d);
-                    }
+            for v in &self.members {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
                 }
             }
         }

@@ -236,11 +236,9 @@ impl c::Encode for ListConfigResourcesResponse<'_> {
         if !c::drops_at(0b1, version) {
             return None;
         }
-        if c::drops_at(0b1, version) {
-            for v in &self.config_resources {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
+        for v in &self.config_resources {
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None

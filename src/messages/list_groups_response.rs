@@ -262,11 +262,9 @@ impl c::Encode for ListGroupsResponse<'_> {
                 versions: c::VersionRange::new(1, 32767),
             });
         }
-        if c::drops_at(0b11111, version) {
-            for v in &self.groups {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
+        for v in &self.groups {
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None

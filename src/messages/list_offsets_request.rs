@@ -532,11 +532,9 @@ impl c::Encode for ListOffsetsTopic<'_> {
         if !c::drops_at(0b1111, version) {
             return None;
         }
-        if c::drops_at(0b1111, version) {
-            for v in &self.partitions {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
+        for v in &self.partitions {
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None

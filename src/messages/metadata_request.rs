@@ -354,12 +354,10 @@ impl c::Encode for MetadataRequest<'_> {
         if !c::drops_at(0b1111111111, version) {
             return None;
         }
-        if c::drops_at(0b1111111111, version) {
-            if let Some(a) = &self.topics {
-                for v in a {
-                    if let Some(d) = c::Encode::dropped_field(&v, version) {
-                        return Some(d);
-                    }
+        if let Some(a) = &self.topics {
+            for v in a {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
                 }
             }
         }

@@ -350,11 +350,9 @@ impl c::Encode for OffsetFetchResponse<'_> {
             });
         }
         if version <= 7 {
-            if c::drops_at(0b11111, version) {
-                for v in &self.topics {
-                    if let Some(d) = c::Encode::dropped_field(&v, version) {
-                        return Some(d);
-                    }
+            for v in &self.topics {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
                 }
             }
         }
@@ -596,11 +594,9 @@ impl c::Encode for OffsetFetchResponseTopic<'_> {
         if !c::drops_at(0b11111, version) {
             return None;
         }
-        if c::drops_at(0b11111, version) {
-            for v in &self.partitions {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
+        for v in &self.partitions {
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None

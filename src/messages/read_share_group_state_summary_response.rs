@@ -194,11 +194,9 @@ impl c::Encode for ReadShareGroupStateSummaryResponse<'_> {
         if !c::drops_at(0b1, version) {
             return None;
         }
-        if c::drops_at(0b1, version) {
-            for v in &self.results {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
+        for v in &self.results {
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None
@@ -400,11 +398,9 @@ impl c::Encode for ReadStateSummaryResult<'_> {
         if !c::drops_at(0b1, version) {
             return None;
         }
-        if c::drops_at(0b1, version) {
-            for v in &self.partitions {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
+        for v in &self.partitions {
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None

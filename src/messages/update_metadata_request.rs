@@ -488,12 +488,10 @@ impl c::Encode for UpdateMetadataRequest<'_> {
                 versions: c::VersionRange::new(5, 32767),
             });
         }
-        if version <= 4 {
-            if c::drops_at(0b111101111, version) {
-                for v in &self.ungrouped_partition_states {
-                    if let Some(d) = c::Encode::dropped_field(&v, version) {
-                        return Some(d);
-                    }
+        if version <= 4 && c::drops_at(0b111101111, version) {
+            for v in &self.ungrouped_partition_states {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
                 }
             }
         }
@@ -1131,12 +1129,10 @@ impl c::Encode for UpdateMetadataBroker<'_> {
                 versions: c::VersionRange::new(1, 32767),
             });
         }
-        if version >= 1 {
-            if c::drops_at(0b110, version) {
-                for v in &self.endpoints {
-                    if let Some(d) = c::Encode::dropped_field(&v, version) {
-                        return Some(d);
-                    }
+        if version >= 1 && c::drops_at(0b110, version) {
+            for v in &self.endpoints {
+                if let Some(d) = c::Encode::dropped_field(&v, version) {
+                    return Some(d);
                 }
             }
         }

@@ -237,11 +237,9 @@ impl c::Encode for VoteRequest<'_> {
                 versions: c::VersionRange::new(1, 32767),
             });
         }
-        if c::drops_at(0b1, version) {
-            for v in &self.topics {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
+        for v in &self.topics {
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None
@@ -440,11 +438,9 @@ impl c::Encode for TopicData<'_> {
         if !c::drops_at(0b1, version) {
             return None;
         }
-        if c::drops_at(0b1, version) {
-            for v in &self.partitions {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
+        for v in &self.partitions {
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None

@@ -210,11 +210,9 @@ impl c::Encode for WriteShareGroupStateRequest<'_> {
         if !c::drops_at(0b1, version) {
             return None;
         }
-        if c::drops_at(0b1, version) {
-            for v in &self.topics {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
+        for v in &self.topics {
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None
@@ -414,11 +412,9 @@ impl c::Encode for WriteStateData<'_> {
         if !c::drops_at(0b1, version) {
             return None;
         }
-        if c::drops_at(0b1, version) {
-            for v in &self.partitions {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
+        for v in &self.partitions {
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None

@@ -205,11 +205,9 @@ impl c::Encode for WriteTxnMarkersRequest<'_> {
         if !c::drops_at(0b11, version) {
             return None;
         }
-        if c::drops_at(0b11, version) {
-            for v in &self.markers {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
+        for v in &self.markers {
+            if let Some(d) = c::Encode::dropped_field(&v, version) {
+                return Some(d);
             }
         }
         None
