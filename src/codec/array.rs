@@ -5,7 +5,7 @@ use core::marker::PhantomData;
 
 use crate::error::EncodeError;
 
-use super::{Failed, LengthPrefix, Reader, Walker, Writer};
+use super::{DroppedField, Encode, Failed, LengthPrefix, Reader, Walker, Writer};
 
 /// A type that can be an array element.
 ///
@@ -665,6 +665,31 @@ impl<'a, T: Element<'a>> Array<'a, T> {
                     e.write_element(w, version, flexible);
                 }
             }
+        }
+    }
+
+    /// The first value an element holds that an encode at `version` cannot carry, as
+    /// [`Encode::dropped_field`] finds it. A decoded array that the encode copies as the bytes
+    /// it was read from (read at `version`) holds none, and is not looked into: in a build of
+    /// one version, no element decoder is linked for it.
+    #[allow(
+        dead_code,
+        reason = "called by the generated code of the APIs with arrays of structs, which a build \
+                  may leave out"
+    )]
+    pub(crate) fn dropped_field(&self, version: i16) -> Option<DroppedField>
+    where
+        T: Encode,
+    {
+        match self {
+            Self::Slice(s) => s.iter().find_map(|e| e.dropped_field(version)),
+            Self::Wire(v)
+                if T::WIRE_SIZE.is_some()
+                    || T::same_encoding(v.version, v.flexible, version, v.flexible) =>
+            {
+                None
+            }
+            Self::Wire(v) => v.iter().find_map(|e| e.dropped_field(version)),
         }
     }
 

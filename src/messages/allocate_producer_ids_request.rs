@@ -185,6 +185,7 @@ impl c::Encode for AllocateProducerIdsRequest<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         if let Some(mut w) = w.sub(12) {

@@ -212,6 +212,7 @@ impl c::Encode for AlterPartitionResponse<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
@@ -226,10 +227,8 @@ impl c::Encode for AlterPartitionResponse<'_> {
     fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        for v in &self.topics {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.topics.dropped_field(version) {
+            return Some(d);
         }
         None
     }
@@ -487,12 +486,10 @@ impl c::Encode for TopicData<'_> {
                 versions: c::VersionRange::new(2, 32767),
             });
         }
-        if c::drops_at(0b1, version) {
-            for v in &self.partitions {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
-            }
+        if c::drops_at(0b1, version)
+            && let Some(d) = self.partitions.dropped_field(version)
+        {
+            return Some(d);
         }
         None
     }

@@ -281,6 +281,7 @@ impl c::Encode for BeginQuorumEpochRequest<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
@@ -310,10 +311,8 @@ impl c::Encode for BeginQuorumEpochRequest<'_> {
                 versions: c::VersionRange::new(1, 32767),
             });
         }
-        for v in &self.topics {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.topics.dropped_field(version) {
+            return Some(d);
         }
         if version < 1 && !self.leader_endpoints.is_empty() {
             return Some(c::DroppedField {
@@ -542,10 +541,8 @@ impl c::Encode for TopicData<'_> {
         if !c::drops_at(0b1, version) {
             return None;
         }
-        for v in &self.partitions {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.partitions.dropped_field(version) {
+            return Some(d);
         }
         None
     }

@@ -142,6 +142,7 @@ impl c::Encode for ControlRecordTypeSchema<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.i16(self.r#type);

@@ -207,6 +207,7 @@ impl c::Encode for DefaultPrincipalData<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.string(self.r#type, true);

@@ -219,6 +219,7 @@ impl c::Encode for DeleteTopicsResponse<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
@@ -244,10 +245,8 @@ impl c::Encode for DeleteTopicsResponse<'_> {
                 versions: c::VersionRange::new(1, 32767),
             });
         }
-        for v in &self.responses {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.responses.dropped_field(version) {
+            return Some(d);
         }
         None
     }

@@ -211,6 +211,7 @@ impl c::Encode for DescribeConfigsResponse<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
@@ -228,10 +229,8 @@ impl c::Encode for DescribeConfigsResponse<'_> {
         if !c::drops_at(0b111, version) {
             return None;
         }
-        for v in &self.results {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.results.dropped_field(version) {
+            return Some(d);
         }
         None
     }
@@ -523,10 +522,8 @@ impl c::Encode for DescribeConfigsResult<'_> {
         if !c::drops_at(0b111, version) {
             return None;
         }
-        for v in &self.configs {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.configs.dropped_field(version) {
+            return Some(d);
         }
         None
     }

@@ -215,6 +215,7 @@ impl c::Encode for DescribeGroupsResponse<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
@@ -240,10 +241,8 @@ impl c::Encode for DescribeGroupsResponse<'_> {
                 versions: c::VersionRange::new(1, 32767),
             });
         }
-        for v in &self.groups {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.groups.dropped_field(version) {
+            return Some(d);
         }
         None
     }
@@ -645,10 +644,8 @@ impl c::Encode for DescribedGroup<'_> {
         if !c::drops_at(0b1111, version) {
             return None;
         }
-        for v in &self.members {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.members.dropped_field(version) {
+            return Some(d);
         }
         None
     }

@@ -238,6 +238,7 @@ impl c::Encode for DescribeLogDirsResponse<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
@@ -266,10 +267,8 @@ impl c::Encode for DescribeLogDirsResponse<'_> {
                 versions: c::VersionRange::new(3, 32767),
             });
         }
-        for v in &self.results {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.results.dropped_field(version) {
+            return Some(d);
         }
         None
     }

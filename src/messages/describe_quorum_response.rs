@@ -270,6 +270,7 @@ impl c::Encode for DescribeQuorumResponse<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
@@ -296,10 +297,8 @@ impl c::Encode for DescribeQuorumResponse<'_> {
                 versions: c::VersionRange::new(2, 32767),
             });
         }
-        for v in &self.topics {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.topics.dropped_field(version) {
+            return Some(d);
         }
         None
     }
@@ -502,10 +501,8 @@ impl c::Encode for TopicData<'_> {
         if !c::drops_at(0b11, version) {
             return None;
         }
-        for v in &self.partitions {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.partitions.dropped_field(version) {
+            return Some(d);
         }
         None
     }
@@ -884,19 +881,15 @@ impl c::Encode for PartitionData<'_> {
                 versions: c::VersionRange::new(2, 32767),
             });
         }
-        if c::drops_at(0b1, version) {
-            for v in &self.current_voters {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
-            }
+        if c::drops_at(0b1, version)
+            && let Some(d) = self.current_voters.dropped_field(version)
+        {
+            return Some(d);
         }
-        if c::drops_at(0b1, version) {
-            for v in &self.observers {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
-            }
+        if c::drops_at(0b1, version)
+            && let Some(d) = self.observers.dropped_field(version)
+        {
+            return Some(d);
         }
         None
     }

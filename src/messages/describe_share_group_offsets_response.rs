@@ -196,6 +196,7 @@ impl c::Encode for DescribeShareGroupOffsetsResponse<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
@@ -210,10 +211,8 @@ impl c::Encode for DescribeShareGroupOffsetsResponse<'_> {
         if !c::drops_at(0b1, version) {
             return None;
         }
-        for v in &self.groups {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.groups.dropped_field(version) {
+            return Some(d);
         }
         None
     }
@@ -469,10 +468,8 @@ impl c::Encode for DescribeShareGroupOffsetsResponseGroup<'_> {
         if !c::drops_at(0b1, version) {
             return None;
         }
-        for v in &self.topics {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.topics.dropped_field(version) {
+            return Some(d);
         }
         None
     }
@@ -706,10 +703,8 @@ impl c::Encode for DescribeShareGroupOffsetsResponseTopic<'_> {
         if !c::drops_at(0b1, version) {
             return None;
         }
-        for v in &self.partitions {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.partitions.dropped_field(version) {
+            return Some(d);
         }
         None
     }

@@ -137,6 +137,7 @@ impl c::Encode for EndTxnMarker<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.i32(self.coordinator_epoch);

@@ -213,6 +213,7 @@ impl c::Encode for EnvelopeRequest<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.bytes(self.request_data, true);

@@ -190,6 +190,7 @@ impl c::Encode for EnvelopeResponse<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.nullable_bytes(self.response_data, true);

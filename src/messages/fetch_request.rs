@@ -527,6 +527,7 @@ impl c::Encode for FetchRequest<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
@@ -622,17 +623,13 @@ impl c::Encode for FetchRequest<'_> {
                 versions: c::VersionRange::new(7, 32767),
             });
         }
-        for v in &self.topics {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.topics.dropped_field(version) {
+            return Some(d);
         }
-        if version >= 7 {
-            for v in &self.forgotten_topics_data {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
-            }
+        if version >= 7
+            && let Some(d) = self.forgotten_topics_data.dropped_field(version)
+        {
+            return Some(d);
         }
         if version < 11 && !self.rack_id.is_empty() {
             return Some(c::DroppedField {
@@ -1091,12 +1088,10 @@ impl c::Encode for FetchTopic<'_> {
                 versions: c::VersionRange::new(13, 32767),
             });
         }
-        if c::drops_at(0b111111111111111111, version) {
-            for v in &self.partitions {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
-            }
+        if c::drops_at(0b111111111111111111, version)
+            && let Some(d) = self.partitions.dropped_field(version)
+        {
+            return Some(d);
         }
         None
     }

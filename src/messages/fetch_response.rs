@@ -324,6 +324,7 @@ impl c::Encode for FetchResponse<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
@@ -377,10 +378,8 @@ impl c::Encode for FetchResponse<'_> {
                 versions: c::VersionRange::new(7, 32767),
             });
         }
-        for v in &self.responses {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.responses.dropped_field(version) {
+            return Some(d);
         }
         None
     }
@@ -655,12 +654,10 @@ impl c::Encode for FetchableTopicResponse<'_> {
                 versions: c::VersionRange::new(13, 32767),
             });
         }
-        if c::drops_at(0b11111, version) {
-            for v in &self.partitions {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
-            }
+        if c::drops_at(0b11111, version)
+            && let Some(d) = self.partitions.dropped_field(version)
+        {
+            return Some(d);
         }
         None
     }

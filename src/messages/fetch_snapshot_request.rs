@@ -247,6 +247,7 @@ impl c::Encode for FetchSnapshotRequest<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
@@ -276,10 +277,8 @@ impl c::Encode for FetchSnapshotRequest<'_> {
         if !c::drops_at(0b1, version) {
             return None;
         }
-        for v in &self.topics {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.topics.dropped_field(version) {
+            return Some(d);
         }
         None
     }
@@ -480,10 +479,8 @@ impl c::Encode for TopicSnapshot<'_> {
         if !c::drops_at(0b1, version) {
             return None;
         }
-        for v in &self.partitions {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.partitions.dropped_field(version) {
+            return Some(d);
         }
         None
     }

@@ -187,6 +187,7 @@ impl c::Encode for GetTelemetrySubscriptionsRequest<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.uuid(self.client_instance_id);

@@ -415,6 +415,7 @@ impl c::Encode for JoinGroupResponse<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
@@ -463,12 +464,10 @@ impl c::Encode for JoinGroupResponse<'_> {
                 versions: c::VersionRange::new(7, 32767),
             });
         }
-        if c::drops_at(0b11111, version) {
-            for v in &self.members {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
-            }
+        if c::drops_at(0b11111, version)
+            && let Some(d) = self.members.dropped_field(version)
+        {
+            return Some(d);
         }
         None
     }

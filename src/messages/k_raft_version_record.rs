@@ -183,6 +183,7 @@ impl c::Encode for KRaftVersionRecord<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         if let Some(mut w) = w.sub(4) {

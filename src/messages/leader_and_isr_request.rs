@@ -424,6 +424,7 @@ impl c::Encode for LeaderAndIsrRequest<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
@@ -467,19 +468,15 @@ impl c::Encode for LeaderAndIsrRequest<'_> {
                 versions: c::VersionRange::new(2, 32767),
             });
         }
-        if version <= 1 {
-            for v in &self.ungrouped_partition_states {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
-            }
+        if version <= 1
+            && let Some(d) = self.ungrouped_partition_states.dropped_field(version)
+        {
+            return Some(d);
         }
-        if version >= 2 {
-            for v in &self.topic_states {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
-            }
+        if version >= 2
+            && let Some(d) = self.topic_states.dropped_field(version)
+        {
+            return Some(d);
         }
         None
     }
@@ -743,10 +740,8 @@ impl c::Encode for LeaderAndIsrTopicState<'_> {
                 versions: c::VersionRange::new(5, 32767),
             });
         }
-        for v in &self.partition_states {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.partition_states.dropped_field(version) {
+            return Some(d);
         }
         None
     }

@@ -277,6 +277,7 @@ impl c::Encode for LeaderAndIsrResponse<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
@@ -299,19 +300,15 @@ impl c::Encode for LeaderAndIsrResponse<'_> {
         if !c::drops_at(0b11100000, version) {
             return None;
         }
-        if version <= 4 {
-            for v in &self.partition_errors {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
-            }
+        if version <= 4
+            && let Some(d) = self.partition_errors.dropped_field(version)
+        {
+            return Some(d);
         }
-        if version >= 5 {
-            for v in &self.topics {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
-            }
+        if version >= 5
+            && let Some(d) = self.topics.dropped_field(version)
+        {
+            return Some(d);
         }
         None
     }
@@ -510,10 +507,8 @@ impl c::Encode for LeaderAndIsrTopicError<'_> {
     fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        for v in &self.partition_errors {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.partition_errors.dropped_field(version) {
+            return Some(d);
         }
         None
     }

@@ -274,6 +274,7 @@ impl c::Encode for LeaveGroupRequest<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
@@ -296,12 +297,10 @@ impl c::Encode for LeaveGroupRequest<'_> {
         if !c::drops_at(0b11000, version) {
             return None;
         }
-        if version >= 3 {
-            for v in &self.members {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
-            }
+        if version >= 3
+            && let Some(d) = self.members.dropped_field(version)
+        {
+            return Some(d);
         }
         None
     }

@@ -219,6 +219,7 @@ impl c::Encode for ListConfigResourcesResponse<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
@@ -236,10 +237,8 @@ impl c::Encode for ListConfigResourcesResponse<'_> {
         if !c::drops_at(0b1, version) {
             return None;
         }
-        for v in &self.config_resources {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.config_resources.dropped_field(version) {
+            return Some(d);
         }
         None
     }

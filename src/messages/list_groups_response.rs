@@ -234,6 +234,7 @@ impl c::Encode for ListGroupsResponse<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
@@ -262,10 +263,8 @@ impl c::Encode for ListGroupsResponse<'_> {
                 versions: c::VersionRange::new(1, 32767),
             });
         }
-        for v in &self.groups {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.groups.dropped_field(version) {
+            return Some(d);
         }
         None
     }

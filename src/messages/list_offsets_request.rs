@@ -270,6 +270,7 @@ impl c::Encode for ListOffsetsRequest<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
@@ -295,12 +296,10 @@ impl c::Encode for ListOffsetsRequest<'_> {
         if !c::drops_at(0b1111111111, version) {
             return None;
         }
-        if c::drops_at(0b1111, version) {
-            for v in &self.topics {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
-            }
+        if c::drops_at(0b1111, version)
+            && let Some(d) = self.topics.dropped_field(version)
+        {
+            return Some(d);
         }
         if version < 10 && self.timeout_ms != 0 {
             return Some(c::DroppedField {
@@ -532,10 +531,8 @@ impl c::Encode for ListOffsetsTopic<'_> {
         if !c::drops_at(0b1111, version) {
             return None;
         }
-        for v in &self.partitions {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.partitions.dropped_field(version) {
+            return Some(d);
         }
         None
     }

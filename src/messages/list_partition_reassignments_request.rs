@@ -202,6 +202,7 @@ impl c::Encode for ListPartitionReassignmentsRequest<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);

@@ -318,6 +318,7 @@ impl c::Encode for MetadataRequest<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
@@ -354,12 +355,10 @@ impl c::Encode for MetadataRequest<'_> {
         if !c::drops_at(0b1111111111, version) {
             return None;
         }
-        if let Some(a) = &self.topics {
-            for v in a {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
-            }
+        if let Some(a) = &self.topics
+            && let Some(d) = a.dropped_field(version)
+        {
+            return Some(d);
         }
         None
     }

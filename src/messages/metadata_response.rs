@@ -372,6 +372,7 @@ impl c::Encode for MetadataResponse<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
@@ -416,12 +417,10 @@ impl c::Encode for MetadataResponse<'_> {
                 versions: c::VersionRange::new(3, 32767),
             });
         }
-        if c::drops_at(0b1, version) {
-            for v in &self.brokers {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
-            }
+        if c::drops_at(0b1, version)
+            && let Some(d) = self.brokers.dropped_field(version)
+        {
+            return Some(d);
         }
         if version < 2 && self.cluster_id.is_some() {
             return Some(c::DroppedField {
@@ -435,12 +434,10 @@ impl c::Encode for MetadataResponse<'_> {
                 versions: c::VersionRange::new(1, 32767),
             });
         }
-        if c::drops_at(0b1111111111, version) {
-            for v in &self.topics {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
-            }
+        if c::drops_at(0b1111111111, version)
+            && let Some(d) = self.topics.dropped_field(version)
+        {
+            return Some(d);
         }
         if version < 13 && self.error_code != 0 {
             return Some(c::DroppedField {
@@ -1103,12 +1100,10 @@ impl c::Encode for MetadataResponseTopic<'_> {
                 versions: c::VersionRange::new(1, 32767),
             });
         }
-        if c::drops_at(0b1111111, version) {
-            for v in &self.partitions {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
-            }
+        if c::drops_at(0b1111111, version)
+            && let Some(d) = self.partitions.dropped_field(version)
+        {
+            return Some(d);
         }
         None
     }

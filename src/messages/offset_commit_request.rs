@@ -351,6 +351,7 @@ impl c::Encode for OffsetCommitRequest<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
@@ -395,10 +396,8 @@ impl c::Encode for OffsetCommitRequest<'_> {
                 versions: c::VersionRange::new(2, 4),
             });
         }
-        for v in &self.topics {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.topics.dropped_field(version) {
+            return Some(d);
         }
         None
     }
@@ -682,12 +681,10 @@ impl c::Encode for OffsetCommitRequestTopic<'_> {
                 versions: c::VersionRange::new(10, 32767),
             });
         }
-        if c::drops_at(0b111111, version) {
-            for v in &self.partitions {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
-            }
+        if c::drops_at(0b111111, version)
+            && let Some(d) = self.partitions.dropped_field(version)
+        {
+            return Some(d);
         }
         None
     }

@@ -364,6 +364,7 @@ impl c::Encode for OffsetFetchRequest<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
@@ -395,12 +396,10 @@ impl c::Encode for OffsetFetchRequest<'_> {
         if !c::drops_at(0b11100000000, version) {
             return None;
         }
-        if version >= 8 {
-            for v in &self.groups {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
-            }
+        if version >= 8
+            && let Some(d) = self.groups.dropped_field(version)
+        {
+            return Some(d);
         }
         None
     }
@@ -894,12 +893,10 @@ impl c::Encode for OffsetFetchRequestGroup<'_> {
                 versions: c::VersionRange::new(9, 32767),
             });
         }
-        if let Some(a) = &self.topics {
-            for v in a {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
-            }
+        if let Some(a) = &self.topics
+            && let Some(d) = a.dropped_field(version)
+        {
+            return Some(d);
         }
         None
     }

@@ -316,6 +316,7 @@ impl c::Encode for OffsetFetchResponse<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
@@ -349,12 +350,10 @@ impl c::Encode for OffsetFetchResponse<'_> {
                 versions: c::VersionRange::new(3, 32767),
             });
         }
-        if version <= 7 {
-            for v in &self.topics {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
-            }
+        if version <= 7
+            && let Some(d) = self.topics.dropped_field(version)
+        {
+            return Some(d);
         }
         if !(2..=7).contains(&version) && self.error_code != 0 {
             return Some(c::DroppedField {
@@ -362,12 +361,10 @@ impl c::Encode for OffsetFetchResponse<'_> {
                 versions: c::VersionRange::new(2, 7),
             });
         }
-        if version >= 8 {
-            for v in &self.groups {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
-            }
+        if version >= 8
+            && let Some(d) = self.groups.dropped_field(version)
+        {
+            return Some(d);
         }
         None
     }
@@ -594,10 +591,8 @@ impl c::Encode for OffsetFetchResponseTopic<'_> {
         if !c::drops_at(0b11111, version) {
             return None;
         }
-        for v in &self.partitions {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.partitions.dropped_field(version) {
+            return Some(d);
         }
         None
     }
@@ -1131,10 +1126,8 @@ impl c::Encode for OffsetFetchResponseGroup<'_> {
     fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        for v in &self.topics {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.topics.dropped_field(version) {
+            return Some(d);
         }
         None
     }

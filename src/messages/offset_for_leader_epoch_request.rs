@@ -216,6 +216,7 @@ impl c::Encode for OffsetForLeaderEpochRequest<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
@@ -241,12 +242,10 @@ impl c::Encode for OffsetForLeaderEpochRequest<'_> {
                 versions: c::VersionRange::new(3, 32767),
             });
         }
-        if c::drops_at(0b11, version) {
-            for v in &self.topics {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
-            }
+        if c::drops_at(0b11, version)
+            && let Some(d) = self.topics.dropped_field(version)
+        {
+            return Some(d);
         }
         None
     }
@@ -472,10 +471,8 @@ impl c::Encode for OffsetForLeaderTopic<'_> {
         if !c::drops_at(0b11, version) {
             return None;
         }
-        for v in &self.partitions {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.partitions.dropped_field(version) {
+            return Some(d);
         }
         None
     }

@@ -220,6 +220,7 @@ impl c::Encode for OffsetForLeaderEpochResponse<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
@@ -245,12 +246,10 @@ impl c::Encode for OffsetForLeaderEpochResponse<'_> {
                 versions: c::VersionRange::new(2, 32767),
             });
         }
-        if c::drops_at(0b1, version) {
-            for v in &self.topics {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
-            }
+        if c::drops_at(0b1, version)
+            && let Some(d) = self.topics.dropped_field(version)
+        {
+            return Some(d);
         }
         None
     }
@@ -473,10 +472,8 @@ impl c::Encode for OffsetForLeaderTopicResult<'_> {
         if !c::drops_at(0b1, version) {
             return None;
         }
-        for v in &self.partitions {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.partitions.dropped_field(version) {
+            return Some(d);
         }
         None
     }

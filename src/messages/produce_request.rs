@@ -265,6 +265,7 @@ impl c::Encode for ProduceRequest<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
@@ -285,10 +286,8 @@ impl c::Encode for ProduceRequest<'_> {
     fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        for v in &self.topic_data {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.topic_data.dropped_field(version) {
+            return Some(d);
         }
         None
     }

@@ -262,6 +262,7 @@ impl c::Encode for ProduceResponse<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
@@ -290,10 +291,8 @@ impl c::Encode for ProduceResponse<'_> {
     fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        for v in &self.responses {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.responses.dropped_field(version) {
+            return Some(d);
         }
         if version < 1 && self.throttle_time_ms != 0 {
             return Some(c::DroppedField {
@@ -582,12 +581,10 @@ impl c::Encode for TopicProduceResponse<'_> {
                 versions: c::VersionRange::new(13, 32767),
             });
         }
-        if c::drops_at(0b11111111, version) {
-            for v in &self.partition_responses {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
-            }
+        if c::drops_at(0b11111111, version)
+            && let Some(d) = self.partition_responses.dropped_field(version)
+        {
+            return Some(d);
         }
         None
     }

@@ -181,6 +181,7 @@ impl c::Encode for ReadShareGroupStateSummaryResponse<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
@@ -194,10 +195,8 @@ impl c::Encode for ReadShareGroupStateSummaryResponse<'_> {
         if !c::drops_at(0b1, version) {
             return None;
         }
-        for v in &self.results {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.results.dropped_field(version) {
+            return Some(d);
         }
         None
     }
@@ -398,10 +397,8 @@ impl c::Encode for ReadStateSummaryResult<'_> {
         if !c::drops_at(0b1, version) {
             return None;
         }
-        for v in &self.partitions {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.partitions.dropped_field(version) {
+            return Some(d);
         }
         None
     }

@@ -232,6 +232,7 @@ impl c::Encode for RemoveRaftVoterRequest<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.nullable_string(self.cluster_id, true);

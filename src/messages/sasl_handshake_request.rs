@@ -148,6 +148,7 @@ impl c::Encode for SaslHandshakeRequest<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.string(self.mechanism, false);

@@ -165,6 +165,7 @@ impl c::Encode for SnapshotFooterRecord<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.i16(self.version);

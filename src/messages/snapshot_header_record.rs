@@ -184,6 +184,7 @@ impl c::Encode for SnapshotHeaderRecord<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         if let Some(mut w) = w.sub(10) {

@@ -192,6 +192,7 @@ impl c::Encode for StreamsGroupDescribeResponse<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
@@ -206,10 +207,8 @@ impl c::Encode for StreamsGroupDescribeResponse<'_> {
         if !c::drops_at(0b1, version) {
             return None;
         }
-        for v in &self.groups {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.groups.dropped_field(version) {
+            return Some(d);
         }
         None
     }

@@ -437,6 +437,7 @@ impl c::Encode for UpdateMetadataRequest<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
@@ -488,24 +489,19 @@ impl c::Encode for UpdateMetadataRequest<'_> {
                 versions: c::VersionRange::new(5, 32767),
             });
         }
-        if version <= 4 && c::drops_at(0b111101111, version) {
-            for v in &self.ungrouped_partition_states {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
-            }
+        if version <= 4
+            && c::drops_at(0b111101111, version)
+            && let Some(d) = self.ungrouped_partition_states.dropped_field(version)
+        {
+            return Some(d);
         }
-        if version >= 5 {
-            for v in &self.topic_states {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
-            }
+        if version >= 5
+            && let Some(d) = self.topic_states.dropped_field(version)
+        {
+            return Some(d);
         }
-        for v in &self.live_brokers {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.live_brokers.dropped_field(version) {
+            return Some(d);
         }
         None
     }
@@ -769,10 +765,8 @@ impl c::Encode for UpdateMetadataTopicState<'_> {
                 versions: c::VersionRange::new(7, 32767),
             });
         }
-        for v in &self.partition_states {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.partition_states.dropped_field(version) {
+            return Some(d);
         }
         None
     }
@@ -1129,12 +1123,11 @@ impl c::Encode for UpdateMetadataBroker<'_> {
                 versions: c::VersionRange::new(1, 32767),
             });
         }
-        if version >= 1 && c::drops_at(0b110, version) {
-            for v in &self.endpoints {
-                if let Some(d) = c::Encode::dropped_field(&v, version) {
-                    return Some(d);
-                }
-            }
+        if version >= 1
+            && c::drops_at(0b110, version)
+            && let Some(d) = self.endpoints.dropped_field(version)
+        {
+            return Some(d);
         }
         if version < 2 && self.rack.as_ref().is_none_or(|v| !v.is_empty()) {
             return Some(c::DroppedField {

@@ -214,6 +214,7 @@ impl c::Encode for VoteRequest<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
@@ -237,10 +238,8 @@ impl c::Encode for VoteRequest<'_> {
                 versions: c::VersionRange::new(1, 32767),
             });
         }
-        for v in &self.topics {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.topics.dropped_field(version) {
+            return Some(d);
         }
         None
     }
@@ -438,10 +437,8 @@ impl c::Encode for TopicData<'_> {
         if !c::drops_at(0b1, version) {
             return None;
         }
-        for v in &self.partitions {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.partitions.dropped_field(version) {
+            return Some(d);
         }
         None
     }

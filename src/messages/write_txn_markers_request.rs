@@ -189,6 +189,7 @@ impl c::Encode for WriteTxnMarkersRequest<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
@@ -205,10 +206,8 @@ impl c::Encode for WriteTxnMarkersRequest<'_> {
         if !c::drops_at(0b11, version) {
             return None;
         }
-        for v in &self.markers {
-            if let Some(d) = c::Encode::dropped_field(&v, version) {
-                return Some(d);
-            }
+        if let Some(d) = self.markers.dropped_field(version) {
+            return Some(d);
         }
         None
     }
