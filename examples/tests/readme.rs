@@ -1,11 +1,16 @@
 //! The README's quick start is the consumer example: a reader who copies the snippet gets the
 //! program CI runs against the mini broker.
 
+/// A file of the repository, by its path from the examples package.
+fn read(path: &str) -> String {
+    let dir = env!("CARGO_MANIFEST_DIR");
+    std::fs::read_to_string(format!("{dir}/{path}")).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
 #[test]
 fn the_readme_quick_start_is_the_consumer_example() {
-    let dir = env!("CARGO_MANIFEST_DIR");
-    let readme = std::fs::read_to_string(format!("{dir}/../README.md")).expect("README.md");
-    let example = std::fs::read_to_string(format!("{dir}/consumer.rs")).expect("consumer.rs");
+    let readme = read("../README.md");
+    let example = read("consumer.rs");
     let section = readme
         .split("\n## Quick start: a consumer\n")
         .nth(1)
@@ -26,9 +31,8 @@ fn the_readme_quick_start_is_the_consumer_example() {
 /// with the feature choices a device and a client with compression make.
 #[test]
 fn the_readme_says_how_to_add_the_crate() {
-    let dir = env!("CARGO_MANIFEST_DIR");
-    let readme = std::fs::read_to_string(format!("{dir}/../README.md")).expect("README.md");
-    let manifest = std::fs::read_to_string(format!("{dir}/../Cargo.toml")).expect("Cargo.toml");
+    let readme = read("../README.md");
+    let manifest = read("../Cargo.toml");
     let version = manifest
         .lines()
         .find_map(|l| l.strip_prefix("version = \""))
