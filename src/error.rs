@@ -152,6 +152,28 @@ impl DecodeError {
     pub const fn new(offset: usize, kind: DecodeErrorKind, path: &'static str) -> Self {
         Self { offset, kind, path }
     }
+
+    /// Whether the error is one that bytes of another version, read at this one, make: a
+    /// request or response body whose structure did not hold, or that left bytes over.
+    fn may_be_another_version(&self) -> bool {
+        use DecodeErrorKind as K;
+        let structural = matches!(
+            self.kind,
+            K::Truncated { .. }
+                | K::VarintTooLong
+                | K::NegativeLength(_)
+                | K::UnexpectedNull
+                | K::LengthTooLarge { .. }
+                | K::InvalidUtf8
+                | K::TagOutOfOrder { .. }
+                | K::TagNotInVersion { .. }
+                | K::TaggedSizeMismatch { .. }
+                | K::TrailingBytes { .. }
+        );
+        let message = self.path.split('.').next().unwrap_or_default();
+        let body = message.ends_with("Request") || message.ends_with("Response");
+        structural && body
+    }
 }
 
 /// As a derived `Debug` would print it, but CRCs in hex, as `Display` and the dissector print
@@ -301,30 +323,6 @@ impl fmt::Display for DecodeErrorKind {
             ),
             Self::Malformed => f.write_str("malformed input"),
         }
-    }
-}
-
-impl DecodeError {
-    /// Whether the error is one that bytes of another version, read at this one, make: a
-    /// request or response body whose structure did not hold, or that left bytes over.
-    fn may_be_another_version(&self) -> bool {
-        use DecodeErrorKind as K;
-        let structural = matches!(
-            self.kind,
-            K::Truncated { .. }
-                | K::VarintTooLong
-                | K::NegativeLength(_)
-                | K::UnexpectedNull
-                | K::LengthTooLarge { .. }
-                | K::InvalidUtf8
-                | K::TagOutOfOrder { .. }
-                | K::TagNotInVersion { .. }
-                | K::TaggedSizeMismatch { .. }
-                | K::TrailingBytes { .. }
-        );
-        let message = self.path.split('.').next().unwrap_or_default();
-        let body = message.ends_with("Request") || message.ends_with("Response");
-        structural && body
     }
 }
 

@@ -113,7 +113,15 @@ mod tests {
             .with_client_id(Some("broker-1"));
         let body = ControlledShutdownRequest::default().with_broker_id(3);
         let mut buf = [0u8; 64];
-        assert!(frame::encode_request(&header, &body, &mut buf).is_err());
+        assert!(matches!(
+            frame::encode_request(&header, &body, &mut buf),
+            Err(crate::EncodeError::FieldNotInVersion {
+                path: "RequestHeader.ClientId",
+                version: 0,
+                ignorable: true,
+                ..
+            })
+        ));
         let n = frame::encode_request_lenient(&header, &body, &mut buf).unwrap();
         let expected = [0, 0, 0, 12, 0, 7, 0, 0, 0, 0, 0, 7, 0, 0, 0, 3];
         assert_eq!(buf.get(..n), Some(&expected[..]));

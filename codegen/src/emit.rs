@@ -1785,8 +1785,6 @@ fn is_element(structs: &Structs, name: &str) -> bool {
     })
 }
 
-/// Whether a value of struct `name` can hold something an encode would drop: an ignorable field
-/// outside some version of the struct's hull, here or in a struct it contains.
 /// The versions of its hull at which a struct's `Encode::dropped_field` can find a value: where
 /// one of its ignorable fields is absent, or a struct it holds at that version can find one.
 fn drop_versions(structs: &Structs, name: &str) -> Vec<i16> {

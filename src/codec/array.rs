@@ -683,6 +683,8 @@ impl<'a, T: Element<'a>> Array<'a, T> {
     {
         match self {
             Self::Slice(s) => s.iter().find_map(|e| e.dropped_field(version)),
+            // As `write` decides on a verbatim copy. A message's flexibility follows its version,
+            // so at the version read it is the flexibility read.
             Self::Wire(v)
                 if T::WIRE_SIZE.is_some()
                     || T::same_encoding(v.version, v.flexible, version, v.flexible) =>
