@@ -18,11 +18,19 @@ pub const SIZE_LEN: usize = 4;
 pub trait Body: Encode {
     /// The API key of the body.
     fn body_api_key(&self) -> ApiKey;
+
+    /// For a request, whether the broker answers it: every request but a Produce with `acks`
+    /// 0 (see [`Request::expects_response`]). True for a response.
+    fn expects_response(&self) -> bool;
 }
 
 impl<T: Message + Encode> Body for T {
     fn body_api_key(&self) -> ApiKey {
         T::API_KEY
+    }
+
+    fn expects_response(&self) -> bool {
+        Message::expects_response(self)
     }
 }
 
@@ -30,11 +38,19 @@ impl Body for Request<'_> {
     fn body_api_key(&self) -> ApiKey {
         self.api_key()
     }
+
+    fn expects_response(&self) -> bool {
+        Request::expects_response(self)
+    }
 }
 
 impl Body for Response<'_> {
     fn body_api_key(&self) -> ApiKey {
         self.api_key()
+    }
+
+    fn expects_response(&self) -> bool {
+        true
     }
 }
 

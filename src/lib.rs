@@ -434,6 +434,7 @@ pub mod header;
 pub mod messages;
 pub mod records;
 pub mod schema;
+pub mod session;
 #[cfg(test)]
 mod testdata;
 pub mod wire;

@@ -1179,12 +1179,23 @@ fn emit_message_impl(out: &mut String, c: &StructCtx<'_>) {
         };
         let _ = writeln!(
             out,
-            "impl c::Message for {name}<'_> {{\nconst NAME: &'static str = {:?};\nconst API_KEY: crate::wire::ApiKey = crate::wire::ApiKey({});\nconst KIND: c::MessageKind = c::MessageKind::{kind};\nconst VALID_VERSIONS: c::VersionRange = c::{};\nconst BUILT_VERSIONS: c::VersionRange = BUILT.range();\nconst FLEXIBLE_VERSIONS: c::VersionRange = c::{};\n}}\n",
+            "impl c::Message for {name}<'_> {{\nconst NAME: &'static str = {:?};\nconst API_KEY: crate::wire::ApiKey = crate::wire::ApiKey({});\nconst KIND: c::MessageKind = c::MessageKind::{kind};\nconst VALID_VERSIONS: c::VersionRange = c::{};\nconst BUILT_VERSIONS: c::VersionRange = BUILT.range();\nconst FLEXIBLE_VERSIONS: c::VersionRange = c::{};\n{}}}\n",
             m.name,
             m.api_key.unwrap_or(-1),
             m.valid.rust(),
-            m.flexible.rust()
+            m.flexible.rust(),
+            expects_response(m)
         );
+    }
+}
+
+/// The `expects_response` of a request the broker may leave unanswered: a Produce with `acks`
+/// 0 (the only one; the schema does not say so, Kafka's broker does).
+fn expects_response(m: &Message) -> &'static str {
+    if m.kind == Kind::Request && m.name == "ProduceRequest" {
+        "fn expects_response(&self) -> bool {\nself.acks != 0\n}\n"
+    } else {
+        ""
     }
 }
 

@@ -527,7 +527,7 @@ impl VersionTable {
 
 /// The versions in both `ours` and `broker`, the range a broker advertised for a key (`None`
 /// when it advertised none).
-fn common_range(
+pub(crate) fn common_range(
     broker: Option<VersionRange>,
     ours: VersionRange,
 ) -> Result<VersionRange, Unsupported> {

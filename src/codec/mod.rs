@@ -360,6 +360,13 @@ pub trait Message {
     const BUILT_VERSIONS: VersionRange;
     /// The versions that use the flexible (compact, tagged) encoding.
     const FLEXIBLE_VERSIONS: VersionRange;
+
+    /// For a request, whether the broker answers it: every request but a Produce with `acks`
+    /// 0, to which no response is sent. True for every other message.
+    #[must_use]
+    fn expects_response(&self) -> bool {
+        true
+    }
 }
 
 /// Records the error for a version outside a message's valid range in `r`, at its offset.

@@ -102,6 +102,9 @@ impl c::Message for ProduceRequest<'_> {
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 13);
     const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(9, 32767);
+    fn expects_response(&self) -> bool {
+        self.acks != 0
+    }
 }
 
 impl<'a> c::Decode<'a> for ProduceRequest<'a> {

@@ -1,0 +1,199 @@
+//! The receive buffer: chunks in, whole frames out.
+
+use crate::error::{DecodeError, Status};
+use crate::frame::{self, SIZE_LEN};
+
+use super::SessionError;
+
+/// A receive buffer over storage the caller owns: bytes go in as the network delivers them, in
+/// chunks of any size, and come out one whole frame (size prefix included) at a time, borrowed
+/// from the storage.
+///
+/// A frame is handed out until the next call that reads or fills the buffer, which releases it.
+/// Bytes after it stay where they are until room is needed at the end: the storage is
+/// compacted then, so a frame as large as the storage allows is always received whole.
+///
+/// The largest frame accepted is the storage's length less the 4-byte size prefix, or less if
+/// the caller says so ([`FrameBuffer::with_max_frame`]). A size prefix above it, or a negative
+/// one, is [`SessionError::Framing`]: the stream cannot be read further, and the buffer says
+/// so on every later call.
+///
+/// ```
+/// use kwire::session::FrameBuffer;
+///
+/// let mut storage = [0u8; 64];
+/// let mut rx = FrameBuffer::new(&mut storage);
+/// // Two frames of 2 and 1 bytes, delivered in pieces that cut across them.
+/// rx.push(&[0, 0, 0, 2, 7]);
+/// assert_eq!(rx.next_frame()?, None);
+/// rx.push(&[8, 0, 0, 0]);
+/// assert_eq!(rx.next_frame()?, Some(&[0, 0, 0, 2, 7, 8][..]));
+/// assert_eq!(rx.next_frame()?, None);
+/// // Straight from the network: read into the spare room, then say how much arrived.
+/// let spare = rx.spare();
+/// spare[0] = 1;
+/// spare[1] = 9;
+/// rx.filled(2);
+/// assert_eq!(rx.next_frame()?, Some(&[0, 0, 0, 1, 9][..]));
+/// assert_eq!(rx.buffered(), 0);
+/// # Ok::<(), kwire::session::SessionError>(())
+/// ```
+#[derive(Debug)]
+pub struct FrameBuffer<'b> {
+    storage: &'b mut [u8],
+    /// The first byte not yet consumed.
+    start: usize,
+    /// The end of the bytes received.
+    end: usize,
+    /// The length of the frame handed out at `start`, released by the next call.
+    handed: usize,
+    /// The largest frame accepted, size prefix excluded.
+    max_frame: usize,
+    /// The framing error that stopped the stream.
+    broken: Option<DecodeError>,
+}
+
+impl<'b> FrameBuffer<'b> {
+    /// A buffer over `storage`, accepting frames as large as it holds.
+    #[must_use]
+    pub fn new(storage: &'b mut [u8]) -> Self {
+        let max_frame = storage.len().saturating_sub(SIZE_LEN);
+        Self {
+            storage,
+            start: 0,
+            end: 0,
+            handed: 0,
+            max_frame,
+            broken: None,
+        }
+    }
+
+    /// Accepts frames of at most `max` bytes after the size prefix (a broker's
+    /// `socket.request.max.bytes`, a client's fetch limit), or as many as the storage holds if
+    /// that is fewer.
+    #[must_use]
+    pub fn with_max_frame(mut self, max: usize) -> Self {
+        self.max_frame = max.min(self.storage.len().saturating_sub(SIZE_LEN));
+        self
+    }
+
+    /// The largest frame accepted, size prefix excluded.
+    #[must_use]
+    pub fn max_frame(&self) -> usize {
+        self.max_frame
+    }
+
+    /// Releases the frame handed out last.
+    fn release(&mut self) {
+        self.start = self.start.saturating_add(self.handed).min(self.end);
+        self.handed = 0;
+        if self.start == self.end {
+            self.start = 0;
+            self.end = 0;
+        }
+    }
+
+    /// The room after the bytes received, to read the network's next bytes into; then call
+    /// [`FrameBuffer::filled`]. Releases the frame handed out last, and moves the bytes not yet
+    /// consumed to the start of the storage first if they are not there.
+    ///
+    /// Empty only when the storage is full of an unfinished frame, which cannot happen to a
+    /// frame within [`FrameBuffer::max_frame`]: take the complete frames out first.
+    pub fn spare(&mut self) -> &mut [u8] {
+        self.release();
+        if self.start > 0 {
+            if let Some(held) = self.storage.get_mut(..self.end) {
+                held.copy_within(self.start.., 0);
+            }
+            self.end = self.end.saturating_sub(self.start);
+            self.start = 0;
+        }
+        self.storage.get_mut(self.end..).unwrap_or_default()
+    }
+
+    /// Records that the network wrote `n` bytes at the start of [`FrameBuffer::spare`].
+    pub fn filled(&mut self, n: usize) {
+        self.end = self.end.saturating_add(n).min(self.storage.len());
+    }
+
+    /// Copies as much of `bytes` as there is room for; returns how many bytes were taken. Fewer
+    /// than `bytes.len()` only when the storage is full: take the complete frames out with
+    /// [`FrameBuffer::next_frame`], then push the rest.
+    pub fn push(&mut self, bytes: &[u8]) -> usize {
+        let spare = self.spare();
+        let n = spare.len().min(bytes.len());
+        if let (Some(to), Some(from)) = (spare.get_mut(..n), bytes.get(..n)) {
+            to.copy_from_slice(from);
+        }
+        self.filled(n);
+        n
+    }
+
+    /// The next whole frame, size prefix included, or `None` until more bytes arrive. Releases
+    /// the frame handed out before.
+    ///
+    /// # Errors
+    ///
+    /// [`SessionError::Framing`] for a negative size prefix, or one over
+    /// [`FrameBuffer::max_frame`]: then, and on every later call.
+    pub fn next_frame(&mut self) -> Result<Option<&[u8]>, SessionError> {
+        Ok(self.advance()?.map(|_| self.current()))
+    }
+
+    /// Finds the next whole frame and marks it handed out; returns its length.
+    pub(crate) fn advance(&mut self) -> Result<Option<usize>, SessionError> {
+        self.release();
+        if let Some(e) = self.broken {
+            return Err(SessionError::Framing(e));
+        }
+        match frame::split(self.unread(), self.max_frame) {
+            Ok(Status::Complete(f)) => {
+                self.handed = f.len();
+                Ok(Some(self.handed))
+            }
+            Ok(Status::Incomplete { .. }) => Ok(None),
+            Err(e) => {
+                self.broken = Some(e);
+                Err(SessionError::Framing(e))
+            }
+        }
+    }
+
+    /// The frame handed out last (empty if none).
+    pub(crate) fn current(&self) -> &[u8] {
+        self.unread().get(..self.handed).unwrap_or_default()
+    }
+
+    /// The bytes received and not consumed.
+    fn unread(&self) -> &[u8] {
+        self.storage.get(self.start..self.end).unwrap_or_default()
+    }
+
+    /// Bytes received that no frame handed out holds: the start of the next frame.
+    #[must_use]
+    pub fn buffered(&self) -> usize {
+        self.end
+            .saturating_sub(self.start)
+            .saturating_sub(self.handed)
+    }
+
+    /// At the end of the stream (the peer closed the connection): `Ok` when no unfinished frame
+    /// is left.
+    ///
+    /// # Errors
+    ///
+    /// [`SessionError::ClosedMidFrame`], with the bytes received of the frame and how many more
+    /// it needed.
+    pub fn finish(&self) -> Result<(), SessionError> {
+        let received = self.buffered();
+        if received == 0 {
+            return Ok(());
+        }
+        let rest = self.unread().get(self.handed..).unwrap_or_default();
+        let missing = match frame::split(rest, usize::MAX) {
+            Ok(Status::Incomplete { needed }) => needed,
+            _ => 0,
+        };
+        Err(SessionError::ClosedMidFrame { received, missing })
+    }
+}

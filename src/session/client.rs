@@ -1,0 +1,421 @@
+//! The client's side of a connection.
+
+use crate::api::{Response, common_range};
+use crate::codec::{Decode, Message, VersionRange};
+use crate::frame::{self, Body};
+use crate::messages::RequestHeader;
+use crate::wire::ApiKey;
+
+use super::{FrameBuffer, InFlight, Pending, Sent, SessionError};
+
+/// The client's side of one connection to a broker, without I/O.
+///
+/// It assigns correlation ids (0, 1, 2, ..., wrapping from `i32::MAX` to 0), encodes each
+/// request into the caller's buffer, remembers up to `N` requests in flight (so that requests
+/// can be pipelined: sent without waiting for the responses before), and matches each response
+/// read from a [`FrameBuffer`] to its request: [`Client::receive`] hands it back as an
+/// [`Answer`], to decode as its type or as the [`Response`] enum, borrowed from the buffer.
+/// A Produce with `acks` 0 gets no response: it is sent and forgotten.
+///
+/// A negotiating client ([`Client::negotiating`]) starts with the ApiVersions exchange: its
+/// request comes out of [`Client::poll_transmit`], the answer arrives as [`Event::Ready`], and
+/// from then on [`Client::send`] sends each request at the highest version both the broker and
+/// this build speak (the build's versions are those `KWIRE_VERSIONS` kept). A broker that does
+/// not know the ApiVersions version sent answers in the version 0 layout; the client then asks
+/// again at the version the broker named, or at 0 ([`Event::Retry`]).
+///
+/// See the [module docs](super) for a whole pipelined exchange.
+#[derive(Debug, Clone)]
+pub struct Client<'a, const N: usize> {
+    client_id: Option<&'a str>,
+    next_correlation_id: i32,
+    in_flight: InFlight<N>,
+    #[cfg(feature = "ApiVersions")]
+    hello: Hello<'a>,
+}
+
+/// What a [`Client`] received.
+#[derive(Debug)]
+pub enum Event<'a> {
+    /// The response to a request sent with [`Client::send`] or [`Client::send_at`].
+    Response(Answer<'a>),
+    /// The broker's versions are known: [`Client::send`] picks a version for each request.
+    Ready,
+    /// The broker did not know the ApiVersions version it was sent: an ApiVersions request at
+    /// `version` waits in [`Client::poll_transmit`].
+    Retry {
+        /// The ApiVersions version asked next.
+        version: i16,
+    },
+}
+
+/// A response frame, matched to its request.
+#[derive(Debug, Clone, Copy)]
+pub struct Answer<'a> {
+    request: Pending,
+    frame: &'a [u8],
+}
+
+impl<'a> Answer<'a> {
+    /// The request the response answers: its API, version and correlation id.
+    #[must_use]
+    pub fn request(&self) -> Pending {
+        self.request
+    }
+
+    /// The whole response frame, size prefix included.
+    #[must_use]
+    pub fn frame(&self) -> &'a [u8] {
+        self.frame
+    }
+
+    /// The response's body, as the [`Response`] enum (which links the decoder of every
+    /// response the build has; [`Answer::decode_as`] links one).
+    ///
+    /// # Errors
+    ///
+    /// [`SessionError::Decode`] with the decoder's error; offsets count from the frame's start.
+    pub fn decode(&self) -> Result<Response<'a>, SessionError> {
+        let (_, body) =
+            frame::decode_response(self.frame, self.request.api_key, self.request.version)?;
+        Ok(body)
+    }
+
+    /// The response's body as `T`, which must be the response of the request's API.
+    ///
+    /// # Errors
+    ///
+    /// [`SessionError::WrongApi`] when `T` answers another API; [`SessionError::Decode`].
+    pub fn decode_as<T: Message + Decode<'a>>(&self) -> Result<T, SessionError> {
+        if T::API_KEY != self.request.api_key {
+            return Err(SessionError::WrongApi {
+                asked: T::API_KEY,
+                request: self.request.api_key,
+            });
+        }
+        let (_, body) = frame::decode_response_as::<T>(self.frame, self.request.version)?;
+        Ok(body)
+    }
+}
+
+impl<'a, const N: usize> Client<'a, N> {
+    /// A client that sends requests at the versions it is told ([`Client::send_at`]), sending
+    /// `client_id` in every request header.
+    #[must_use]
+    pub fn new(client_id: Option<&'a str>) -> Self {
+        Self {
+            client_id,
+            next_correlation_id: 0,
+            in_flight: InFlight::new(),
+            #[cfg(feature = "ApiVersions")]
+            hello: Hello::off(),
+        }
+    }
+
+    /// A client that starts with the ApiVersions exchange at the highest version this build
+    /// speaks, naming itself `kwire` at this crate's version ([`Client::with_software`]
+    /// changes that).
+    #[cfg(feature = "ApiVersions")]
+    #[must_use]
+    pub fn negotiating(client_id: Option<&'a str>) -> Self {
+        let mut client = Self::new(client_id);
+        client.hello.state = HelloState::Due(crate::api::api_versions_request_version());
+        client
+    }
+
+    /// The client software's name and version that the ApiVersions request (v3 and later)
+    /// tells the broker, which shows them in its metrics. Kafka accepts letters, digits, `-`
+    /// and `.`, starting and ending with a letter or digit.
+    #[cfg(feature = "ApiVersions")]
+    #[must_use]
+    pub fn with_software(mut self, name: &'a str, version: &'a str) -> Self {
+        self.hello.software = (name, version);
+        self
+    }
+
+    /// Starts the correlation ids at `id` instead of 0 (a negative `id` starts at 0).
+    #[must_use]
+    pub fn with_correlation_id(mut self, id: i32) -> Self {
+        self.next_correlation_id = id.max(0);
+        self
+    }
+
+    /// The bytes the session itself must send: the ApiVersions request of a negotiating client,
+    /// at its start and after [`Event::Retry`]. Returns the frame's length at the start of
+    /// `out`, or `None` when there is nothing to send.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::send_at`].
+    pub fn poll_transmit(&mut self, out: &mut [u8]) -> Result<Option<usize>, SessionError> {
+        #[cfg(feature = "ApiVersions")]
+        if let HelloState::Due(version) = self.hello.state {
+            let (name, software_version) = self.hello.software;
+            let body = crate::messages::ApiVersionsRequest::default()
+                .with_client_software_name(name)
+                .with_client_software_version(software_version);
+            // The software's name and version are hints, which versions before 3 leave out.
+            let sent = self.encode(&body, version, out, frame::encode_request_lenient)?;
+            self.hello.state = HelloState::Asked {
+                version,
+                correlation_id: sent.correlation_id,
+            };
+            return Ok(Some(sent.len));
+        }
+        let _ = out;
+        Ok(None)
+    }
+
+    /// Whether the broker's versions are known.
+    #[must_use]
+    pub fn is_ready(&self) -> bool {
+        #[cfg(feature = "ApiVersions")]
+        return matches!(self.hello.state, HelloState::Ready);
+        #[cfg(not(feature = "ApiVersions"))]
+        false
+    }
+
+    /// The version to send `key` at: the highest both the broker and this build speak.
+    ///
+    /// # Errors
+    ///
+    /// [`SessionError::NotNegotiated`] before [`Event::Ready`];
+    /// [`SessionError::Unsupported`] when no version is common.
+    pub fn version(&self, key: ApiKey) -> Result<i16, SessionError> {
+        self.common(key).map(|r| r.max)
+    }
+
+    /// The versions of `key` both the broker and this build speak.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::version`].
+    pub fn common(&self, key: ApiKey) -> Result<VersionRange, SessionError> {
+        if !self.is_ready() {
+            return Err(SessionError::NotNegotiated);
+        }
+        common_range(self.advertised(key), key.built_versions()).map_err(|reason| {
+            SessionError::Unsupported {
+                api_key: key,
+                reason,
+            }
+        })
+    }
+
+    /// The versions of `key` the broker advertised (`None` before [`Event::Ready`], and for a
+    /// key it did not advertise or this build does not know).
+    #[must_use]
+    pub fn advertised(&self, key: ApiKey) -> Option<VersionRange> {
+        #[cfg(feature = "ApiVersions")]
+        return usize::try_from(key.0)
+            .ok()
+            .and_then(|i| self.hello.broker.get(i).copied().flatten());
+        #[cfg(not(feature = "ApiVersions"))]
+        {
+            let _ = key;
+            None
+        }
+    }
+
+    /// Encodes a request for `body` at the version negotiated for its API into `out`, and
+    /// remembers it until its response comes.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::version`] and [`Client::send_at`].
+    pub fn send<B: Body>(&mut self, body: &B, out: &mut [u8]) -> Result<Sent, SessionError> {
+        let version = self.version(body.body_api_key())?;
+        self.send_at(body, version, out)
+    }
+
+    /// Encodes a request for `body` at `version` into `out`, and remembers it until its
+    /// response comes. A value the version cannot carry is refused, as
+    /// [`frame::encode_request`] refuses it. Nothing is remembered when it fails.
+    ///
+    /// # Errors
+    ///
+    /// [`SessionError::TooManyInFlight`] when `N` requests wait for their responses;
+    /// [`SessionError::CorrelationIdInUse`] when the next id, after wrapping, is still in
+    /// flight; [`SessionError::Encode`].
+    pub fn send_at<B: Body>(
+        &mut self,
+        body: &B,
+        version: i16,
+        out: &mut [u8],
+    ) -> Result<Sent, SessionError> {
+        self.encode(body, version, out, frame::encode_request)
+    }
+
+    /// Encodes with `encode` and remembers the request.
+    fn encode<B: Body>(
+        &mut self,
+        body: &B,
+        version: i16,
+        out: &mut [u8],
+        encode: fn(&RequestHeader<'_>, &B, &mut [u8]) -> Result<usize, crate::EncodeError>,
+    ) -> Result<Sent, SessionError> {
+        let api_key = body.body_api_key();
+        let answered = body.expects_response();
+        let correlation_id = self.next_id(answered)?;
+        let header =
+            RequestHeader::new(api_key, version, correlation_id).with_client_id(self.client_id);
+        let len = encode(&header, body, out)?;
+        self.sent(Sent {
+            len,
+            correlation_id,
+            api_key,
+            version,
+            answered,
+        })
+    }
+
+    /// The next correlation id, once the request can be remembered.
+    fn next_id(&self, answered: bool) -> Result<i32, SessionError> {
+        let id = self.next_correlation_id;
+        if answered {
+            self.in_flight.check(id)?;
+        } else if self.in_flight.contains(id) {
+            return Err(SessionError::CorrelationIdInUse(id));
+        }
+        Ok(id)
+    }
+
+    /// Remembers a request encoded.
+    fn sent(&mut self, sent: Sent) -> Result<Sent, SessionError> {
+        if sent.answered {
+            self.in_flight.push(Pending {
+                correlation_id: sent.correlation_id,
+                api_key: sent.api_key,
+                version: sent.version,
+                tag: (),
+            })?;
+        }
+        self.next_correlation_id = sent.correlation_id.checked_add(1).unwrap_or(0);
+        Ok(sent)
+    }
+
+    /// The next response in `rx`, matched to its request, or `None` until more bytes arrive.
+    /// The frame read last is released first.
+    ///
+    /// # Errors
+    ///
+    /// [`SessionError::Framing`] for a stream that holds no frame where one must start (every
+    /// later call fails alike); [`SessionError::NoRequest`] and [`SessionError::OutOfOrder`]
+    /// for a response that is not the one due (its frame is skipped); [`SessionError::Decode`]
+    /// for a frame too short to hold a correlation id, or an ApiVersions answer that does not
+    /// decode; [`SessionError::Negotiate`] when the ApiVersions exchange failed.
+    pub fn receive<'r>(
+        &mut self,
+        rx: &'r mut FrameBuffer<'_>,
+    ) -> Result<Option<Event<'r>>, SessionError> {
+        if rx.advance()?.is_none() {
+            return Ok(None);
+        }
+        let rx: &'r FrameBuffer<'_> = rx;
+        let frame = rx.current();
+        let correlation_id = frame::response_correlation_id(frame)?;
+        let request = self.in_flight.answer(correlation_id)?;
+        #[cfg(feature = "ApiVersions")]
+        if let HelloState::Asked {
+            version,
+            correlation_id: hello,
+        } = self.hello.state
+            && hello == correlation_id
+        {
+            return self.hello.answered(frame, version).map(Some);
+        }
+        Ok(Some(Event::Response(Answer { request, frame })))
+    }
+
+    /// How many requests wait for their responses.
+    #[must_use]
+    pub fn in_flight(&self) -> usize {
+        self.in_flight.len()
+    }
+
+    /// The requests that wait for their responses, oldest first.
+    pub fn pending(&self) -> impl Iterator<Item = &Pending> {
+        self.in_flight.iter()
+    }
+
+    /// At the end of the stream (the broker closed the connection): `Ok` when no frame was cut
+    /// off and no request is left unanswered.
+    ///
+    /// # Errors
+    ///
+    /// [`SessionError::ClosedMidFrame`]; [`SessionError::Unanswered`].
+    pub fn finish(&self, rx: &FrameBuffer<'_>) -> Result<(), SessionError> {
+        rx.finish()?;
+        self.in_flight.finish()
+    }
+}
+
+/// The number of API keys Kafka has assigned: the broker ranges a client keeps.
+#[cfg(feature = "ApiVersions")]
+const KEYS: usize = crate::api::API_TABLE.len();
+
+/// The ApiVersions exchange of a [`Client`].
+#[cfg(feature = "ApiVersions")]
+#[derive(Debug, Clone)]
+struct Hello<'a> {
+    state: HelloState,
+    /// The client software's name and version.
+    software: (&'a str, &'a str),
+    /// The broker's range for each key, by key.
+    broker: [Option<VersionRange>; KEYS],
+}
+
+#[cfg(feature = "ApiVersions")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HelloState {
+    /// The client does not negotiate.
+    Off,
+    /// An ApiVersions request at this version is to be sent.
+    Due(i16),
+    /// Sent, waiting for the answer.
+    Asked { version: i16, correlation_id: i32 },
+    /// The broker's versions are known.
+    Ready,
+    /// The exchange failed.
+    Failed,
+}
+
+#[cfg(feature = "ApiVersions")]
+impl Hello<'_> {
+    fn off() -> Self {
+        Self {
+            state: HelloState::Off,
+            software: ("kwire", env!("CARGO_PKG_VERSION")),
+            broker: [None; KEYS],
+        }
+    }
+
+    /// Reads the answer to the ApiVersions request sent at `sent`.
+    fn answered(&mut self, frame: &[u8], sent: i16) -> Result<Event<'static>, SessionError> {
+        use crate::api::{BrokerVersions, decode_api_versions};
+
+        self.state = HelloState::Failed;
+        let reply = decode_api_versions(frame, sent)?;
+        match BrokerVersions::try_from_response(&reply.body) {
+            Ok(_) => {
+                for a in reply.body.api_keys.iter() {
+                    if let Some(slot) = usize::try_from(a.api_key)
+                        .ok()
+                        .and_then(|i| self.broker.get_mut(i))
+                    {
+                        *slot = Some(VersionRange::new(a.min_version, a.max_version));
+                    }
+                }
+                self.state = HelloState::Ready;
+                Ok(Event::Ready)
+            }
+            Err(e) => match e.retry_version(sent) {
+                Some(version) => {
+                    self.state = HelloState::Due(version);
+                    Ok(Event::Retry { version })
+                }
+                None => Err(SessionError::Negotiate(e)),
+            },
+        }
+    }
+}
