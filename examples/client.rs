@@ -1,4 +1,6 @@
-//! A Kafka client built on kwire: blocking TCP, one broker connection at a time.
+//! A Kafka client built on kwire: blocking TCP, one broker connection at a time, each with a
+//! `kwire::session::Client` that assigns correlation ids, negotiates versions and matches
+//! responses to requests.
 //!
 //! ```text
 //! cargo run --example client --features gzip,snappy,lz4,zstd -- 127.0.0.1:9092 \
@@ -17,20 +19,17 @@ use std::net::TcpStream;
 use std::process::ExitCode;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use kwire::api::{NegotiateError, VersionTable, api_versions_request_version, decode_api_versions};
 use kwire::codec::{Array, Uuid};
 use kwire::frame::{self, Body};
 use kwire::messages::create_topics_request::CreatableTopic;
 use kwire::messages::fetch_request::{FetchPartition, FetchTopic};
 use kwire::messages::metadata_request::MetadataRequestTopic;
 use kwire::messages::produce_request::{PartitionProduceData, TopicProduceData};
-use kwire::messages::{
-    ApiVersionsRequest, CreateTopicsRequest, FetchRequest, MetadataRequest, ProduceRequest,
-    RequestHeader,
-};
+use kwire::messages::{CreateTopicsRequest, FetchRequest, MetadataRequest, ProduceRequest};
 use kwire::records::compression::BuiltinCodecs;
 use kwire::records::{BatchBuilder, Compression, NewHeader, NewRecord, Records};
-use kwire::{ApiKey, ErrorCode, Response, Status};
+use kwire::session::{Client, Event, FrameBuffer, SessionError};
+use kwire::{ApiKey, EncodeError, ErrorCode, Response};
 
 type Error = Box<dyn std::error::Error>;
 
@@ -112,14 +111,18 @@ fn now_ms() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
-/// One broker connection and the versions negotiated on it.
+/// One broker connection: the socket, and kwire's session over it, which assigns correlation
+/// ids, negotiates versions and matches each response to its request.
 struct Connection {
     addr: String,
     stream: TcpStream,
-    buf: Vec<u8>,
-    next_correlation_id: i32,
-    versions: VersionTable,
+    session: Client<'static, 1>,
+    rx: FrameBuffer<Vec<u8>>,
+    tx: Vec<u8>,
 }
+
+/// The largest response frame read: a fetch of every partition's batch fits many times over.
+const MAX_RESPONSE: usize = 16 << 20;
 
 impl Connection {
     /// Connects and negotiates versions.
@@ -130,109 +133,72 @@ impl Connection {
         let mut c = Self {
             addr: addr.to_owned(),
             stream,
-            buf: Vec::new(),
-            next_correlation_id: 1,
-            versions: VersionTable::default(),
+            session: Client::negotiating(Some(CLIENT_ID))
+                .with_software(CLIENT_ID, env!("CARGO_PKG_VERSION")),
+            // Zeroed pages are only touched as responses fill them.
+            rx: FrameBuffer::new(vec![0u8; MAX_RESPONSE]),
+            tx: vec![0u8; 4096],
         };
         c.negotiate()?;
         Ok(c)
     }
 
-    /// Sends ApiVersions at the highest version this crate knows and builds the version table
-    /// from the answer, retrying once at the version the broker names if it does not know ours.
+    /// The ApiVersions exchange: the session sends its request at the highest version this
+    /// crate knows, and again at the version the broker names if it does not know that one.
     fn negotiate(&mut self) -> Result<(), Error> {
-        let mut version = api_versions_request_version();
-        for _ in 0..2 {
-            let body = ApiVersionsRequest::default()
-                .with_client_software_name("kwire-example")
-                .with_client_software_version(env!("CARGO_PKG_VERSION"));
-            let body = if version >= 3 {
-                body
-            } else {
-                ApiVersionsRequest::default()
-            };
-            let id = self.send(&body, version)?;
-            let frame = self.receive()?;
-            let reply = decode_api_versions(&frame, version)?;
-            check_correlation(id, reply.header.correlation_id)?;
-            match VersionTable::try_from_response(&reply.body) {
-                Ok(table) => {
-                    println!(
-                        "[{}] ApiVersions v{version}: the broker serves {} API keys",
-                        self.addr,
-                        table.len()
-                    );
-                    self.versions = table;
+        loop {
+            while let Some(n) = self.session.poll_transmit(&mut self.tx)? {
+                self.stream.write_all(&self.tx[..n])?;
+            }
+            self.wait_for_frame()?;
+            match self.session.receive(&mut self.rx)? {
+                Some(Event::Ready) => {
+                    println!("[{}] ApiVersions: versions negotiated", self.addr);
                     return Ok(());
                 }
-                Err(e @ NegotiateError::UnsupportedVersion { .. }) => {
-                    match e.retry_version(version) {
-                        Some(v) if v != version => {
-                            println!(
-                                "[{}] ApiVersions v{version}: not known to the broker, retrying at v{v}",
-                                self.addr
-                            );
-                            version = v;
-                        }
-                        _ => return Err(e.into()),
-                    }
+                Some(Event::Retry { version }) => println!(
+                    "[{}] ApiVersions: our version is not known to the broker, retrying at v{version}",
+                    self.addr
+                ),
+                Some(Event::Response(_)) | None => {
+                    return Err("ApiVersions: no answer".into());
                 }
-                Err(e) => return Err(e.into()),
             }
         }
-        Err("the broker rejected every ApiVersions version".into())
     }
 
-    /// The version to send `key` at.
-    fn version(&self, key: ApiKey) -> Result<i16, Error> {
-        Ok(self.versions.negotiate(key)?)
-    }
-
-    /// Encodes and sends a request; returns its correlation id.
-    fn send<B: Body>(&mut self, body: &B, version: i16) -> Result<i32, Error> {
-        let id = self.next_correlation_id;
-        self.next_correlation_id += 1;
-        let header =
-            RequestHeader::new(body.body_api_key(), version, id).with_client_id(Some(CLIENT_ID));
-        let mut out = vec![0u8; frame::request_len(&header, body)?];
-        frame::encode_request(&header, body, &mut out)?;
-        self.stream.write_all(&out)?;
-        Ok(id)
-    }
-
-    /// Reads the next whole response frame.
-    fn receive(&mut self) -> Result<Vec<u8>, Error> {
-        let mut chunk = [0u8; 64 * 1024];
-        loop {
-            if let Status::Complete(f) = frame::split(&self.buf, 256 * 1024 * 1024)? {
-                let f = f.to_vec();
-                self.buf.drain(..f.len());
-                return Ok(f);
-            }
-            let n = self.stream.read(&mut chunk)?;
+    /// Reads until a whole frame is buffered.
+    fn wait_for_frame(&mut self) -> Result<(), Error> {
+        while self.rx.missing()? > 0 {
+            let n = self.stream.read(self.rx.spare())?;
             if n == 0 {
+                self.session.finish(&self.rx)?;
                 return Err(format!("{} closed the connection", self.addr).into());
             }
-            self.buf.extend_from_slice(&chunk[..n]);
+            self.rx.filled(n);
         }
+        Ok(())
     }
 
     /// Sends a request at the negotiated version and returns the response frame and version.
     fn call<B: Body>(&mut self, body: &B) -> Result<(Vec<u8>, i16), Error> {
-        let version = self.version(body.body_api_key())?;
-        let id = self.send(body, version)?;
-        let frame = self.receive()?;
-        let (header, _) = frame::decode_response(&frame, body.body_api_key(), version)?;
-        check_correlation(id, header.correlation_id)?;
-        Ok((frame, version))
-    }
-}
-
-fn check_correlation(sent: i32, got: i32) -> Result<(), Error> {
-    if sent == got {
-        Ok(())
-    } else {
-        Err(format!("correlation id {got} answers request {sent}").into())
+        let sent = loop {
+            match self.session.send(body, &mut self.tx) {
+                // The encoder says how much room the frame needs.
+                Err(SessionError::Encode(EncodeError::BufferTooSmall { required, .. })) => {
+                    self.tx.resize(required, 0);
+                }
+                sent => break sent?,
+            }
+        };
+        self.stream.write_all(&self.tx[..sent.len])?;
+        self.wait_for_frame()?;
+        match self.session.receive(&mut self.rx)? {
+            Some(Event::Response(answer)) => {
+                Ok((answer.frame().to_vec(), answer.request().version))
+            }
+            _ => Err(format!("no response to {}", sent.api_key).into()),
+        }
     }
 }
 
@@ -251,12 +217,13 @@ fn run(o: &Options) -> Result<(), Error> {
         ApiKey::PRODUCE,
         ApiKey::FETCH,
     ] {
-        let common = bootstrap.versions.common(key)?;
+        let common = bootstrap.session.common(key)?;
+        let advertised = bootstrap.session.advertised(key);
         println!(
             "[{}] {key}: broker v{}-v{}, sending v{}",
             bootstrap.addr,
-            bootstrap.versions.advertised(key).map_or(-1, |r| r.min),
-            bootstrap.versions.advertised(key).map_or(-1, |r| r.max),
+            advertised.map_or(-1, |r| r.min),
+            advertised.map_or(-1, |r| r.max),
             common.max
         );
     }
@@ -442,7 +409,7 @@ fn produce(
         &mut batch,
     )?;
     let batch = &batch[..n];
-    let version = c.version(ApiKey::PRODUCE)?;
+    let version = c.session.version(ApiKey::PRODUCE)?;
     let partitions = [PartitionProduceData::default()
         .with_index(p)
         .with_records(Some(Records::new(batch)))];
@@ -499,7 +466,7 @@ fn fetch_and_check(
     base: i64,
     sent: &[NewRecord<'_>],
 ) -> Result<(), Error> {
-    let version = c.version(ApiKey::FETCH)?;
+    let version = c.session.version(ApiKey::FETCH)?;
     let partitions = [FetchPartition::default()
         .with_partition(p)
         .with_fetch_offset(base)

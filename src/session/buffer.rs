@@ -5,7 +5,8 @@ use crate::frame::{self, SIZE_LEN};
 
 use super::SessionError;
 
-/// A receive buffer over storage the caller owns: bytes go in as the network delivers them, in
+/// A receive buffer over storage the caller gives it (an array, a `&mut [u8]`, a `Vec<u8>`):
+/// bytes go in as the network delivers them, in
 /// chunks of any size, and come out one whole frame (size prefix included) at a time, borrowed
 /// from the storage.
 ///
@@ -38,9 +39,9 @@ use super::SessionError;
 /// assert_eq!(rx.buffered(), 0);
 /// # Ok::<(), kwire::session::SessionError>(())
 /// ```
-#[derive(Debug)]
-pub struct FrameBuffer<'b> {
-    storage: &'b mut [u8],
+#[derive(Debug, Clone)]
+pub struct FrameBuffer<S> {
+    storage: S,
     /// The first byte not yet consumed.
     start: usize,
     /// The end of the bytes received.
@@ -53,11 +54,11 @@ pub struct FrameBuffer<'b> {
     broken: Option<DecodeError>,
 }
 
-impl<'b> FrameBuffer<'b> {
+impl<S: AsRef<[u8]> + AsMut<[u8]>> FrameBuffer<S> {
     /// A buffer over `storage`, accepting frames as large as it holds.
     #[must_use]
-    pub fn new(storage: &'b mut [u8]) -> Self {
-        let max_frame = storage.len().saturating_sub(SIZE_LEN);
+    pub fn new(storage: S) -> Self {
+        let max_frame = storage.as_ref().len().saturating_sub(SIZE_LEN);
         Self {
             storage,
             start: 0,
@@ -73,7 +74,7 @@ impl<'b> FrameBuffer<'b> {
     /// that is fewer.
     #[must_use]
     pub fn with_max_frame(mut self, max: usize) -> Self {
-        self.max_frame = max.min(self.storage.len().saturating_sub(SIZE_LEN));
+        self.max_frame = max.min(self.storage.as_ref().len().saturating_sub(SIZE_LEN));
         self
     }
 
@@ -102,18 +103,21 @@ impl<'b> FrameBuffer<'b> {
     pub fn spare(&mut self) -> &mut [u8] {
         self.release();
         if self.start > 0 {
-            if let Some(held) = self.storage.get_mut(..self.end) {
+            if let Some(held) = self.storage.as_mut().get_mut(..self.end) {
                 held.copy_within(self.start.., 0);
             }
             self.end = self.end.saturating_sub(self.start);
             self.start = 0;
         }
-        self.storage.get_mut(self.end..).unwrap_or_default()
+        self.storage
+            .as_mut()
+            .get_mut(self.end..)
+            .unwrap_or_default()
     }
 
     /// Records that the network wrote `n` bytes at the start of [`FrameBuffer::spare`].
     pub fn filled(&mut self, n: usize) {
-        self.end = self.end.saturating_add(n).min(self.storage.len());
+        self.end = self.end.saturating_add(n).min(self.storage.as_ref().len());
     }
 
     /// Copies as much of `bytes` as there is room for; returns how many bytes were taken. Fewer
@@ -140,18 +144,53 @@ impl<'b> FrameBuffer<'b> {
         Ok(self.advance()?.map(|_| self.current()))
     }
 
+    /// How many more bytes the next frame needs: 0 when a whole frame is buffered, for a
+    /// reader that blocks until then (the size prefix's 4 bytes at least, before it is whole).
+    /// Releases the frame handed out before.
+    ///
+    /// ```
+    /// use kwire::session::FrameBuffer;
+    ///
+    /// let mut rx = FrameBuffer::new(vec![0u8; 64]);
+    /// assert_eq!(rx.missing()?, 4);
+    /// rx.push(&[0, 0, 0, 3, 1]);
+    /// assert_eq!(rx.missing()?, 2);
+    /// rx.push(&[2, 3]);
+    /// assert_eq!(rx.missing()?, 0);
+    /// # Ok::<(), kwire::session::SessionError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`FrameBuffer::next_frame`].
+    pub fn missing(&mut self) -> Result<usize, SessionError> {
+        Ok(match self.look()? {
+            Status::Complete(_) => 0,
+            Status::Incomplete { needed } => needed,
+        })
+    }
+
     /// Finds the next whole frame and marks it handed out; returns its length.
     pub(crate) fn advance(&mut self) -> Result<Option<usize>, SessionError> {
+        Ok(match self.look()? {
+            Status::Complete(len) => {
+                self.handed = len;
+                Some(len)
+            }
+            Status::Incomplete { .. } => None,
+        })
+    }
+
+    /// Releases the frame handed out before, and looks for the next: its length when it is
+    /// whole, else how many bytes it still needs.
+    fn look(&mut self) -> Result<Status<usize>, SessionError> {
         self.release();
         if let Some(e) = self.broken {
             return Err(SessionError::Framing(e));
         }
         match frame::split(self.unread(), self.max_frame) {
-            Ok(Status::Complete(f)) => {
-                self.handed = f.len();
-                Ok(Some(self.handed))
-            }
-            Ok(Status::Incomplete { .. }) => Ok(None),
+            Ok(Status::Complete(f)) => Ok(Status::Complete(f.len())),
+            Ok(Status::Incomplete { needed }) => Ok(Status::Incomplete { needed }),
             Err(e) => {
                 self.broken = Some(e);
                 Err(SessionError::Framing(e))
@@ -166,7 +205,16 @@ impl<'b> FrameBuffer<'b> {
 
     /// The bytes received and not consumed.
     fn unread(&self) -> &[u8] {
-        self.storage.get(self.start..self.end).unwrap_or_default()
+        self.storage
+            .as_ref()
+            .get(self.start..self.end)
+            .unwrap_or_default()
+    }
+
+    /// The storage back, with whatever it holds.
+    #[must_use]
+    pub fn into_inner(self) -> S {
+        self.storage
     }
 
     /// Bytes received that no frame handed out holds: the start of the next frame.

@@ -304,14 +304,14 @@ impl<'a, const N: usize> Client<'a, N> {
     /// for a response that is not the one due (its frame is skipped); [`SessionError::Decode`]
     /// for a frame too short to hold a correlation id, or an ApiVersions answer that does not
     /// decode; [`SessionError::Negotiate`] when the ApiVersions exchange failed.
-    pub fn receive<'r>(
+    pub fn receive<'r, S: AsRef<[u8]> + AsMut<[u8]>>(
         &mut self,
-        rx: &'r mut FrameBuffer<'_>,
+        rx: &'r mut FrameBuffer<S>,
     ) -> Result<Option<Event<'r>>, SessionError> {
         if rx.advance()?.is_none() {
             return Ok(None);
         }
-        let rx: &'r FrameBuffer<'_> = rx;
+        let rx: &'r FrameBuffer<S> = rx;
         let frame = rx.current();
         let correlation_id = frame::response_correlation_id(frame)?;
         let request = self.in_flight.answer(correlation_id)?;
@@ -344,7 +344,10 @@ impl<'a, const N: usize> Client<'a, N> {
     /// # Errors
     ///
     /// [`SessionError::ClosedMidFrame`]; [`SessionError::Unanswered`].
-    pub fn finish(&self, rx: &FrameBuffer<'_>) -> Result<(), SessionError> {
+    pub fn finish<S: AsRef<[u8]> + AsMut<[u8]>>(
+        &self,
+        rx: &FrameBuffer<S>,
+    ) -> Result<(), SessionError> {
         rx.finish()?;
         self.in_flight.finish()
     }

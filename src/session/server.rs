@@ -62,7 +62,9 @@ impl<'a> Incoming<'a> {
 /// [`SessionError::Framing`] for a stream that holds no frame where one must start (every
 /// later call fails alike); [`SessionError::Decode`] for a frame too short for a request
 /// header's API key, version, correlation id and client id.
-pub fn next_request<'r>(rx: &'r mut FrameBuffer<'_>) -> Result<Option<Incoming<'r>>, SessionError> {
+pub fn next_request<'r, S: AsRef<[u8]> + AsMut<[u8]>>(
+    rx: &'r mut FrameBuffer<S>,
+) -> Result<Option<Incoming<'r>>, SessionError> {
     let Some(frame) = rx.next_frame()? else {
         return Ok(None);
     };
