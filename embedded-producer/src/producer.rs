@@ -10,17 +10,16 @@
 //! responses recorded from a broker ([`Canned`]) or, on a host, a socket.
 
 use heapless::{String, Vec};
-use kwire::api::{BrokerVersions, NegotiateError, Unsupported, decode_api_versions};
-use kwire::codec::{Array, Uuid};
-use kwire::frame::{self, Body};
+use kwire::codec::{Array, Decode, Message, Uuid};
+use kwire::frame::Body;
 use kwire::messages::fetch_request::{FetchPartition, FetchTopic};
 use kwire::messages::metadata_request::MetadataRequestTopic;
 use kwire::messages::produce_request::{PartitionProduceData, TopicProduceData};
 use kwire::messages::{
-    ApiVersionsRequest, FetchRequest, FetchResponse, MetadataRequest, MetadataResponse,
-    ProduceRequest, ProduceResponse, RequestHeader,
+    FetchRequest, FetchResponse, MetadataRequest, MetadataResponse, ProduceRequest, ProduceResponse,
 };
 use kwire::records::{BatchBuilder, NewHeader, NewRecord, Records};
+use kwire::session::{Client, Event, FrameBuffer, SessionError};
 use kwire::{ApiKey, DecodeError, EncodeError, ErrorCode};
 
 /// The topic written to.
@@ -59,17 +58,9 @@ pub enum Error<T> {
     Encode(EncodeError),
     /// A response did not decode.
     Decode(DecodeError),
-    /// Version negotiation failed.
-    Negotiate(NegotiateError),
-    /// The broker speaks no version of an API this producer uses.
-    Unsupported(ApiKey, Unsupported),
-    /// A response answered another request.
-    Correlation {
-        /// The id sent.
-        sent: i32,
-        /// The id received.
-        received: i32,
-    },
+    /// The session refused a request or a response: a response to no request, version
+    /// negotiation that failed, an API the broker does not speak.
+    Session(SessionError),
     /// The broker answered with a Kafka error code.
     Kafka(ApiKey, ErrorCode),
     /// A response lacked what was asked for, or records came back different.
@@ -82,11 +73,7 @@ impl<T: core::fmt::Debug> core::fmt::Display for Error<T> {
             Self::Transport(e) => write!(f, "transport: {e:?}"),
             Self::Encode(e) => write!(f, "encoding a request: {e}"),
             Self::Decode(e) => write!(f, "decoding a response: {e}"),
-            Self::Negotiate(e) => write!(f, "negotiating versions: {e}"),
-            Self::Unsupported(key, e) => write!(f, "{key}: {e}"),
-            Self::Correlation { sent, received } => {
-                write!(f, "response {received} to request {sent}")
-            }
+            Self::Session(e) => write!(f, "{e}"),
             Self::Kafka(key, code) => write!(f, "{key}: {code}"),
             Self::Unexpected(what) => f.write_str(what),
         }
@@ -102,6 +89,16 @@ impl<T> From<EncodeError> for Error<T> {
 impl<T> From<DecodeError> for Error<T> {
     fn from(e: DecodeError) -> Self {
         Self::Decode(e)
+    }
+}
+
+impl<T> From<SessionError> for Error<T> {
+    fn from(e: SessionError) -> Self {
+        match e {
+            SessionError::Encode(e) => Self::Encode(e),
+            SessionError::Decode(e) => Self::Decode(e),
+            e => Self::Session(e),
+        }
     }
 }
 
@@ -124,51 +121,57 @@ pub struct Summary {
     pub high_watermark: i64,
 }
 
-/// One connection's state: the next correlation id and the negotiated versions.
-struct Session<'t, T> {
+/// One connection: kwire's session (correlation ids, the negotiated versions, the request in
+/// flight), the request buffer and the receive buffer.
+struct Connection<'t, T> {
     transport: &'t mut T,
-    correlation_id: i32,
+    session: Client<'static, 1>,
     request: [u8; 1024],
-    response: [u8; MAX_RESPONSE],
+    rx: FrameBuffer<[u8; MAX_RESPONSE]>,
 }
 
-impl<T: Transport> Session<'_, T> {
-    /// Encodes `body` at `version` into the request buffer, exchanges it, checks the
-    /// correlation id and returns the response frame's length.
-    fn call<B: Body>(&mut self, body: &B, version: i16) -> Result<usize, Error<T::Error>> {
-        self.correlation_id = self.correlation_id.wrapping_add(1);
-        let header = RequestHeader::new(body.body_api_key(), version, self.correlation_id)
-            .with_client_id(Some(CLIENT_ID));
-        let n = frame::encode_request(&header, body, &mut self.request)?;
-        self.exchange(n)
+impl<T: Transport> Connection<'_, T> {
+    /// Negotiates versions: the session's ApiVersions request, again at the version the broker
+    /// names if it does not know the one sent.
+    fn negotiate(&mut self) -> Result<(), Error<T::Error>> {
+        while let Some(n) = self.session.poll_transmit(&mut self.request)? {
+            self.exchange(n)?;
+            match self.session.receive(&mut self.rx)? {
+                Some(Event::Ready) => return Ok(()),
+                Some(Event::Retry { .. }) => {}
+                _ => break,
+            }
+        }
+        Err(Error::Unexpected("no answer to ApiVersions"))
     }
 
-    /// Sends the `n`-byte request frame, receives the response and checks its correlation id;
-    /// returns the response frame's length. Not generic over the body, so one copy serves
-    /// every request.
-    fn exchange(&mut self, n: usize) -> Result<usize, Error<T::Error>> {
+    /// Encodes `body` at the negotiated version, exchanges it, and decodes the response as
+    /// `R`, matched to the request by the session.
+    fn call<'s, B: Body, R: Message + Decode<'s>>(
+        &'s mut self,
+        body: &B,
+    ) -> Result<R, Error<T::Error>> {
+        let sent = self.session.send(body, &mut self.request)?;
+        self.exchange(sent.len)?;
+        match self.session.receive(&mut self.rx)? {
+            Some(Event::Response(answer)) => Ok(answer.decode_as()?),
+            _ => Err(Error::Unexpected("no response")),
+        }
+    }
+
+    /// Sends the `n`-byte request frame and receives the response into the receive buffer. Not
+    /// generic over the body, so one copy serves every request.
+    fn exchange(&mut self, n: usize) -> Result<(), Error<T::Error>> {
         let request = self
             .request
             .get(..n)
             .ok_or(Error::Unexpected("request length"))?;
         let m = self
             .transport
-            .exchange(request, &mut self.response)
+            .exchange(request, self.rx.spare())
             .map_err(Error::Transport)?;
-        let received = frame::response_correlation_id(self.frame(m)?)?;
-        if received != self.correlation_id {
-            return Err(Error::Correlation {
-                sent: self.correlation_id,
-                received,
-            });
-        }
-        Ok(m)
-    }
-
-    fn frame(&self, n: usize) -> Result<&[u8], Error<T::Error>> {
-        self.response
-            .get(..n)
-            .ok_or(Error::Unexpected("response length"))
+        self.rx.filled(m);
+        Ok(())
     }
 }
 
@@ -205,39 +208,33 @@ fn push_decimal<const N: usize>(s: &mut String<N>, n: usize) {
 ///
 /// The first failure, as an [`Error`].
 pub fn run<T: Transport>(transport: &mut T) -> Result<Summary, Error<T::Error>> {
-    let mut s = Session {
+    let mut s = Connection {
         transport,
-        correlation_id: 0,
+        // The recorded responses answer correlation ids 1 to 4.
+        session: Client::negotiating(Some(CLIENT_ID))
+            .with_software(CLIENT_ID, "0.1.0")
+            .with_api_versions_version(API_VERSIONS_VERSION)
+            .with_correlation_id(1),
         request: [0; 1024],
-        response: [0; MAX_RESPONSE],
+        rx: FrameBuffer::new([0; MAX_RESPONSE]),
     };
 
     // 1. ApiVersions.
-    let request = ApiVersionsRequest::default()
-        .with_client_software_name(CLIENT_ID)
-        .with_client_software_version("0.1.0");
-    let n = s.call(&request, API_VERSIONS_VERSION)?;
-    let reply = decode_api_versions(s.frame(n)?, API_VERSIONS_VERSION)?;
-    let broker = BrokerVersions::try_from_response(&reply.body).map_err(Error::Negotiate)?;
-    let negotiate = |key: ApiKey| {
-        broker
-            .negotiate(key)
-            .map_err(|e| Error::Unsupported(key, e))
-    };
+    s.negotiate()?;
+    let version = |key: ApiKey| s.session.version(key);
     let versions = [
-        negotiate(ApiKey::METADATA)?,
-        negotiate(ApiKey::PRODUCE)?,
-        negotiate(ApiKey::FETCH)?,
+        version(ApiKey::METADATA)?,
+        version(ApiKey::PRODUCE)?,
+        version(ApiKey::FETCH)?,
     ];
-    let [metadata_v, produce_v, fetch_v] = versions;
+    let [_, produce_v, fetch_v] = versions;
 
     // 2. Metadata: the topic id (Produce and Fetch name topics by id from v13) and the leader.
     let topics = [MetadataRequestTopic::default().with_name(Some(TOPIC))];
     let request = MetadataRequest::default()
         .with_topics(Some(Array::from(&topics)))
         .with_allow_auto_topic_creation(true);
-    let n = s.call(&request, metadata_v)?;
-    let (_, metadata) = frame::decode_response_as::<MetadataResponse<'_>>(s.frame(n)?, metadata_v)?;
+    let metadata: MetadataResponse<'_> = s.call(&request)?;
     let topic = metadata
         .topics
         .iter()
@@ -297,8 +294,7 @@ pub fn run<T: Transport>(transport: &mut T) -> Result<Summary, Error<T::Error>> 
         .with_acks(-1)
         .with_timeout_ms(5_000)
         .with_topic_data(&topics);
-    let n = s.call(&request, produce_v)?;
-    let (_, produced) = frame::decode_response_as::<ProduceResponse<'_>>(s.frame(n)?, produce_v)?;
+    let produced: ProduceResponse<'_> = s.call(&request)?;
     let part = produced
         .responses
         .iter()
@@ -329,8 +325,7 @@ pub fn run<T: Transport>(transport: &mut T) -> Result<Summary, Error<T::Error>> 
         .with_min_bytes(1)
         .with_max_bytes(1024)
         .with_topics(&topics);
-    let n = s.call(&request, fetch_v)?;
-    let (_, fetched) = frame::decode_response_as::<FetchResponse<'_>>(s.frame(n)?, fetch_v)?;
+    let fetched: FetchResponse<'_> = s.call(&request)?;
     let data = fetched
         .responses
         .iter()

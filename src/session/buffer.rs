@@ -103,9 +103,7 @@ impl<S: AsRef<[u8]> + AsMut<[u8]>> FrameBuffer<S> {
     pub fn spare(&mut self) -> &mut [u8] {
         self.release();
         if self.start > 0 {
-            if let Some(held) = self.storage.as_mut().get_mut(..self.end) {
-                held.copy_within(self.start.., 0);
-            }
+            move_to_front(self.storage.as_mut(), self.start, self.end);
             self.end = self.end.saturating_sub(self.start);
             self.start = 0;
         }
@@ -126,9 +124,7 @@ impl<S: AsRef<[u8]> + AsMut<[u8]>> FrameBuffer<S> {
     pub fn push(&mut self, bytes: &[u8]) -> usize {
         let spare = self.spare();
         let n = spare.len().min(bytes.len());
-        if let (Some(to), Some(from)) = (spare.get_mut(..n), bytes.get(..n)) {
-            to.copy_from_slice(from);
-        }
+        copy(spare, bytes);
         self.filled(n);
         n
     }
@@ -243,5 +239,49 @@ impl<S: AsRef<[u8]> + AsMut<[u8]>> FrameBuffer<S> {
             _ => 0,
         };
         Err(SessionError::ClosedMidFrame { received, missing })
+    }
+}
+
+/// Moves `storage[start..end]` to the start of `storage`, in pieces of at most `start` bytes, so
+/// that no piece overlaps where it lands: each is a plain copy, which firmware links anyway,
+/// where an overlapping move would link a second, larger routine.
+fn move_to_front(storage: &mut [u8], start: usize, end: usize) {
+    if start == 0 {
+        return;
+    }
+    let mut at = 0usize;
+    while at.saturating_add(start) < end {
+        let n = start.min(end.saturating_sub(at).saturating_sub(start));
+        if let Some((to, from)) = storage.split_at_mut_checked(at.saturating_add(start))
+            && let (Some(to), Some(from)) = (to.get_mut(at..), from.get(..n))
+        {
+            copy(to, from);
+        }
+        at = at.saturating_add(n);
+    }
+}
+
+/// Copies as much of `from` as `to` has room for. (Not `copy_from_slice`, whose length check
+/// is a panic path firmware would link.)
+fn copy(to: &mut [u8], from: &[u8]) {
+    for (t, f) in to.iter_mut().zip(from) {
+        *t = *f;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::move_to_front;
+
+    #[test]
+    fn the_bytes_left_move_to_the_front_in_pieces() {
+        for start in 1..12 {
+            for end in start..=12 {
+                let mut storage: [u8; 12] = core::array::from_fn(|i| i as u8);
+                move_to_front(&mut storage, start, end);
+                let moved: std::vec::Vec<u8> = (start..end).map(|i| i as u8).collect();
+                assert_eq!(storage[..end - start], moved[..], "{start}..{end}");
+            }
+        }
     }
 }

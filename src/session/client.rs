@@ -133,6 +133,18 @@ impl<'a, const N: usize> Client<'a, N> {
         self
     }
 
+    /// Asks ApiVersions at `version` first instead of at the highest version this build
+    /// speaks: a firmware that knows its brokers skips a retry. A version this build does not
+    /// speak is refused when the request is encoded.
+    #[cfg(feature = "ApiVersions")]
+    #[must_use]
+    pub fn with_api_versions_version(mut self, version: i16) -> Self {
+        if let HelloState::Due(_) = self.hello.state {
+            self.hello.state = HelloState::Due(version);
+        }
+        self
+    }
+
     /// Starts the correlation ids at `id` instead of 0 (a negative `id` starts at 0).
     #[must_use]
     pub fn with_correlation_id(mut self, id: i32) -> Self {
@@ -155,7 +167,7 @@ impl<'a, const N: usize> Client<'a, N> {
                 .with_client_software_name(name)
                 .with_client_software_version(software_version);
             // The software's name and version are hints, which versions before 3 leave out.
-            let sent = self.encode(&body, version, out, frame::encode_request_lenient)?;
+            let sent = self.encode(&body, version, out, Drops::Allowed)?;
             self.hello.state = HelloState::Asked {
                 version,
                 correlation_id: sent.correlation_id,
@@ -181,15 +193,20 @@ impl<'a, const N: usize> Client<'a, N> {
     ///
     /// [`SessionError::NotNegotiated`] before [`Event::Ready`];
     /// [`SessionError::Unsupported`] when no version is common.
+    #[inline]
     pub fn version(&self, key: ApiKey) -> Result<i16, SessionError> {
         self.common(key).map(|r| r.max)
     }
 
     /// The versions of `key` both the broker and this build speak.
     ///
+    /// Inline, so that for a key the program names and the build pins, this build's range is
+    /// a constant, and the API table is not linked for it.
+    ///
     /// # Errors
     ///
     /// As [`Client::version`].
+    #[inline]
     pub fn common(&self, key: ApiKey) -> Result<VersionRange, SessionError> {
         if !self.is_ready() {
             return Err(SessionError::NotNegotiated);
@@ -243,23 +260,28 @@ impl<'a, const N: usize> Client<'a, N> {
         version: i16,
         out: &mut [u8],
     ) -> Result<Sent, SessionError> {
-        self.encode(body, version, out, frame::encode_request)
+        self.encode(body, version, out, Drops::Refused)
     }
 
-    /// Encodes with `encode` and remembers the request.
+    /// Encodes the request, leaving out ignorable values the version lacks only if `drops`
+    /// allows it, and remembers it. Inline, so that each caller links one of the two encoders.
+    #[inline]
     fn encode<B: Body>(
         &mut self,
         body: &B,
         version: i16,
         out: &mut [u8],
-        encode: fn(&RequestHeader<'_>, &B, &mut [u8]) -> Result<usize, crate::EncodeError>,
+        drops: Drops,
     ) -> Result<Sent, SessionError> {
         let api_key = body.body_api_key();
         let answered = body.expects_response();
         let correlation_id = self.next_id(answered)?;
         let header =
             RequestHeader::new(api_key, version, correlation_id).with_client_id(self.client_id);
-        let len = encode(&header, body, out)?;
+        let len = match drops {
+            Drops::Allowed => frame::encode_request_lenient(&header, body, out)?,
+            Drops::Refused => frame::encode_request(&header, body, out)?,
+        };
         self.sent(Sent {
             len,
             correlation_id,
@@ -351,6 +373,15 @@ impl<'a, const N: usize> Client<'a, N> {
         rx.finish()?;
         self.in_flight.finish()
     }
+}
+
+/// Whether an encode may leave out the value of an ignorable field its version lacks.
+#[derive(Debug, Clone, Copy)]
+enum Drops {
+    /// As Kafka's serializer does: for the session's own hints.
+    Allowed,
+    /// Never: the caller's values are refused instead.
+    Refused,
 }
 
 /// The number of API keys Kafka has assigned: the broker ranges a client keeps.
