@@ -6,7 +6,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use kwire::codec::{Array, Uuid, VersionRange};
-use kwire::frame::{self, Body};
+use kwire::frame::{self, Body, RequestInfo};
 use kwire::messages::api_versions_response::ApiVersion;
 use kwire::messages::create_topics_request::CreatableTopic;
 use kwire::messages::create_topics_response::{CreatableTopicConfigs, CreatableTopicResult};
@@ -27,7 +27,8 @@ use kwire::messages::{
     ListOffsetsResponse, MetadataRequest, MetadataResponse, ProduceRequest, ProduceResponse,
     RequestHeader, ResponseHeader,
 };
-use kwire::{ApiKey, EncodeError, ErrorCode, Request, Status};
+use kwire::session::{FrameBuffer, server};
+use kwire::{ApiKey, EncodeError, ErrorCode, Request};
 
 use super::admin;
 use super::fallback;
@@ -138,28 +139,27 @@ impl Broker {
     /// Reads frames off one connection and answers each in order, as Kafka does.
     fn connection(&self, mut stream: TcpStream) -> io::Result<()> {
         stream.set_nodelay(true)?;
-        let mut buf: Vec<u8> = Vec::with_capacity(64 * 1024);
-        let mut chunk = vec![0u8; 64 * 1024];
+        // Zeroed pages are only touched as requests fill them.
+        let mut rx = FrameBuffer::new(vec![0u8; MAX_FRAME + frame::SIZE_LEN]);
         loop {
-            match frame::split(&buf, MAX_FRAME) {
-                Ok(Status::Complete(f)) => {
-                    let n = f.len();
-                    match self.handle(f) {
-                        Ok(Some(reply)) => stream.write_all(&reply)?,
-                        Ok(None) => {}
-                        Err(why) => {
-                            eprintln!("closing the connection: {why}");
-                            return Ok(());
-                        }
-                    }
-                    buf.drain(..n);
-                }
-                Ok(Status::Incomplete { .. }) => {
-                    let n = stream.read(&mut chunk)?;
-                    if n == 0 {
+            match server::next_request(&mut rx) {
+                Ok(Some(request)) => match self.handle(request.frame) {
+                    Ok(Some(reply)) => stream.write_all(&reply)?,
+                    Ok(None) => {}
+                    Err(why) => {
+                        eprintln!("closing the connection: {why}");
                         return Ok(());
                     }
-                    buf.extend_from_slice(&chunk[..n]);
+                },
+                Ok(None) => {
+                    let n = stream.read(rx.spare())?;
+                    if n == 0 {
+                        if let Err(e) = rx.finish() {
+                            eprintln!("{e}");
+                        }
+                        return Ok(());
+                    }
+                    rx.filled(n);
                 }
                 Err(e) => {
                     eprintln!("closing the connection: {e}");
@@ -178,15 +178,16 @@ impl Broker {
         let served = served_versions(key);
 
         if key == ApiKey::API_VERSIONS && !served.contains(version) {
-            // A client newer than this broker: answer with a v0 body naming what is served, so
-            // it can retry with a version it finds there.
+            // A client newer than this broker: the v0 answer naming the ApiVersions versions
+            // served, so that it asks again at one of them, as Kafka's broker answers.
             if self.config.verbose {
                 eprintln!("ApiVersions v{version}: unsupported, answering with v0");
             }
-            let body = self.api_versions(ErrorCode::UNSUPPORTED_VERSION.0);
-            let rows = api_version_rows();
-            let body = body.with_api_keys(&rows[..]);
-            return encode(correlation_id, &body, 0).map(Some);
+            let mut out = vec![0u8; 64];
+            let n = server::reject_api_versions(&info, served, &mut out)
+                .map_err(|e| format!("ApiVersions v{version}: {e}"))?;
+            out.truncate(n);
+            return Ok(Some(out));
         }
         if !served.contains(version) {
             if self.config.verbose {
@@ -226,9 +227,7 @@ impl Broker {
         match request {
             Request::ApiVersions(_) => {
                 let rows = api_version_rows();
-                let body = self
-                    .api_versions(ErrorCode::NONE.0)
-                    .with_api_keys(&rows[..]);
+                let body = ApiVersionsResponse::default().with_api_keys(&rows[..]);
                 encode(id, &body, v).map(Some)
             }
             Request::Metadata(r) => self.metadata(id, r, v).map(Some),
@@ -277,10 +276,6 @@ impl Broker {
                     .map(Some)
             }
         }
-    }
-
-    fn api_versions(&self, error: i16) -> ApiVersionsResponse<'static> {
-        ApiVersionsResponse::default().with_error_code(error)
     }
 
     fn broker_row(&self) -> MetadataResponseBroker<'_> {
@@ -945,9 +940,15 @@ fn len_i32(n: usize) -> i32 {
 /// group's state, a throttle time) is left out of a version without the field. A value that is
 /// not ignorable is still refused.
 pub fn encode<B: Body>(correlation_id: i32, body: &B, version: i16) -> Result<Vec<u8>, String> {
+    let request = RequestInfo {
+        api_key: body.body_api_key(),
+        api_version: version,
+        correlation_id,
+        client_id: None,
+    };
     let header = ResponseHeader::default().with_correlation_id(correlation_id);
     let failed = |e: EncodeError| format!("{} v{version}: {e}", body.body_api_key());
     let mut out = vec![0u8; frame::response_len(&header, body, version).map_err(failed)?];
-    frame::encode_response_lenient(&header, body, version, &mut out).map_err(failed)?;
+    server::respond_lenient(&request, body, &mut out).map_err(failed)?;
     Ok(out)
 }
