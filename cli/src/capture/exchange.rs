@@ -1,9 +1,8 @@
 //! Frames cut out of a connection's two byte streams, and each response paired with its
 //! request by correlation id: the part of a capture that a live tap shares.
 
-use std::collections::HashMap;
-
 use kwire::frame;
+use kwire::session::{InFlight, Pending, SessionError};
 use kwire::{ApiKey, ErrorCode, Request as Body, Status};
 
 use super::source::Time;
@@ -186,12 +185,16 @@ impl Framer {
     }
 }
 
-/// A connection's two streams and its requests awaiting responses.
+/// Requests awaiting responses that a conversation keeps: past as many, the oldest is taken
+/// for skipped (a broker answers a connection's requests in order).
+const MAX_PENDING: usize = 1024;
+
+/// A connection's two streams and its requests awaiting responses, oldest first.
 #[derive(Debug, Default)]
 pub struct Conversation {
     client: Framer,
     server: Framer,
-    pending: HashMap<i32, Request>,
+    pending: Box<InFlight<MAX_PENDING, Request>>,
 }
 
 /// Whether `b` starts like a request frame: a size no larger than [`MAX_FRAME`] and a header
@@ -228,9 +231,22 @@ impl Conversation {
             match read_request(f) {
                 Ok(r) if r.acks_zero => events.push(Event::Unanswered(r, Unanswered::AcksZero)),
                 Ok(r) => {
-                    if let Some(old) = self.pending.insert(r.correlation_id, r) {
-                        events.push(Event::Unanswered(old, Unanswered::Reused));
+                    if let Some(old) = self.pending.remove(r.correlation_id) {
+                        events.push(Event::Unanswered(old.tag, Unanswered::Reused));
                     }
+                    if self.pending.len() == MAX_PENDING
+                        && let Some(old) = self.pending.pop_oldest()
+                    {
+                        events.push(Event::Unanswered(old.tag, Unanswered::Skipped));
+                    }
+                    let pending = Pending {
+                        correlation_id: r.correlation_id,
+                        api_key: r.api_key,
+                        version: r.version,
+                        tag: r,
+                    };
+                    // Room was made, and the id is free.
+                    let _ = self.pending.push(pending);
                 }
                 Err((f, e)) => events.push(Event::BadRequest(f, e)),
             }
@@ -253,29 +269,27 @@ impl Conversation {
         let pending = &self.pending;
         let looks_like = |b: &[u8]| {
             frame::split(b, MAX_FRAME).is_ok()
-                && frame::response_correlation_id(b).is_ok_and(|c| pending.contains_key(&c))
+                && frame::response_correlation_id(b).is_ok_and(|c| pending.contains(c))
         };
         let frames = self.server.push(time, bytes, &looks_like, &mut notes);
         for f in frames {
             match frame::response_correlation_id(&f.bytes) {
-                Ok(c) => match self.pending.remove(&c) {
-                    Some(r) => {
+                Ok(c) => match self.pending.answer(c) {
+                    Ok(r) => events.push(Event::Exchange(r.tag, f)),
+                    Err(SessionError::OutOfOrder { .. }) => {
                         // Requests sent before this one are answered before it, or never.
-                        let mut skipped: Vec<i32> = self
-                            .pending
-                            .iter()
-                            .filter(|(_, p)| p.frame.offset < r.frame.offset)
-                            .map(|(c, _)| *c)
-                            .collect();
-                        skipped.sort_by_key(|c| self.pending[c].frame.offset);
-                        for c in skipped {
-                            if let Some(p) = self.pending.remove(&c) {
-                                events.push(Event::Unanswered(p, Unanswered::Skipped));
-                            }
+                        while let Some(p) = self.pending.oldest()
+                            && p.correlation_id != c
+                            && let Some(p) = self.pending.pop_oldest()
+                        {
+                            events.push(Event::Unanswered(p.tag, Unanswered::Skipped));
                         }
-                        events.push(Event::Exchange(r, f));
+                        match self.pending.answer(c) {
+                            Ok(r) => events.push(Event::Exchange(r.tag, f)),
+                            Err(_) => events.push(Event::Orphan(f, c)),
+                        }
                     }
-                    None => events.push(Event::Orphan(f, c)),
+                    Err(_) => events.push(Event::Orphan(f, c)),
                 },
                 // A complete frame holds its correlation id unless it is shorter than one.
                 Err(_) => events.push(Event::Orphan(f, -1)),
@@ -290,13 +304,11 @@ impl Conversation {
 
     /// The connection is over (`why` says how it ended for the requests still waiting): those
     /// requests, oldest first, and what is left of an unfinished frame in either direction.
-    pub fn close(self, why: Unanswered) -> Vec<Event> {
-        let mut waiting: Vec<Request> = self.pending.into_values().collect();
-        waiting.sort_by_key(|r| r.frame.offset);
-        let mut events: Vec<Event> = waiting
-            .into_iter()
-            .map(|r| Event::Unanswered(r, why))
-            .collect();
+    pub fn close(mut self, why: Unanswered) -> Vec<Event> {
+        let mut events = Vec::new();
+        while let Some(r) = self.pending.pop_oldest() {
+            events.push(Event::Unanswered(r.tag, why));
+        }
         for (from_client, f) in [(true, &self.client), (false, &self.server)] {
             if !f.buf.is_empty() && f.synced {
                 events.push(Event::Lost {
