@@ -10,9 +10,9 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use clap::Args;
-use kwire::frame::{self, Body};
-use kwire::messages::ResponseHeader;
-use kwire::{ApiKey, EncodeError, Response};
+use kwire::ApiKey;
+use kwire::frame;
+use kwire::session::address;
 
 use crate::capture::exchange::{Conversation, Event, Unanswered};
 use crate::capture::print::{Ends, Printer, Show};
@@ -261,69 +261,14 @@ fn relay(from: &mut TcpStream, mut each: impl FnMut(&[u8]) -> io::Result<()>) ->
 /// tap (on `host`, the address the client reached it at); `None` for every other response, and
 /// for one that does not decode or re-encode, which go as they came.
 fn rerouted(tap: &Arc<Tap>, api: ApiKey, version: i16, f: &[u8], host: &str) -> Option<Vec<u8>> {
-    const TELLS_ADDRESSES: [ApiKey; 7] = [
-        ApiKey::METADATA,
-        ApiKey::DESCRIBE_CLUSTER,
-        ApiKey::FIND_COORDINATOR,
-        ApiKey::FETCH,
-        ApiKey::PRODUCE,
-        ApiKey::SHARE_FETCH,
-        ApiKey::SHARE_ACKNOWLEDGE,
-    ];
-    if !TELLS_ADDRESSES.contains(&api) {
+    if !address::tells_broker_addresses(api, version) {
         return None;
     }
     let (header, body) = frame::decode_response(f, api, version).ok()?;
-    let port = |h: &str, p: i32| tap.route(h, p).map_or(p, i32::from);
     let mut out = Vec::new();
-    // `$body` with every entry of its array `$field` (set by `$with`) pointed at the tap.
-    macro_rules! pointed_at_tap {
-        ($body:expr, $field:ident, $with:ident) => {{
-            if $body.$field.is_empty() {
-                return None;
-            }
-            let rows: Vec<_> = $body
-                .$field
-                .iter()
-                .map(|row| {
-                    // No broker (an error's empty entry): left as it is.
-                    if row.host.is_empty() || row.port < 0 {
-                        return row;
-                    }
-                    let p = port(row.host, row.port);
-                    row.with_host(host).with_port(p)
-                })
-                .collect();
-            encode(&mut out, &header, &$body.$with(&rows[..]), version)
-        }};
-    }
-    let encoded = match &body {
-        Response::Metadata(m) => pointed_at_tap!(m, brokers, with_brokers),
-        Response::DescribeCluster(d) => pointed_at_tap!(d, brokers, with_brokers),
-        Response::FindCoordinator(c) if version < 4 => {
-            if c.host.is_empty() || c.port < 0 {
-                return None;
-            }
-            let p = port(c.host, c.port);
-            encode(&mut out, &header, &c.with_host(host).with_port(p), version)
-        }
-        Response::FindCoordinator(c) => pointed_at_tap!(c, coordinators, with_coordinators),
-        Response::Fetch(r) => pointed_at_tap!(r, node_endpoints, with_node_endpoints),
-        Response::Produce(r) => pointed_at_tap!(r, node_endpoints, with_node_endpoints),
-        Response::ShareFetch(r) => pointed_at_tap!(r, node_endpoints, with_node_endpoints),
-        Response::ShareAcknowledge(r) => pointed_at_tap!(r, node_endpoints, with_node_endpoints),
-        _ => return None,
-    };
-    encoded.ok().map(|()| out)
-}
-
-fn encode<B: Body>(
-    out: &mut Vec<u8>,
-    header: &ResponseHeader<'_>,
-    body: &B,
-    version: i16,
-) -> Result<(), EncodeError> {
-    out.resize(frame::response_len(header, body, version)?, 0);
-    frame::encode_response(header, body, version, out)?;
-    Ok(())
+    let rewritten = address::rewrite_response(&header, &body, version, &mut out, |broker| {
+        let port = tap.route(broker.host, broker.port);
+        Some((host, port.map_or(broker.port, i32::from)))
+    });
+    rewritten.ok()?.is_changed().then_some(out)
 }

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use kwire::frame::{self, Body};
 use kwire::messages::{RequestHeader, ResponseHeader};
+use kwire::session::address::{self, Rewritten};
 use kwire::{ApiKey, EncodeError, ErrorCode, Response, Status};
 
 /// The largest frame forwarded.
@@ -221,7 +222,8 @@ fn response(n: usize, f: &[u8], out: &mut Vec<u8>, config: &Config, in_flight: &
 /// Re-encodes a response into `out`, with every broker address a client is told replaced by
 /// the proxy's own, `host:port`: the brokers of Metadata and DescribeCluster, the coordinators of
 /// FindCoordinator, and the leader endpoints of Fetch (v16+), Produce (v10+), ShareFetch and
-/// ShareAcknowledge.
+/// ShareAcknowledge (see [`address::REWRITTEN`]). An error's empty entry names no broker and
+/// stays as it is.
 pub fn readdress(
     header: &ResponseHeader<'_>,
     body: &Response<'_>,
@@ -229,39 +231,18 @@ pub fn readdress(
     (host, port): (&str, i32),
     out: &mut Vec<u8>,
 ) -> Result<(), EncodeError> {
-    // `$body` re-encoded with every entry of its array `$field` (set by `$with`) pointed at the
-    // proxy.
-    macro_rules! pointed_at_proxy {
-        ($body:expr, $field:ident, $with:ident) => {{
-            let rows: Vec<_> = $body
-                .$field
-                .iter()
-                .map(|row| row.with_host(host).with_port(port))
-                .collect();
-            encode_response(out, header, &$body.$with(&rows[..]), version)
-        }};
-    }
     match body {
-        Response::Metadata(m) => pointed_at_proxy!(m, brokers, with_brokers),
-        Response::DescribeCluster(d) => pointed_at_proxy!(d, brokers, with_brokers),
-        Response::FindCoordinator(c) if version < 4 => {
-            // One coordinator, at the top level.
-            let c = c.with_host(host).with_port(port);
-            encode_response(out, header, &c, version)
-        }
-        Response::FindCoordinator(c) => pointed_at_proxy!(c, coordinators, with_coordinators),
-        Response::Fetch(r) => pointed_at_proxy!(r, node_endpoints, with_node_endpoints),
-        Response::Produce(r) => pointed_at_proxy!(r, node_endpoints, with_node_endpoints),
-        Response::ShareFetch(r) => pointed_at_proxy!(r, node_endpoints, with_node_endpoints),
-        Response::ShareAcknowledge(r) => {
-            pointed_at_proxy!(r, node_endpoints, with_node_endpoints)
-        }
         // A broker answers an ApiVersions version it does not know in the v0 layout, whatever
         // the version asked for; the client reads it so.
         Response::ApiVersions(a) if a.error_code == ErrorCode::UNSUPPORTED_VERSION => {
             encode_response(out, header, body, 0)
         }
-        other => encode_response(out, header, other, version),
+        other => {
+            match address::rewrite_response(header, other, version, out, |_| Some((host, port)))? {
+                Rewritten::Changed { .. } => Ok(()),
+                Rewritten::Unchanged => encode_response(out, header, other, version),
+            }
+        }
     }
 }
 

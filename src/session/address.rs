@@ -1,0 +1,1161 @@
+//! The broker addresses a response tells a client, rewritten by a relay.
+//!
+//! A client connects to the brokers that responses name: every broker of a Metadata response,
+//! the coordinator FindCoordinator finds, the new leader a Fetch or Produce response points to.
+//! A relay that sits between a client and a cluster (a proxy, a tap) keeps the client's later
+//! connections going through it by rewriting each of those addresses to one of its own before
+//! the response goes on. [`rewrite_response`] does that for every response that can name one,
+//! with the new address chosen by the caller for each broker.
+//!
+//! Which fields are broker addresses is decided once, field by field: [`REWRITTEN`] lists every
+//! field of the schemas that [`rewrite_response`] rewrites, and [`LEFT_AS_IS`] every other field
+//! that names a host or a port, with why a client's relay leaves it alone. A test walks every
+//! schema at every depth and fails on a field in neither list, so a new one in a later schema
+//! is decided before it is relayed.
+//!
+//! ```
+//! use kwire::messages::metadata_response::MetadataResponseBroker;
+//! use kwire::messages::{MetadataResponse, ResponseHeader};
+//! use kwire::session::address::{self, Rewritten};
+//! use kwire::{ApiKey, Response, frame};
+//!
+//! // A Metadata v12 response, as a broker sends it.
+//! let brokers = [
+//!     MetadataResponseBroker::default().with_node_id(1).with_host("b1.internal").with_port(9092),
+//!     MetadataResponseBroker::default().with_node_id(2).with_host("b2.internal").with_port(9092),
+//! ];
+//! let header = ResponseHeader::default().with_correlation_id(7);
+//! let body = MetadataResponse::default().with_brokers(&brokers[..]);
+//! let mut sent = vec![0; frame::response_len(&header, &body, 12)?];
+//! frame::encode_response(&header, &body, 12, &mut sent)?;
+//!
+//! // The relay: only responses that can name a broker are decoded.
+//! assert!(address::tells_broker_addresses(ApiKey::METADATA, 12));
+//! let (header, body) = frame::decode_response(&sent, ApiKey::METADATA, 12)?;
+//! let mut out = Vec::new();
+//! // Broker n is reached through the relay's port 19090 + n.
+//! let rewritten = address::rewrite_response(&header, &body, 12, &mut out, |broker| {
+//!     Some(("relay.example", 19090 + broker.node_id))
+//! })?;
+//! assert_eq!(rewritten, Rewritten::Changed { addresses: 2 });
+//!
+//! let (header, Response::Metadata(told)) = frame::decode_response(&out, ApiKey::METADATA, 12)? else {
+//!     unreachable!()
+//! };
+//! assert_eq!(header.correlation_id, 7);
+//! let told: Vec<_> = told.brokers.iter().map(|b| (b.node_id, b.host, b.port)).collect();
+//! assert_eq!(told, [(1, "relay.example", 19091), (2, "relay.example", 19092)]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use alloc::vec::Vec;
+
+use crate::api::{ApiKey, Response};
+use crate::error::EncodeError;
+use crate::frame::{self, Body};
+use crate::messages::ResponseHeader;
+
+/// The schema path of every field that [`rewrite_response`] rewrites: the broker addresses a
+/// client connects to when a response names them.
+///
+/// * `MetadataResponse.Brokers`: the brokers the client then produces to and fetches from.
+/// * `DescribeClusterResponse.Brokers`: the brokers, or the controllers when the request asked
+///   for controller endpoints (an admin client bootstrapped from controllers connects to them).
+/// * `FindCoordinatorResponse` (before v4) and `FindCoordinatorResponse.Coordinators` (v4 on):
+///   the group, transaction or share coordinator the client then connects to.
+/// * `NodeEndpoints` of Fetch (v16+), Produce (v10+), ShareFetch and ShareAcknowledge: where a
+///   partition's new leader is, so that the client goes there without asking Metadata first.
+pub const REWRITTEN: &[&str] = &[
+    "MetadataResponse.Brokers.Host",
+    "MetadataResponse.Brokers.Port",
+    "DescribeClusterResponse.Brokers.Host",
+    "DescribeClusterResponse.Brokers.Port",
+    "FindCoordinatorResponse.Host",
+    "FindCoordinatorResponse.Port",
+    "FindCoordinatorResponse.Coordinators.Host",
+    "FindCoordinatorResponse.Coordinators.Port",
+    "FetchResponse.NodeEndpoints.Host",
+    "FetchResponse.NodeEndpoints.Port",
+    "ProduceResponse.NodeEndpoints.Host",
+    "ProduceResponse.NodeEndpoints.Port",
+    "ShareFetchResponse.NodeEndpoints.Host",
+    "ShareFetchResponse.NodeEndpoints.Port",
+    "ShareAcknowledgeResponse.NodeEndpoints.Host",
+    "ShareAcknowledgeResponse.NodeEndpoints.Port",
+];
+
+/// Every other field of the schemas that names a host or a port, by schema path, with why a
+/// relay of client connections leaves it as it is: none of them is an address a client is told
+/// to connect to.
+pub const LEFT_AS_IS: &[(&str, &str)] = &[
+    // Access control lists: the host a principal may connect from.
+    ("CreateAclsRequest.Creations.Host", ACL),
+    ("DeleteAclsRequest.Filters.HostFilter", ACL),
+    ("DeleteAclsResponse.FilterResults.MatchingAcls.Host", ACL),
+    ("DescribeAclsRequest.HostFilter", ACL),
+    ("DescribeAclsResponse.Resources.Acls.Host", ACL),
+    // Where a group member's client connects from, as the broker saw it.
+    (
+        "ConsumerGroupDescribeResponse.Groups.Members.ClientHost",
+        CLIENT,
+    ),
+    ("DescribeGroupsResponse.Groups.Members.ClientHost", CLIENT),
+    (
+        "ShareGroupDescribeResponse.Groups.Members.ClientHost",
+        CLIENT,
+    ),
+    (
+        "StreamsGroupDescribeResponse.Groups.Members.ClientHost",
+        CLIENT,
+    ),
+    (
+        "EnvelopeRequest.ClientHostAddress",
+        "the address of the client whose request a broker forwards to the controller",
+    ),
+    // Kafka Streams: the application's own instances.
+    ("StreamsGroupHeartbeatRequest.UserEndpoint.Host", STREAMS),
+    ("StreamsGroupHeartbeatRequest.UserEndpoint.Port", STREAMS),
+    (
+        "StreamsGroupHeartbeatResponse.PartitionsByUserEndpoint.UserEndpoint.Host",
+        STREAMS,
+    ),
+    (
+        "StreamsGroupHeartbeatResponse.PartitionsByUserEndpoint.UserEndpoint.Port",
+        STREAMS,
+    ),
+    (
+        "StreamsGroupDescribeResponse.Groups.Members.UserEndpoint.Host",
+        STREAMS,
+    ),
+    (
+        "StreamsGroupDescribeResponse.Groups.Members.UserEndpoint.Port",
+        STREAMS,
+    ),
+    // A node telling the cluster where it listens: what the cluster records must be true.
+    ("BrokerRegistrationRequest.Listeners.Host", REGISTERED),
+    ("BrokerRegistrationRequest.Listeners.Port", REGISTERED),
+    ("ControllerRegistrationRequest.Listeners.Host", REGISTERED),
+    ("ControllerRegistrationRequest.Listeners.Port", REGISTERED),
+    ("AddRaftVoterRequest.Listeners.Host", REGISTERED),
+    ("AddRaftVoterRequest.Listeners.Port", REGISTERED),
+    ("UpdateRaftVoterRequest.Listeners.Host", REGISTERED),
+    ("UpdateRaftVoterRequest.Listeners.Port", REGISTERED),
+    // The controllers' quorum.
+    ("DescribeQuorumResponse.Nodes.Listeners.Host", QUORUM),
+    ("DescribeQuorumResponse.Nodes.Listeners.Port", QUORUM),
+    ("VoteResponse.NodeEndpoints.Host", RAFT),
+    ("VoteResponse.NodeEndpoints.Port", RAFT),
+    ("BeginQuorumEpochRequest.LeaderEndpoints.Host", RAFT),
+    ("BeginQuorumEpochRequest.LeaderEndpoints.Port", RAFT),
+    ("BeginQuorumEpochResponse.NodeEndpoints.Host", RAFT),
+    ("BeginQuorumEpochResponse.NodeEndpoints.Port", RAFT),
+    ("EndQuorumEpochRequest.LeaderEndpoints.Host", RAFT),
+    ("EndQuorumEpochRequest.LeaderEndpoints.Port", RAFT),
+    ("EndQuorumEpochResponse.NodeEndpoints.Host", RAFT),
+    ("EndQuorumEpochResponse.NodeEndpoints.Port", RAFT),
+    ("FetchSnapshotResponse.NodeEndpoints.Host", RAFT),
+    ("FetchSnapshotResponse.NodeEndpoints.Port", RAFT),
+    ("UpdateRaftVoterResponse.CurrentLeader.Host", RAFT),
+    ("UpdateRaftVoterResponse.CurrentLeader.Port", RAFT),
+    (
+        "VotersRecord.Voters.Endpoints.Host",
+        "a record of the metadata log, not a request or a response",
+    ),
+    (
+        "VotersRecord.Voters.Endpoints.Port",
+        "a record of the metadata log, not a request or a response",
+    ),
+    // The controller's requests to brokers before KRaft (removed in Kafka 4.0).
+    ("LeaderAndIsrRequest.LiveLeaders.HostName", ZOOKEEPER),
+    ("LeaderAndIsrRequest.LiveLeaders.Port", ZOOKEEPER),
+    ("UpdateMetadataRequest.LiveBrokers.V0Host", ZOOKEEPER),
+    ("UpdateMetadataRequest.LiveBrokers.V0Port", ZOOKEEPER),
+    (
+        "UpdateMetadataRequest.LiveBrokers.Endpoints.Host",
+        ZOOKEEPER,
+    ),
+    (
+        "UpdateMetadataRequest.LiveBrokers.Endpoints.Port",
+        ZOOKEEPER,
+    ),
+];
+
+const ACL: &str = "an ACL's host: where a principal may connect from, not a broker";
+const CLIENT: &str = "the member's own client host, as the broker saw it";
+const STREAMS: &str =
+    "a Kafka Streams instance's endpoint for interactive queries: the application's, not a broker";
+const REGISTERED: &str = "a request: the listeners a node is reached at, told to the \
+                          controllers, which must record them as they are";
+const QUORUM: &str = "a controller voter's listeners, shown by a quorum description; no client \
+                      connects to them from it (an admin client learns the controllers it \
+                      connects to from DescribeCluster)";
+const RAFT: &str = "controller to controller (KRaft): the quorum's leader or voters, told to \
+                    another controller, never to a client";
+const ZOOKEEPER: &str = "controller to broker, before KRaft (the API is gone from Kafka 4.0)";
+
+/// One broker address a response names, as [`rewrite_response`] hands it to the caller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub struct Broker<'a> {
+    /// The broker's node id: the row's `NodeId` (`BrokerId` in DescribeCluster). Every field
+    /// in [`REWRITTEN`] sits next to one.
+    pub node_id: i32,
+    /// The host, never empty.
+    pub host: &'a str,
+    /// The port, never negative.
+    pub port: i32,
+    /// The schema path of the struct that holds the address, such as
+    /// `"MetadataResponse.Brokers"` or, for the single coordinator before v4,
+    /// `"FindCoordinatorResponse"`: its `Host` and `Port` are entries of [`REWRITTEN`].
+    pub at: &'static str,
+}
+
+/// What [`rewrite_response`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[must_use]
+pub enum Rewritten {
+    /// No address changed: the response names none, or the caller kept each as it was.
+    /// Nothing was written; the frame as it came is the one to relay.
+    Unchanged,
+    /// This many addresses changed (a host, a port or both), and the re-encoded frame was
+    /// appended to the output.
+    Changed {
+        /// The addresses changed.
+        addresses: usize,
+    },
+}
+
+impl Rewritten {
+    /// True if a frame was written.
+    #[must_use]
+    pub const fn is_changed(self) -> bool {
+        matches!(self, Self::Changed { .. })
+    }
+}
+
+/// True if a response of `api_key` at `version` can name a broker address that
+/// [`rewrite_response`] rewrites, in this build (the API's feature on): the responses a relay
+/// needs to decode. Every other one can be relayed as it came, undecoded.
+///
+/// Fetch names leaders from v16 and Produce from v10; Metadata, DescribeCluster,
+/// FindCoordinator, ShareFetch and ShareAcknowledge at every version.
+#[must_use]
+pub const fn tells_broker_addresses(api_key: ApiKey, version: i16) -> bool {
+    match api_key {
+        ApiKey::METADATA => cfg!(feature = "Metadata"),
+        ApiKey::DESCRIBE_CLUSTER => cfg!(feature = "DescribeCluster"),
+        ApiKey::FIND_COORDINATOR => cfg!(feature = "FindCoordinator"),
+        ApiKey::FETCH => cfg!(feature = "Fetch") && version >= 16,
+        ApiKey::PRODUCE => cfg!(feature = "Produce") && version >= 10,
+        ApiKey::SHARE_FETCH => cfg!(feature = "ShareFetch"),
+        ApiKey::SHARE_ACKNOWLEDGE => cfg!(feature = "ShareAcknowledge"),
+        _ => false,
+    }
+}
+
+/// Re-encodes a response with the broker addresses it names rewritten, appending the whole
+/// frame (size prefix, `header` and `body`, at `version`) to `out`.
+///
+/// `to` is asked once for each address of a field in [`REWRITTEN`], in wire order, and returns
+/// the new host and port, or `None` to leave the address as it is. An entry without a broker
+/// (an error's empty entry: an empty host or a negative port) is never passed to it and stays
+/// as it is.
+///
+/// The new host is any owner of a string (`H: AsRef<str>`): a `&str` that outlives the call,
+/// such as the relay's own host, or a `String` made for this broker. The call keeps each one
+/// until the frame is encoded, so nothing the caller returns needs to live longer than that.
+///
+/// When no address changes (the response names none, such as every response for which
+/// [`tells_broker_addresses`] is false, or `to` left each as it was, or returned it unchanged),
+/// nothing is encoded or written and the result is [`Rewritten::Unchanged`]: the frame as it
+/// came is the one to relay.
+///
+/// `body` is normally one just decoded from a frame at `version`, which re-encodes at that
+/// version as it was read; only the addresses differ.
+///
+/// # Errors
+///
+/// The errors of [`frame::encode_response`], such as `LengthOverflow` for a host longer than a
+/// string can say, and `BufferTooSmall` when `out` cannot grow to hold the frame. `out` is left
+/// as it was then.
+#[cfg_attr(
+    not(any(
+        feature = "Metadata",
+        feature = "DescribeCluster",
+        feature = "FindCoordinator",
+        feature = "Fetch",
+        feature = "Produce",
+        feature = "ShareFetch",
+        feature = "ShareAcknowledge"
+    )),
+    allow(
+        unused_variables,
+        unused_mut,
+        clippy::match_single_binding,
+        clippy::needless_pass_by_value,
+        clippy::ptr_arg,
+        reason = "a build without the APIs that name brokers has nothing to rewrite"
+    )
+)]
+pub fn rewrite_response<'a, H: AsRef<str>>(
+    header: &ResponseHeader<'_>,
+    body: &Response<'a>,
+    version: i16,
+    out: &mut Vec<u8>,
+    mut to: impl FnMut(Broker<'a>) -> Option<(H, i32)>,
+) -> Result<Rewritten, EncodeError> {
+    // `$body` with the rows of its array `$field` (set by `$with`, node ids in `$id`) moved to
+    // the caller's addresses, appended to `out`.
+    #[allow(
+        unused_macros,
+        reason = "used by each API that names brokers, whose features may all be off"
+    )]
+    macro_rules! rows {
+        ($body:expr, $field:ident, $with:ident, $id:ident, $at:literal) => {{
+            let body = *$body;
+            let rows = body.$field.iter().map(|r| (r.$id, r.host, r.port));
+            let (new, addresses) = new_addresses(rows, $at, &mut to);
+            if addresses == 0 {
+                return Ok(Rewritten::Unchanged);
+            }
+            let rows: Vec<_> = body
+                .$field
+                .iter()
+                .zip(&new)
+                .map(|(row, new)| match new {
+                    Some((host, port)) => row.with_host(host.as_ref()).with_port(*port),
+                    None => row,
+                })
+                .collect();
+            append(out, header, &body.$with(&rows[..]), version, addresses)
+        }};
+    }
+    match body {
+        #[cfg(feature = "Metadata")]
+        Response::Metadata(m) => rows!(
+            m,
+            brokers,
+            with_brokers,
+            node_id,
+            "MetadataResponse.Brokers"
+        ),
+        #[cfg(feature = "DescribeCluster")]
+        Response::DescribeCluster(d) => rows!(
+            d,
+            brokers,
+            with_brokers,
+            broker_id,
+            "DescribeClusterResponse.Brokers"
+        ),
+        // One coordinator, at the top level, before v4.
+        #[cfg(feature = "FindCoordinator")]
+        Response::FindCoordinator(c) if version < 4 => {
+            let one = core::iter::once((c.node_id, c.host, c.port));
+            let (new, addresses) = new_addresses(one, "FindCoordinatorResponse", &mut to);
+            match new.first() {
+                Some(Some((host, port))) => {
+                    let c = c.with_host(host.as_ref()).with_port(*port);
+                    append(out, header, &c, version, addresses)
+                }
+                _ => Ok(Rewritten::Unchanged),
+            }
+        }
+        #[cfg(feature = "FindCoordinator")]
+        Response::FindCoordinator(c) => rows!(
+            c,
+            coordinators,
+            with_coordinators,
+            node_id,
+            "FindCoordinatorResponse.Coordinators"
+        ),
+        #[cfg(feature = "Fetch")]
+        Response::Fetch(r) => rows!(
+            r,
+            node_endpoints,
+            with_node_endpoints,
+            node_id,
+            "FetchResponse.NodeEndpoints"
+        ),
+        #[cfg(feature = "Produce")]
+        Response::Produce(r) => rows!(
+            r,
+            node_endpoints,
+            with_node_endpoints,
+            node_id,
+            "ProduceResponse.NodeEndpoints"
+        ),
+        #[cfg(feature = "ShareFetch")]
+        Response::ShareFetch(r) => rows!(
+            r,
+            node_endpoints,
+            with_node_endpoints,
+            node_id,
+            "ShareFetchResponse.NodeEndpoints"
+        ),
+        #[cfg(feature = "ShareAcknowledge")]
+        Response::ShareAcknowledge(r) => rows!(
+            r,
+            node_endpoints,
+            with_node_endpoints,
+            node_id,
+            "ShareAcknowledgeResponse.NodeEndpoints"
+        ),
+        #[allow(
+            unreachable_patterns,
+            reason = "every other response, when the build has any other API"
+        )]
+        _ => Ok(Rewritten::Unchanged),
+    }
+}
+
+/// The caller's new address for each row given as (node id, host, port), `None` where the
+/// address stays (no broker there, or the caller kept it), and how many changed.
+#[cfg_attr(
+    not(any(
+        feature = "Metadata",
+        feature = "DescribeCluster",
+        feature = "FindCoordinator",
+        feature = "Fetch",
+        feature = "Produce",
+        feature = "ShareFetch",
+        feature = "ShareAcknowledge"
+    )),
+    allow(dead_code, reason = "used by each API that names brokers")
+)]
+fn new_addresses<'a, H: AsRef<str>>(
+    rows: impl Iterator<Item = (i32, &'a str, i32)>,
+    at: &'static str,
+    to: &mut impl FnMut(Broker<'a>) -> Option<(H, i32)>,
+) -> (Vec<Option<(H, i32)>>, usize) {
+    let mut changed: usize = 0;
+    let new = rows
+        .map(|(node_id, host, port)| {
+            // No broker (an error's empty entry): left as it is.
+            if host.is_empty() || port < 0 {
+                return None;
+            }
+            let (new_host, new_port) = to(Broker {
+                node_id,
+                host,
+                port,
+                at,
+            })?;
+            if new_host.as_ref() == host && new_port == port {
+                return None;
+            }
+            changed = changed.saturating_add(1);
+            Some((new_host, new_port))
+        })
+        .collect();
+    (new, changed)
+}
+
+/// Appends the frame of `header` and `body` at `version` to `out`.
+#[cfg_attr(
+    not(any(
+        feature = "Metadata",
+        feature = "DescribeCluster",
+        feature = "FindCoordinator",
+        feature = "Fetch",
+        feature = "Produce",
+        feature = "ShareFetch",
+        feature = "ShareAcknowledge"
+    )),
+    allow(dead_code, reason = "used by each API that names brokers")
+)]
+fn append<B: Body>(
+    out: &mut Vec<u8>,
+    header: &ResponseHeader<'_>,
+    body: &B,
+    version: i16,
+    addresses: usize,
+) -> Result<Rewritten, EncodeError> {
+    let len = frame::response_len(header, body, version)?;
+    let start = out.len();
+    if out.try_reserve(len).is_err() {
+        return Err(EncodeError::BufferTooSmall {
+            required: len,
+            available: out.capacity().saturating_sub(start),
+        });
+    }
+    // The reservation made room for `start + len` bytes: the sum fits.
+    out.resize(start.saturating_add(len), 0);
+    let written = frame::encode_response(
+        header,
+        body,
+        version,
+        out.get_mut(start..).unwrap_or_default(),
+    );
+    if let Err(e) = written {
+        out.truncate(start);
+        return Err(e);
+    }
+    Ok(Rewritten::Changed { addresses })
+}
+
+#[cfg(all(test, feature = "all-apis"))]
+mod tests {
+    use std::string::{String, ToString};
+    use std::vec::Vec;
+    use std::{format, vec};
+
+    use super::*;
+    use crate::codec::MessageKind;
+    use crate::codec::{Reader, VersionRange};
+    use crate::messages::{
+        DescribeClusterResponse, FetchResponse, FindCoordinatorResponse, HeartbeatResponse,
+        MetadataResponse, ProduceResponse, ShareAcknowledgeResponse, ShareFetchResponse,
+        describe_cluster_response, fetch_response, find_coordinator_response, metadata_response,
+        produce_response, share_acknowledge_response, share_fetch_response,
+    };
+    use crate::schema::tree::{Category, Name, Node, TypeWord, Value, Visit};
+    use crate::schema::walker::{EmptyBatch, Slot, Source, Spot, write_instance};
+    use crate::schema::{self, FieldType, MessageSchema, Primitive, StructSchema};
+
+    // ---- The classification -----------------------------------------------------------------
+
+    /// Whether a field name has the word `Host` or `Port` in its camel case (`Host`,
+    /// `ClientHost`, `HostFilter`, `V0Port`), which is how a schema names an address.
+    fn names_an_address(name: &str) -> bool {
+        let mut words = Vec::new();
+        let mut word = String::new();
+        for c in name.chars() {
+            if c.is_ascii_uppercase() && !word.is_empty() {
+                words.push(core::mem::take(&mut word));
+            }
+            word.push(c);
+        }
+        words.push(word);
+        words.iter().any(|w| w == "Host" || w == "Port")
+    }
+
+    /// A field that names an address, where it is.
+    struct Found {
+        path: String,
+        message: &'static MessageSchema,
+        /// The versions of the field, and those in which its struct can be reached.
+        versions: (VersionRange, VersionRange),
+    }
+
+    fn address_fields(
+        m: &'static MessageSchema,
+        s: &StructSchema,
+        path: &str,
+        depth: usize,
+        found: &mut Vec<Found>,
+    ) {
+        assert!(depth < 16, "{path}: the schema nests deeper than expected");
+        for f in s.fields {
+            let here = format!("{path}.{}", f.name);
+            if names_an_address(f.name) {
+                found.push(Found {
+                    path: here.clone(),
+                    message: m,
+                    versions: (f.versions, s.versions),
+                });
+            }
+            if let FieldType::Struct(inner) | FieldType::StructArray(inner) = f.ty {
+                address_fields(m, inner, &here, depth + 1, found);
+            }
+        }
+    }
+
+    /// Every field of every schema (requests, responses, headers and data) that names a host
+    /// or a port, at every depth.
+    fn every_address_field() -> Vec<Found> {
+        let mut found = Vec::new();
+        for m in schema::MESSAGES {
+            address_fields(m, m.root, m.name, 0, &mut found);
+        }
+        found
+    }
+
+    #[test]
+    fn every_host_and_port_field_is_classified() {
+        let found = every_address_field();
+        let left: Vec<&str> = LEFT_AS_IS.iter().map(|(path, _)| *path).collect();
+        let undecided: Vec<&str> = found
+            .iter()
+            .map(|f| f.path.as_str())
+            .filter(|p| !REWRITTEN.contains(p) && !left.contains(p))
+            .collect();
+        assert!(
+            undecided.is_empty(),
+            "fields that name a host or a port, in neither REWRITTEN nor LEFT_AS_IS: {undecided:?}"
+        );
+        let stale: Vec<&str> = REWRITTEN
+            .iter()
+            .chain(&left)
+            .copied()
+            .filter(|p| !found.iter().any(|f| f.path == *p))
+            .collect();
+        assert!(
+            stale.is_empty(),
+            "listed fields that no schema has (or that name no host or port): {stale:?}"
+        );
+        let both: Vec<&&str> = REWRITTEN.iter().filter(|p| left.contains(p)).collect();
+        assert!(both.is_empty(), "in both lists: {both:?}");
+        let mut all: Vec<&str> = REWRITTEN.iter().chain(&left).copied().collect();
+        all.sort_unstable();
+        let listed = all.len();
+        all.dedup();
+        assert_eq!(all.len(), listed, "a field is listed twice");
+        for (path, why) in LEFT_AS_IS {
+            assert!(!why.is_empty(), "{path}: no reason given");
+        }
+    }
+
+    #[test]
+    fn the_apis_that_tell_addresses_are_those_of_the_rewritten_fields() {
+        let found = every_address_field();
+        for m in schema::MESSAGES
+            .iter()
+            .filter(|m| m.kind == MessageKind::Response)
+        {
+            for v in m.valid_versions.min..=m.valid_versions.max {
+                let tells = found.iter().any(|f| {
+                    core::ptr::eq(f.message, *m)
+                        && REWRITTEN.contains(&f.path.as_str())
+                        && f.versions.0.contains(v)
+                        && f.versions.1.contains(v)
+                });
+                assert_eq!(
+                    tells_broker_addresses(ApiKey(m.api_key), v),
+                    tells,
+                    "{} v{v}",
+                    m.name
+                );
+            }
+        }
+    }
+
+    // ---- Every response at every version, from the schemas -----------------------------------
+
+    /// An instance source that names brokers: each `NodeId` or `BrokerId` takes the next
+    /// number n, and each host or port after it is `broker-n` and 9000 + n. Two elements per
+    /// array near the top, one below; every tagged field set.
+    #[derive(Clone)]
+    struct Brokers {
+        node: u64,
+    }
+
+    impl Source for Brokers {
+        fn null(&mut self, _: Spot<'_>) -> bool {
+            false
+        }
+
+        fn elements(&mut self, at: Spot<'_>) -> usize {
+            if at.depth < 2 { 2 } else { 1 }
+        }
+
+        fn set_tagged(&mut self, _: Spot<'_>) -> bool {
+            true
+        }
+
+        fn primitive(&mut self, at: Spot<'_>, p: Primitive, slot: &mut Slot<'_, '_>) {
+            match at.field.name {
+                "NodeId" | "BrokerId" => {
+                    self.node += 1;
+                    slot.int(self.node);
+                }
+                name if names_an_address(name) && p == Primitive::String => {
+                    slot.string(&format!("broker-{}", self.node));
+                }
+                name if names_an_address(name) => slot.int(9000 + self.node),
+                _ if p == Primitive::Records => slot.batches(&[EmptyBatch::default()]),
+                _ => {}
+            }
+        }
+    }
+
+    /// One node of a dissected frame: its schema path (element indices and the tagged
+    /// section's wrappers left out), what it is, and its value.
+    #[derive(Debug)]
+    struct Leaf {
+        path: String,
+        name: String,
+        category: Category,
+        tagged_entry: bool,
+        value: String,
+        text: Option<String>,
+        int: Option<i64>,
+    }
+
+    #[derive(Default)]
+    struct Leaves {
+        stack: Vec<Option<String>>,
+        leaves: Vec<Leaf>,
+    }
+
+    impl Visit for Leaves {
+        fn node(&mut self, node: &Node<'_>) -> core::fmt::Result {
+            self.stack.truncate(node.depth);
+            let part = match node.name {
+                Name::Plain("tagged_fields" | "value") | Name::Indexed(..) => None,
+                Name::Plain(name) if node.depth > 0 => Some(name.to_string()),
+                _ => None,
+            };
+            self.stack.push(part);
+            let path: Vec<&str> = self.stack.iter().flatten().map(String::as_str).collect();
+            self.leaves.push(Leaf {
+                path: path.join("."),
+                name: node.name.to_string(),
+                category: node.category,
+                tagged_entry: node.ty == TypeWord::Wire("tagged"),
+                value: format!("{:?}", node.value),
+                text: match node.value {
+                    Value::Str(s, _) => Some(s.to_string()),
+                    _ => None,
+                },
+                int: match node.value {
+                    Value::Int(i) => Some(i),
+                    _ => None,
+                },
+            });
+            Ok(())
+        }
+    }
+
+    fn leaves(frame: &[u8], key: ApiKey, version: i16) -> Vec<Leaf> {
+        let mut v = Leaves::default();
+        crate::schema::dissect::visit_response_frame(frame, key, version, &mut v).unwrap();
+        v.leaves
+    }
+
+    /// Every response schema at every version, with every array holding brokers' rows and
+    /// every tagged field set: the fields of [`REWRITTEN`] come out at the caller's address,
+    /// every other node as it was (but the sizes that count the longer hosts), and a response
+    /// without such a field is not rewritten, its addresses never offered to the caller.
+    #[test]
+    fn every_response_at_every_version_rewrites_exactly_the_rewritten_fields() {
+        let mut rewritten_apis = Vec::new();
+        for m in schema::MESSAGES
+            .iter()
+            .filter(|m| m.kind == MessageKind::Response)
+        {
+            let key = ApiKey(m.api_key);
+            for v in m.valid_versions.min..=m.valid_versions.max {
+                let what = format!("{} v{v}", m.name);
+                let mut body = vec![0; 1 << 16];
+                let n = write_instance(m, v, Brokers { node: 0 }, &mut body).unwrap();
+                let mut r = Reader::new(&body[..n]);
+                let response = Response::decode(&mut r, key, v).unwrap();
+                let sent = frame_of(&response, v);
+                let (header, decoded) = frame::decode_response(&sent, key, v).unwrap();
+                let mut out = Vec::new();
+                let mut asked = 0;
+                let result = rewrite_response(&header, &decoded, v, &mut out, |b| {
+                    asked += 1;
+                    let host = format!("{}.Host", b.at);
+                    assert!(
+                        REWRITTEN.contains(&host.as_str()),
+                        "{what}: {} offered",
+                        b.at
+                    );
+                    assert_eq!(b.host, format!("broker-{}", b.node_id), "{what}");
+                    assert_eq!(b.port, 9000 + b.node_id, "{what}");
+                    Some((format!("relay-{}", b.node_id), 20000 + b.node_id))
+                })
+                .unwrap();
+
+                let before = leaves(&sent, key, v);
+                let hosts = before
+                    .iter()
+                    .filter(|l| l.name == "Host" && REWRITTEN.contains(&l.path.as_str()))
+                    .count();
+                assert_eq!(tells_broker_addresses(key, v), hosts > 0, "{what}");
+                if hosts == 0 {
+                    assert_eq!(
+                        (result, asked, out.len()),
+                        (Rewritten::Unchanged, 0, 0),
+                        "{what}"
+                    );
+                    continue;
+                }
+                rewritten_apis.push(m.name);
+                assert_eq!(result, Rewritten::Changed { addresses: hosts }, "{what}");
+                assert_eq!(asked, hosts, "{what}");
+                let after = leaves(&out, key, v);
+                assert_eq!(before.len(), after.len(), "{what}");
+                for (b, a) in before.iter().zip(&after) {
+                    assert_eq!((&b.path, &b.name), (&a.path, &a.name), "{what}");
+                    if REWRITTEN.contains(&b.path.as_str()) {
+                        if b.name == "Host" {
+                            let n = b.text.as_deref().unwrap().strip_prefix("broker-").unwrap();
+                            assert_eq!(a.text.as_deref(), Some(format!("relay-{n}").as_str()));
+                        } else {
+                            assert_eq!(a.int.unwrap() - 20000, b.int.unwrap() - 9000, "{what}");
+                        }
+                    } else if b.value != a.value {
+                        // Only the frame's size and a tagged field's size count the hosts.
+                        let size = matches!(b.category, Category::Frame | Category::Tagged)
+                            && (b.name == "size" || b.tagged_entry);
+                        assert!(
+                            size,
+                            "{what}: {} changed: {} -> {}",
+                            b.path, b.value, a.value
+                        );
+                    }
+                }
+            }
+        }
+        rewritten_apis.sort_unstable();
+        rewritten_apis.dedup();
+        let mut apis: Vec<&str> = REWRITTEN
+            .iter()
+            .map(|p| p.split('.').next().unwrap())
+            .collect();
+        apis.sort_unstable();
+        apis.dedup();
+        assert_eq!(rewritten_apis, apis);
+    }
+
+    // ---- Each API, built with the typed messages ----------------------------------------------
+
+    const RELAY: &str = "relay.test";
+
+    fn frame_of<B: Body>(body: &B, version: i16) -> Vec<u8> {
+        let header = ResponseHeader::default().with_correlation_id(7);
+        let mut f = vec![0; frame::response_len(&header, body, version).unwrap()];
+        frame::encode_response(&header, body, version, &mut f).unwrap();
+        f
+    }
+
+    type Offered = Vec<(i32, String, i32, &'static str)>;
+
+    /// `sent` through [`rewrite_response`], broker n moved to `relay.test:20000+n`; what was
+    /// written, and the brokers offered.
+    fn relayed(sent: &[u8], key: ApiKey, version: i16) -> (Rewritten, Vec<u8>, Offered) {
+        let (header, body) = frame::decode_response(sent, key, version).unwrap();
+        let mut out = Vec::new();
+        let mut offered = Vec::new();
+        let result = rewrite_response(&header, &body, version, &mut out, |b| {
+            offered.push((b.node_id, b.host.to_string(), b.port, b.at));
+            Some((RELAY, 20000 + b.node_id))
+        })
+        .unwrap();
+        if result.is_changed() {
+            let (told, _) = frame::decode_response(&out, key, version).unwrap();
+            assert_eq!(told.correlation_id, 7);
+        }
+        (result, out, offered)
+    }
+
+    fn offered(rows: &[(i32, &str, i32)], at: &'static str) -> Offered {
+        rows.iter()
+            .map(|&(id, host, port)| (id, host.to_string(), port, at))
+            .collect()
+    }
+
+    const SENT: [(i32, &str, i32); 2] = [(1, "b1.internal", 9092), (2, "b2.internal", 9093)];
+    const TOLD: [(i32, &str, i32); 2] = [(1, RELAY, 20001), (2, RELAY, 20002)];
+    /// An error's entry: no broker.
+    const EMPTY: (i32, &str, i32) = (-1, "", -1);
+
+    #[test]
+    fn metadata_brokers() {
+        use metadata_response::{MetadataResponseBroker, MetadataResponseTopic};
+        fn rows<'x>(rows: [(i32, &'x str, i32); 2], v: i16) -> Vec<MetadataResponseBroker<'x>> {
+            let rack = if v >= 1 { Some("rack-a") } else { None };
+            rows.iter()
+                .chain([&EMPTY])
+                .map(|&(id, host, port)| {
+                    let row = MetadataResponseBroker::default().with_node_id(id);
+                    row.with_host(host).with_port(port).with_rack(rack)
+                })
+                .collect()
+        }
+        let topics = [MetadataResponseTopic::default().with_name(Some("events"))];
+        let body = MetadataResponse::default().with_topics(&topics[..]);
+        for v in [0, 1, 9, 12, 13] {
+            let body = if v >= 1 {
+                body.with_controller_id(2)
+            } else {
+                body
+            };
+            let sent = frame_of(&body.with_brokers(&rows(SENT, v)), v);
+            let (result, out, asked) = relayed(&sent, ApiKey::METADATA, v);
+            assert_eq!(result, Rewritten::Changed { addresses: 2 }, "v{v}");
+            assert_eq!(out, frame_of(&body.with_brokers(&rows(TOLD, v)), v), "v{v}");
+            assert_eq!(asked, offered(&SENT, "MetadataResponse.Brokers"), "v{v}");
+        }
+    }
+
+    #[test]
+    fn describe_cluster_brokers() {
+        use describe_cluster_response::DescribeClusterBroker;
+        fn rows<'x>(rows: [(i32, &'x str, i32); 2]) -> Vec<DescribeClusterBroker<'x>> {
+            rows.iter()
+                .map(|&(id, host, port)| {
+                    let row = DescribeClusterBroker::default().with_broker_id(id);
+                    row.with_host(host)
+                        .with_port(port)
+                        .with_rack(Some("rack-a"))
+                })
+                .collect()
+        }
+        let body = DescribeClusterResponse::default()
+            .with_cluster_id("cluster")
+            .with_controller_id(1);
+        for v in [0, 1, 2] {
+            let sent = frame_of(&body.with_brokers(&rows(SENT)), v);
+            let (result, out, asked) = relayed(&sent, ApiKey::DESCRIBE_CLUSTER, v);
+            assert_eq!(result, Rewritten::Changed { addresses: 2 }, "v{v}");
+            assert_eq!(out, frame_of(&body.with_brokers(&rows(TOLD)), v), "v{v}");
+            assert_eq!(
+                asked,
+                offered(&SENT, "DescribeClusterResponse.Brokers"),
+                "v{v}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_coordinator_before_v4() {
+        for v in 0..=3 {
+            let body = FindCoordinatorResponse::default().with_node_id(1);
+            let body = if v >= 1 {
+                body.with_throttle_time_ms(5)
+            } else {
+                body
+            };
+            let sent = frame_of(&body.with_host("b1.internal").with_port(9092), v);
+            let (result, out, asked) = relayed(&sent, ApiKey::FIND_COORDINATOR, v);
+            assert_eq!(result, Rewritten::Changed { addresses: 1 }, "v{v}");
+            assert_eq!(
+                out,
+                frame_of(&body.with_host(RELAY).with_port(20001), v),
+                "v{v}"
+            );
+            assert_eq!(
+                asked,
+                offered(&SENT[..1], "FindCoordinatorResponse"),
+                "v{v}"
+            );
+
+            // COORDINATOR_NOT_AVAILABLE: no coordinator, nothing to rewrite.
+            let error = FindCoordinatorResponse::default()
+                .with_error_code(15)
+                .with_node_id(-1)
+                .with_host("")
+                .with_port(-1);
+            let (result, out, asked) = relayed(&frame_of(&error, v), ApiKey::FIND_COORDINATOR, v);
+            assert_eq!(
+                (result, out.len(), asked.len()),
+                (Rewritten::Unchanged, 0, 0),
+                "v{v}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_coordinators_from_v4_with_an_error_entry_left_as_it_is() {
+        use find_coordinator_response::Coordinator;
+        fn rows<'x>((id, host, port): (i32, &'x str, i32)) -> [Coordinator<'x>; 2] {
+            [
+                Coordinator::default()
+                    .with_key("orders")
+                    .with_node_id(id)
+                    .with_host(host)
+                    .with_port(port),
+                Coordinator::default()
+                    .with_key("audit")
+                    .with_error_code(15)
+                    .with_node_id(-1)
+                    .with_host("")
+                    .with_port(-1),
+            ]
+        }
+        for v in 4..=ApiKey::FIND_COORDINATOR.response_versions().max {
+            let body = FindCoordinatorResponse::default().with_throttle_time_ms(5);
+            let sent = frame_of(&body.with_coordinators(&rows(SENT[0])[..]), v);
+            let (result, out, asked) = relayed(&sent, ApiKey::FIND_COORDINATOR, v);
+            assert_eq!(result, Rewritten::Changed { addresses: 1 }, "v{v}");
+            assert_eq!(
+                out,
+                frame_of(&body.with_coordinators(&rows(TOLD[0])[..]), v),
+                "v{v}"
+            );
+            assert_eq!(
+                asked,
+                offered(&SENT[..1], "FindCoordinatorResponse.Coordinators")
+            );
+        }
+    }
+
+    /// The leader endpoints of `$body` (`$module::NodeEndpoint`s) at `$versions`.
+    macro_rules! node_endpoints {
+        ($module:ident, $body:ident, $key:expr, $versions:expr, $at:literal) => {{
+            use $module::NodeEndpoint;
+            fn rows<'x>(rows: [(i32, &'x str, i32); 2]) -> Vec<NodeEndpoint<'x>> {
+                rows.iter()
+                    .chain([&EMPTY])
+                    .map(|&(id, host, port)| {
+                        let row = NodeEndpoint::default().with_node_id(id);
+                        row.with_host(host)
+                            .with_port(port)
+                            .with_rack(Some("rack-a"))
+                    })
+                    .collect()
+            }
+            let body = $body::default().with_throttle_time_ms(5);
+            for v in $versions {
+                let sent = frame_of(&body.with_node_endpoints(&rows(SENT)), v);
+                let (result, out, asked) = relayed(&sent, $key, v);
+                assert_eq!(result, Rewritten::Changed { addresses: 2 }, "{} v{v}", $key);
+                assert_eq!(out, frame_of(&body.with_node_endpoints(&rows(TOLD)), v));
+                assert_eq!(asked, offered(&SENT, $at), "{} v{v}", $key);
+            }
+        }};
+    }
+
+    #[test]
+    fn leader_endpoints() {
+        let fetch = ApiKey::FETCH.response_versions().max;
+        let produce = ApiKey::PRODUCE.response_versions().max;
+        let share = ApiKey::SHARE_FETCH.response_versions();
+        let ack = ApiKey::SHARE_ACKNOWLEDGE.response_versions();
+        node_endpoints!(
+            fetch_response,
+            FetchResponse,
+            ApiKey::FETCH,
+            16..=fetch,
+            "FetchResponse.NodeEndpoints"
+        );
+        node_endpoints!(
+            produce_response,
+            ProduceResponse,
+            ApiKey::PRODUCE,
+            10..=produce,
+            "ProduceResponse.NodeEndpoints"
+        );
+        node_endpoints!(
+            share_fetch_response,
+            ShareFetchResponse,
+            ApiKey::SHARE_FETCH,
+            share.min..=share.max,
+            "ShareFetchResponse.NodeEndpoints"
+        );
+        node_endpoints!(
+            share_acknowledge_response,
+            ShareAcknowledgeResponse,
+            ApiKey::SHARE_ACKNOWLEDGE,
+            ack.min..=ack.max,
+            "ShareAcknowledgeResponse.NodeEndpoints"
+        );
+    }
+
+    #[test]
+    fn a_response_that_names_no_broker_is_not_rewritten() {
+        let cases = [
+            (
+                frame_of(&HeartbeatResponse::default(), 4),
+                ApiKey::HEARTBEAT,
+                4,
+            ),
+            (
+                frame_of(&MetadataResponse::default(), 12),
+                ApiKey::METADATA,
+                12,
+            ),
+            (frame_of(&FetchResponse::default(), 15), ApiKey::FETCH, 15),
+            (frame_of(&FetchResponse::default(), 17), ApiKey::FETCH, 17),
+        ];
+        for (sent, key, v) in cases {
+            let (header, body) = frame::decode_response(&sent, key, v).unwrap();
+            let mut out = vec![1, 2, 3];
+            let result =
+                rewrite_response(&header, &body, v, &mut out, |_| -> Option<(&str, i32)> {
+                    unreachable!("{key} v{v} names no broker")
+                });
+            assert_eq!(result, Ok(Rewritten::Unchanged), "{key} v{v}");
+            assert!(!result.unwrap().is_changed());
+            assert_eq!(out, [1, 2, 3], "{key} v{v}: nothing is written");
+        }
+    }
+
+    fn metadata_frame() -> Vec<u8> {
+        use metadata_response::MetadataResponseBroker;
+        let brokers: Vec<_> = SENT
+            .iter()
+            .map(|&(id, host, port)| {
+                MetadataResponseBroker::default()
+                    .with_node_id(id)
+                    .with_host(host)
+                    .with_port(port)
+            })
+            .collect();
+        frame_of(&MetadataResponse::default().with_brokers(&brokers), 12)
+    }
+
+    #[test]
+    fn addresses_kept_or_given_back_unchanged_are_not_rewritten() {
+        let sent = metadata_frame();
+        let (header, body) = frame::decode_response(&sent, ApiKey::METADATA, 12).unwrap();
+        let mut out = Vec::new();
+        let kept = rewrite_response(&header, &body, 12, &mut out, |_| None::<(&str, i32)>);
+        assert_eq!((kept, out.len()), (Ok(Rewritten::Unchanged), 0));
+        let same = rewrite_response(&header, &body, 12, &mut out, |b| Some((b.host, b.port)));
+        assert_eq!((same, out.len()), (Ok(Rewritten::Unchanged), 0));
+
+        // Broker 2 moved to another port only.
+        let one = rewrite_response(&header, &body, 12, &mut out, |b| {
+            (b.node_id == 2).then_some((b.host, 19093))
+        });
+        assert_eq!(one, Ok(Rewritten::Changed { addresses: 1 }));
+        let (_, told) = frame::decode_response(&out, ApiKey::METADATA, 12).unwrap();
+        let Response::Metadata(told) = told else {
+            unreachable!("{told:?}")
+        };
+        let told: Vec<_> = told
+            .brokers
+            .iter()
+            .map(|b| (b.node_id, b.host, b.port))
+            .collect();
+        assert_eq!(told, [(1, "b1.internal", 9092), (2, "b2.internal", 19093)]);
+    }
+
+    #[test]
+    fn hosts_made_for_each_broker_and_the_frame_appended() {
+        let sent = metadata_frame();
+        let (header, body) = frame::decode_response(&sent, ApiKey::METADATA, 12).unwrap();
+        let mut out = vec![0xee; 3];
+        let result = rewrite_response(&header, &body, 12, &mut out, |b| {
+            Some((format!("relay-{}.test", b.node_id), 19090 + b.node_id))
+        });
+        assert_eq!(result, Ok(Rewritten::Changed { addresses: 2 }));
+        assert_eq!(out[..3], [0xee; 3]);
+        let (_, told) = frame::decode_response(&out[3..], ApiKey::METADATA, 12).unwrap();
+        let Response::Metadata(told) = told else {
+            unreachable!("{told:?}")
+        };
+        let told: Vec<_> = told
+            .brokers
+            .iter()
+            .map(|b| (b.node_id, b.host, b.port))
+            .collect();
+        assert_eq!(
+            told,
+            [(1, "relay-1.test", 19091), (2, "relay-2.test", 19092)]
+        );
+    }
+
+    #[test]
+    fn a_host_no_string_can_hold_is_refused_and_nothing_written() {
+        let sent = metadata_frame();
+        let (header, body) = frame::decode_response(&sent, ApiKey::METADATA, 12).unwrap();
+        let mut out = vec![0xee; 3];
+        let long = "h".repeat(40_000);
+        let result = rewrite_response(&header, &body, 12, &mut out, |_| Some((&long, 1)));
+        assert!(
+            matches!(
+                result,
+                Err(EncodeError::LengthOverflow { length: 40_000, .. })
+            ),
+            "{result:?}"
+        );
+        assert_eq!(out, [0xee; 3]);
+    }
+}
