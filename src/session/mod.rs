@@ -99,6 +99,9 @@ mod error;
 mod in_flight;
 pub mod server;
 
+#[cfg(feature = "alloc")]
+pub mod address;
+
 pub use buffer::FrameBuffer;
 pub use client::{Answer, Client, Event};
 pub use error::SessionError;
