@@ -234,6 +234,7 @@ fn fuzz_oracles_run_without_allocating() {
         ("record_batch", f::record_batch, &f::scratch_len),
         ("legacy_message_set", f::legacy_message_set, &f::scratch_len),
         ("structured", f::structured, &structured),
+        ("session", f::session, &f::scratch_len),
         #[cfg(feature = "describe")]
         ("dissector", f::dissector, &f::scratch_len),
     ];

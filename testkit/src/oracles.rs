@@ -223,6 +223,7 @@ pub const TARGETS: &[Target] = &[
         ..target("structured", structured, true)
     },
     target("dissector", dissector, false),
+    target("session", session, false),
 ];
 
 /// A request body: API key (`int16`) and version (`int16`) in the first four bytes, then the
@@ -722,6 +723,182 @@ fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
         .zip(b)
         .position(|(x, y)| x != y)
         .or_else(|| (a.len() != b.len()).then_some(a.len().min(b.len())))
+}
+
+/// A session client's receive path. The first byte sets the client up: bit 7 makes it
+/// negotiate (its ApiVersions request is in flight first), bits 0-2 say how many ApiVersions
+/// requests it has in flight besides, each at the version the next byte names (modulo 5). The
+/// byte after them is the chunk size (modulo 64, plus 1); the rest is the stream received.
+///
+/// The stream is received twice, whole and in chunks, into receive buffers of the same size:
+/// the two must give the same events and errors. Every response must carry the correlation id
+/// of the request it is matched to, which leaves the requests in flight; an error must leave
+/// them as they were; a stream stopped by a bad frame must stay stopped.
+///
+/// # Errors
+///
+/// The first invariant that did not hold.
+pub fn session(data: &[u8], scratch: &mut [u8]) -> Result<Outcome, OracleFailure> {
+    let Some((&setup, rest)) = data.split_first() else {
+        return Ok(Outcome::Rejected);
+    };
+    let count = usize::from(setup & 7);
+    let Some((versions, rest)) = rest.split_at_checked(count) else {
+        return Ok(Outcome::Rejected);
+    };
+    let Some((&chunk, stream)) = rest.split_first() else {
+        return Ok(Outcome::Rejected);
+    };
+    let chunk = usize::from(chunk % 64).saturating_add(1);
+    let half = scratch.len() / 2;
+    let (first, second) = scratch.split_at_mut(half);
+    let second = second.get_mut(..half).unwrap_or_default();
+    let whole = receive_stream(setup, versions, stream, stream.len().max(1), first)?;
+    let pieces = receive_stream(setup, versions, stream, chunk, second)?;
+    ensure(whole == pieces, "session: chunks changed what was received")?;
+    Ok(Outcome::Checked {
+        items: whole.events,
+    })
+}
+
+/// What a session client made of a stream: the number of events and errors, a digest of
+/// their kinds and correlation ids in order, and the requests left in flight.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Received {
+    events: usize,
+    digest: u64,
+    left: usize,
+}
+
+impl Received {
+    fn note(&mut self, kind: u64, id: i32) {
+        self.events = self.events.saturating_add(1);
+        // FNV-1a over (kind, id).
+        for b in kind.to_be_bytes().into_iter().chain(id.to_be_bytes()) {
+            self.digest = (self.digest ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+/// Receives `stream` in chunks of `chunk` bytes into a buffer over `storage`, checking each
+/// event (see [`session`]).
+fn receive_stream(
+    setup: u8,
+    versions: &[u8],
+    stream: &[u8],
+    chunk: usize,
+    storage: &mut [u8],
+) -> Result<Received, OracleFailure> {
+    use kwire::messages::ApiVersionsRequest;
+    use kwire::session::{Client, Event, FrameBuffer, SessionError};
+
+    let mut client: Client<'_, 8> = if setup & 0x80 != 0 {
+        Client::negotiating(Some("fuzz"))
+    } else {
+        Client::new(Some("fuzz"))
+    };
+    let mut tx = [0u8; 128];
+    if client.poll_transmit(&mut tx).is_err() {
+        return Err(OracleFailure::Invariant {
+            stage: "session: the ApiVersions request did not encode",
+        });
+    }
+    for &v in versions {
+        let version = i16::from(v % 5);
+        if client
+            .send_at(&ApiVersionsRequest::default(), version, &mut tx)
+            .is_err()
+        {
+            return Err(OracleFailure::Invariant {
+                stage: "session: a request did not encode",
+            });
+        }
+    }
+    let mut rx = FrameBuffer::new(storage);
+    let mut seen = Received {
+        events: 0,
+        digest: 0xcbf2_9ce4_8422_2325,
+        left: 0,
+    };
+    let mut rest = stream;
+    loop {
+        let (now, later) = rest.split_at(chunk.min(rest.len()));
+        let taken = rx.push(now);
+        rest = later;
+        let mut pending = now.get(taken..).unwrap_or_default();
+        let mut progress = taken > 0;
+        loop {
+            let before = client.in_flight();
+            match client.receive(&mut rx) {
+                Ok(None) => break,
+                Ok(Some(event)) => {
+                    progress = true;
+                    expect_len(
+                        "session: one request answered",
+                        before.wrapping_sub(1),
+                        client.in_flight(),
+                    )?;
+                    match event {
+                        Event::Response(answer) => {
+                            let id = frame::response_correlation_id(answer.frame());
+                            ensure(
+                                id == Ok(answer.request().correlation_id),
+                                "session: a response matched to another request",
+                            )?;
+                            if let Err(SessionError::Decode(e)) = answer.decode() {
+                                ensure(
+                                    e.offset <= answer.frame().len(),
+                                    "session: an error offset outside the frame",
+                                )?;
+                            }
+                            seen.note(1, answer.request().correlation_id);
+                        }
+                        Event::Ready => seen.note(2, 0),
+                        Event::Retry { version } => seen.note(3, i32::from(version)),
+                    }
+                }
+                Err(e @ SessionError::Framing(_)) => {
+                    ensure(
+                        matches!(client.receive(&mut rx), Err(again) if again == e),
+                        "session: a stopped stream went on",
+                    )?;
+                    seen.note(4, 0);
+                    seen.left = client.in_flight();
+                    return Ok(seen);
+                }
+                Err(e) => {
+                    progress = true;
+                    let negotiation = matches!(e, SessionError::Negotiate(_));
+                    ensure(
+                        negotiation || before == client.in_flight(),
+                        "session: an error changed the requests in flight",
+                    )?;
+                    let id = match e {
+                        SessionError::NoRequest { correlation_id } => correlation_id,
+                        SessionError::OutOfOrder { received, .. } => received,
+                        _ => -1,
+                    };
+                    seen.note(5, id);
+                }
+            }
+            // Room was made: the rest of the chunk goes in.
+            if !pending.is_empty() {
+                let taken = rx.push(pending);
+                pending = pending.get(taken..).unwrap_or_default();
+            }
+        }
+        ensure(
+            progress || now.is_empty(),
+            "session: a full buffer took no bytes and gave no frame",
+        )?;
+        ensure(pending.is_empty(), "session: bytes left out of a chunk")?;
+        if rest.is_empty() {
+            break;
+        }
+    }
+    seen.note(6, i32::from(client.finish(&rx).is_ok()));
+    seen.left = client.in_flight();
+    Ok(seen)
 }
 
 fn ensure(ok: bool, stage: &'static str) -> Result<(), OracleFailure> {
