@@ -56,8 +56,9 @@ fn broker(brokers: Arc<Mutex<Vec<SocketAddr>>>, error_code: i16) -> (SocketAddr,
                     }
                     .unwrap();
                     out.truncate(n);
+                    // Logged before it is sent: the test reads the log once the answer is in.
+                    lock(&seen).push((request, out.clone()));
                     conn.write_all(&out).unwrap();
-                    lock(&seen).push((request, out));
                 }
             });
         }

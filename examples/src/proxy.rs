@@ -1,15 +1,15 @@
 //! The proxy: relays client connections to one upstream broker, decoding, logging and
 //! re-encoding every frame (see the `proxy` example for the command line).
 
-use std::collections::HashMap;
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 
-use kwire::frame::{self, Body};
+use kwire::frame::{self, Body, RequestInfo};
 use kwire::messages::{RequestHeader, ResponseHeader};
 use kwire::session::address::{self, Rewritten};
-use kwire::{ApiKey, EncodeError, ErrorCode, Response, Status};
+use kwire::session::{self, Pending, SessionError, server};
+use kwire::{ApiKey, EncodeError, Response, Status};
 
 /// The largest frame forwarded.
 const MAX_FRAME: usize = 256 * 1024 * 1024;
@@ -29,8 +29,48 @@ pub struct Config {
     pub port: i32,
 }
 
-/// Requests sent upstream and not yet answered: correlation id -> (API key, version).
-type InFlight = Arc<Mutex<HashMap<i32, (ApiKey, i16)>>>;
+/// Requests sent upstream and not yet answered, oldest first; past as many, a request is
+/// forwarded without being kept (its response is relayed as it comes).
+type InFlight = Arc<Mutex<session::InFlight<1024>>>;
+
+/// Remembers a request forwarded, if it gets a response.
+fn remember(n: usize, in_flight: &InFlight, info: &RequestInfo<'_>) {
+    let request = Pending {
+        correlation_id: info.correlation_id,
+        api_key: info.api_key,
+        version: info.api_version,
+        tag: (),
+    };
+    let mut in_flight = in_flight.lock().unwrap_or_else(|e| e.into_inner());
+    if let Err(e) = in_flight.push(request) {
+        println!(
+            "[{n}] -> correlation {}: not kept ({e})",
+            info.correlation_id
+        );
+    }
+}
+
+/// The request a response with `correlation_id` answers. Kafka answers in order: requests sent
+/// before it that are still waiting will not be answered, and are forgotten.
+fn answered(n: usize, in_flight: &InFlight, correlation_id: i32) -> Option<Pending> {
+    let mut in_flight = in_flight.lock().unwrap_or_else(|e| e.into_inner());
+    match in_flight.answer(correlation_id) {
+        Ok(p) => Some(p),
+        Err(SessionError::OutOfOrder { .. }) => {
+            while let Some(p) = in_flight.oldest()
+                && p.correlation_id != correlation_id
+                && let Some(p) = in_flight.pop_oldest()
+            {
+                println!(
+                    "[{n}] <- correlation {}: {} v{} skipped by the broker",
+                    p.correlation_id, p.api_key, p.version
+                );
+            }
+            in_flight.answer(correlation_id).ok()
+        }
+        Err(_) => None,
+    }
+}
 
 /// Accepts client connections on `listener` for ever, relaying each on threads of its own.
 pub fn serve(listener: &TcpListener, config: Config) {
@@ -121,10 +161,7 @@ fn request(n: usize, f: &[u8], out: &mut Vec<u8>, config: &Config, in_flight: &I
                         info.correlation_id,
                         f.len()
                     );
-                    in_flight
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .insert(info.correlation_id, (info.api_key, info.api_version));
+                    remember(n, in_flight, &info);
                 }
                 Err(_) => println!("[{n}] -> {} bytes, forwarded as is: {e}", f.len()),
             }
@@ -135,10 +172,13 @@ fn request(n: usize, f: &[u8], out: &mut Vec<u8>, config: &Config, in_flight: &I
     let key = ApiKey(header.request_api_key);
     let version = header.request_api_version;
     if body.expects_response() {
-        in_flight
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(header.correlation_id, (key, version));
+        let info = RequestInfo {
+            api_key: key,
+            api_version: version,
+            correlation_id: header.correlation_id,
+            client_id: header.client_id,
+        };
+        remember(n, in_flight, &info);
     }
     let mut header: RequestHeader<'_> = header;
     if let Some(id) = &config.client_id {
@@ -175,13 +215,18 @@ fn request(n: usize, f: &[u8], out: &mut Vec<u8>, config: &Config, in_flight: &I
 /// re-encode.
 fn response(n: usize, f: &[u8], out: &mut Vec<u8>, config: &Config, in_flight: &InFlight) {
     let correlation_id = frame::response_correlation_id(f);
-    let sent = correlation_id.ok().and_then(|id| {
-        in_flight
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&id)
-    });
-    let (Ok(correlation_id), Some((key, version))) = (correlation_id, sent) else {
+    let sent = correlation_id
+        .ok()
+        .and_then(|id| answered(n, in_flight, id));
+    let (
+        Ok(correlation_id),
+        Some(Pending {
+            api_key: key,
+            version,
+            ..
+        }),
+    ) = (correlation_id, sent)
+    else {
         println!(
             "[{n}] <- {} bytes for no request in flight, forwarded as is",
             f.len()
@@ -232,10 +277,25 @@ pub fn readdress(
     out: &mut Vec<u8>,
 ) -> Result<(), EncodeError> {
     match body {
-        // A broker answers an ApiVersions version it does not know in the v0 layout, whatever
-        // the version asked for; the client reads it so.
-        Response::ApiVersions(a) if a.error_code == ErrorCode::UNSUPPORTED_VERSION => {
-            encode_response(out, header, body, 0)
+        // The session keeps the layout rule of ApiVersions' answers (v0 for an unknown version).
+        Response::ApiVersions(a) => {
+            let request = RequestInfo {
+                api_key: ApiKey::API_VERSIONS,
+                api_version: version,
+                correlation_id: header.correlation_id,
+                client_id: None,
+            };
+            out.resize(frame::response_len(header, a, version)?, 0);
+            loop {
+                match server::respond_api_versions(&request, a, out) {
+                    // The v0 layout differs in size: the encoder says by how much.
+                    Err(EncodeError::BufferTooSmall { required, .. }) => out.resize(required, 0),
+                    done => {
+                        out.truncate(done?);
+                        return Ok(());
+                    }
+                }
+            }
         }
         other => {
             match address::rewrite_response(header, other, version, out, |_| Some((host, port)))? {
