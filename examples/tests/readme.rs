@@ -1,5 +1,5 @@
-//! The README's quick start is the consumer example: a reader who copies the snippet gets the
-//! program CI runs against the mini broker.
+//! The README's quick start is the consumer example, and its client on kwire the producer
+//! example: a reader who copies a snippet gets the program CI runs against the mini broker.
 
 /// A file of the repository, by its path from the examples package.
 fn read(path: &str) -> String {
@@ -7,23 +7,36 @@ fn read(path: &str) -> String {
     std::fs::read_to_string(format!("{dir}/{path}")).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-#[test]
-fn the_readme_quick_start_is_the_consumer_example() {
+/// The first ```rust,no_run block of the README section with this heading.
+fn readme_program(heading: &str) -> String {
     let readme = read("../README.md");
-    let example = read("consumer.rs");
     let section = readme
-        .split("\n## Quick start: a consumer\n")
+        .split(&format!("\n## {heading}\n"))
         .nth(1)
-        .expect("a quick start section in the README");
+        .unwrap_or_else(|| panic!("a section {heading:?} in the README"));
     let snippet = section
         .split("```rust,no_run\n")
         .nth(1)
         .and_then(|s| s.split("\n```\n").next())
-        .expect("a rust block in the quick start");
+        .unwrap_or_else(|| panic!("a rust block in {heading:?}"));
+    format!("{snippet}\n")
+}
+
+#[test]
+fn the_readme_quick_start_is_the_consumer_example() {
     assert_eq!(
-        format!("{snippet}\n"),
-        example,
+        readme_program("Quick start: a consumer"),
+        read("consumer.rs"),
         "the README's quick start differs from examples/consumer.rs"
+    );
+}
+
+#[test]
+fn the_readme_client_on_kwire_is_the_producer_example() {
+    assert_eq!(
+        readme_program("A client on kwire"),
+        read("producer.rs"),
+        "the README's client on kwire differs from examples/producer.rs"
     );
 }
 
