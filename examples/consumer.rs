@@ -12,66 +12,63 @@ use std::error::Error;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 
-use kwire::api::{VersionTable, api_versions_request_version, decode_api_versions};
 use kwire::codec::Array;
 use kwire::messages::fetch_request::{FetchPartition, FetchTopic};
 use kwire::messages::metadata_request::MetadataRequestTopic;
-use kwire::messages::{
-    ApiVersionsRequest, FetchRequest, FetchResponse, MetadataRequest, MetadataResponse,
-    RequestHeader,
-};
+use kwire::messages::{FetchRequest, FetchResponse, MetadataRequest, MetadataResponse};
 use kwire::records::Batch;
-use kwire::{ApiKey, Body, ErrorCode, Status, frame};
+use kwire::session::{Answer, Client, Event, FrameBuffer};
+use kwire::{ApiKey, Body, ErrorCode};
 
 type Result<T> = std::result::Result<T, Box<dyn Error>>;
 
-/// A connection to one broker: requests go out one at a time, each answer is read whole.
+/// A connection to one broker, with kwire's session: it assigns correlation ids, negotiates
+/// versions and matches each response to its request.
 struct Connection {
     stream: TcpStream,
-    received: Vec<u8>,
-    correlation_id: i32,
+    client: Client<'static, 1>,
+    rx: FrameBuffer<Vec<u8>>,
+    tx: Vec<u8>,
 }
 
 impl Connection {
-    /// Sends `body` at `version` and returns the frame that answers it.
-    fn call<B: Body>(&mut self, body: &B, version: i16) -> Result<Vec<u8>> {
-        self.correlation_id += 1;
-        let header = RequestHeader::new(body.body_api_key(), version, self.correlation_id)
-            .with_client_id(Some("kwire-consumer"));
-        let mut request = vec![0; frame::request_len(&header, body)?];
-        frame::encode_request(&header, body, &mut request)?;
-        self.stream.write_all(&request)?;
+    /// Connects and negotiates versions. A broker that does not know the ApiVersions version
+    /// sent answers in the v0 layout with the versions it knows: the session asks again.
+    fn open(broker: &str) -> Result<Self> {
+        let mut c = Connection {
+            stream: TcpStream::connect(broker)?,
+            client: Client::negotiating(Some("kwire-consumer")),
+            rx: FrameBuffer::new(vec![0; 64 << 20]),
+            tx: vec![0; 4096],
+        };
         loop {
-            if let Status::Complete(response) = frame::split(&self.received, 64 << 20)? {
-                let response = response.to_vec();
-                self.received.drain(..response.len());
-                if frame::response_correlation_id(&response)? != self.correlation_id {
-                    return Err("a response to another request".into());
-                }
-                return Ok(response);
+            while let Some(n) = c.client.poll_transmit(&mut c.tx)? {
+                c.stream.write_all(&c.tx[..n])?;
             }
-            let mut chunk = [0; 64 * 1024];
-            match self.stream.read(&mut chunk)? {
-                0 => return Err("the broker closed the connection".into()),
-                n => self.received.extend_from_slice(&chunk[..n]),
+            if let Event::Ready = c.next()? {
+                return Ok(c);
             }
         }
     }
 
-    /// The versions both sides speak. A broker that does not know the ApiVersions version
-    /// sent answers in the v0 layout with the versions it knows: ask again at one of those.
-    fn negotiate(&mut self) -> Result<VersionTable> {
-        let mut version = api_versions_request_version();
-        loop {
-            let response = self.call(&ApiVersionsRequest::default(), version)?;
-            let reply = decode_api_versions(&response, version)?;
-            match VersionTable::try_from_response(&reply.body) {
-                Ok(table) => return Ok(table),
-                Err(e) => match e.retry_version(version) {
-                    Some(retry) if retry != version => version = retry,
-                    _ => return Err(e.into()),
-                },
+    /// The next thing the session hands back, read from the broker as it comes.
+    fn next(&mut self) -> Result<Event<'_>> {
+        while self.rx.missing()? > 0 {
+            match self.stream.read(self.rx.spare())? {
+                0 => return Err("the broker closed the connection".into()),
+                n => self.rx.filled(n),
             }
+        }
+        Ok(self.client.receive(&mut self.rx)?.ok_or("no frame")?)
+    }
+
+    /// Sends `body` at the version both sides speak and returns the answer.
+    fn call<B: Body>(&mut self, body: &B) -> Result<Answer<'_>> {
+        let n = self.client.send(body, &mut self.tx)?.len;
+        self.stream.write_all(&self.tx[..n])?;
+        match self.next()? {
+            Event::Response(answer) => Ok(answer),
+            _ => Err("no answer".into()),
         }
     }
 }
@@ -81,21 +78,12 @@ fn main() -> Result<()> {
     let broker = args.next().unwrap_or_else(|| "127.0.0.1:19092".into());
     let topic = args.next().unwrap_or_else(|| "events".into());
     let count: Option<usize> = args.next().map(|n| n.parse()).transpose()?;
-
-    let stream = TcpStream::connect(&broker)?;
-    let mut broker = Connection {
-        stream,
-        received: Vec::new(),
-        correlation_id: 0,
-    };
-    let versions = broker.negotiate()?;
+    let mut broker = Connection::open(&broker)?;
 
     // The topic's id: Fetch names topics by id from v13 on.
-    let version = versions.negotiate(ApiKey::METADATA)?;
     let topics = [MetadataRequestTopic::default().with_name(Some(&topic))];
     let request = MetadataRequest::default().with_topics(Some(Array::from(&topics[..])));
-    let response = broker.call(&request, version)?;
-    let (_, metadata) = frame::decode_response_as::<MetadataResponse<'_>>(&response, version)?;
+    let metadata: MetadataResponse<'_> = broker.call(&request)?.decode_as()?;
     let found = metadata.topics.iter().find(|t| t.name == Some(&topic[..]));
     let topic_id = match found {
         Some(t) if t.error_code == ErrorCode::NONE => t.topic_id,
@@ -103,7 +91,7 @@ fn main() -> Result<()> {
         None => return Err(format!("{topic}: not in the Metadata response").into()),
     };
 
-    let version = versions.negotiate(ApiKey::FETCH)?;
+    let version = broker.client.version(ApiKey::FETCH)?;
     let mut offset = 0;
     let mut seen = 0;
     while count.is_none_or(|c| seen < c) {
@@ -123,8 +111,7 @@ fn main() -> Result<()> {
             .with_min_bytes(1)
             .with_max_bytes(4 << 20)
             .with_topics(&topics);
-        let response = broker.call(&request, version)?;
-        let (_, fetched) = frame::decode_response_as::<FetchResponse<'_>>(&response, version)?;
+        let fetched: FetchResponse<'_> = broker.call(&request)?.decode_as()?;
         for partition in fetched.responses.iter().flat_map(|t| t.partitions.iter()) {
             if partition.error_code != ErrorCode::NONE {
                 return Err(format!("{topic}-0: {}", ErrorCode(partition.error_code)).into());
