@@ -8,8 +8,9 @@
 //!
 //! Negotiate versions, find the topic's id, fetch by topic id, walk the records with their CRC
 //! checked, and fetch again from the offset after the last batch. `call` sends a request frame
-//! and returns the frame that answers it (`examples/consumer.rs` in the repository is this
-//! program whole, over a `TcpStream`):
+//! and returns the frame that answers it. (`examples/consumer.rs` in the repository is this
+//! program whole over a `TcpStream`, with the session layer, [`session`], keeping the
+//! correlation ids, the negotiation and the framing that the code below does by hand.)
 //!
 //! ```no_run
 //! use kwire::api::{VersionTable, api_versions_request_version, decode_api_versions};
@@ -276,6 +277,7 @@
 //! | [`messages`] | generated: one struct per message and nested struct, for all versions |
 //! | [`api`], [`header`], [`frame`], [`control`] | the version tables, [`Request`] and [`Response`] by key, version negotiation; header versions; size-prefixed frames and finding them in a stream buffer; control record values |
 //! | [`schema`] | generated tables of every schema, and the hand-written walks over them: the read walk behind the dissector and validation, the write walk behind instances |
+//! | [`session`] | the protocol session without I/O: a client's correlation ids, requests in flight and version negotiation, frames out of received chunks, a server's responses, broker addresses rewritten for a relay |
 //! | `describe` (feature) | the dissector and the reference pages |
 //!
 //! ## Guarantees

@@ -15,6 +15,7 @@ const LAYERS: &[&[&str]] = &[
     &["messages"],
     &["api", "header", "frame", "control"],
     &["schema"],
+    &["session"],
     &["describe"],
 ];
 
