@@ -1,8 +1,10 @@
 //! The client's side of a connection.
 
 use crate::api::{Response, common_range};
-use crate::codec::{Decode, Message, VersionRange};
+use crate::codec::{Decode, DroppedField, Encode, Message, VersionRange, Writer, refuse_drops};
+use crate::error::EncodeError;
 use crate::frame::{self, Body};
+use crate::header::request_header_version;
 use crate::messages::RequestHeader;
 use crate::wire::ApiKey;
 
@@ -264,7 +266,10 @@ impl<'a, const N: usize> Client<'a, N> {
     }
 
     /// Encodes the request, leaving out ignorable values the version lacks only if `drops`
-    /// allows it, and remembers it. Inline, so that each caller links one of the two encoders.
+    /// allows it, and remembers it, as [`frame::encode_request`] (or
+    /// [`frame::encode_request_lenient`]) encodes it. Inline and thin: past what depends on the
+    /// body's type (its key, whether it is answered, the header version), the body goes on
+    /// behind a vtable, so that one copy of the encoder serves every body.
     #[inline]
     fn encode<B: Body>(
         &mut self,
@@ -274,14 +279,58 @@ impl<'a, const N: usize> Client<'a, N> {
         drops: Drops,
     ) -> Result<Sent, SessionError> {
         let api_key = body.body_api_key();
-        let answered = body.expects_response();
+        let request = Request {
+            api_key,
+            version,
+            header_version: request_header_version(api_key, version),
+            answered: body.expects_response(),
+            drops,
+        };
+        self.encode_erased(body, request, out)
+    }
+
+    /// [`Client::encode`], for every body.
+    #[inline(never)]
+    fn encode_erased(
+        &mut self,
+        body: &dyn ErasedBody,
+        request: Request,
+        out: &mut [u8],
+    ) -> Result<Sent, SessionError> {
+        let Request {
+            api_key,
+            version,
+            header_version: hv,
+            answered,
+            drops,
+        } = request;
         let correlation_id = self.next_id(answered)?;
         let header =
             RequestHeader::new(api_key, version, correlation_id).with_client_id(self.client_id);
-        let len = match drops {
-            Drops::Allowed => frame::encode_request_lenient(&header, body, out)?,
-            Drops::Refused => frame::encode_request(&header, body, out)?,
-        };
+        let size = header
+            .encoded_len(hv)?
+            .saturating_add(body.body_len(version)?);
+        let prefix = i32::try_from(size).map_err(|_| EncodeError::LengthOverflow {
+            path: "Frame.size",
+            length: size,
+        })?;
+        if let Drops::Refused = drops {
+            refuse_drops(&header, hv)?;
+            if let Some(DroppedField { path, versions }) = body.dropped_value(version) {
+                return Err(SessionError::Encode(EncodeError::FieldNotInVersion {
+                    path,
+                    version,
+                    versions,
+                    ignorable: true,
+                }));
+            }
+        }
+        let len = size.saturating_add(frame::SIZE_LEN);
+        let mut w = Writer::new(out);
+        w.check_capacity(len)?;
+        w.i32(prefix);
+        header.write(&mut w, hv);
+        body.write_body(&mut w, version);
         self.sent(Sent {
             len,
             correlation_id,
@@ -382,6 +431,38 @@ enum Drops {
     Allowed,
     /// Never: the caller's values are refused instead.
     Refused,
+}
+
+/// What [`Client::encode`] reads of a request before its body is encoded.
+#[derive(Clone, Copy)]
+struct Request {
+    api_key: ApiKey,
+    version: i16,
+    header_version: i16,
+    answered: bool,
+    drops: Drops,
+}
+
+/// The encoding of a request body, as a trait object: the three calls the session's encoder
+/// makes, and no more (an `Encode` object would link its provided methods too).
+trait ErasedBody {
+    fn body_len(&self, version: i16) -> Result<usize, EncodeError>;
+    fn write_body(&self, w: &mut Writer<'_>, version: i16);
+    fn dropped_value(&self, version: i16) -> Option<DroppedField>;
+}
+
+impl<B: Encode> ErasedBody for B {
+    fn body_len(&self, version: i16) -> Result<usize, EncodeError> {
+        Encode::encoded_len(self, version)
+    }
+
+    fn write_body(&self, w: &mut Writer<'_>, version: i16) {
+        Encode::write(self, w, version);
+    }
+
+    fn dropped_value(&self, version: i16) -> Option<DroppedField> {
+        Encode::dropped_field(self, version)
+    }
 }
 
 /// The number of API keys Kafka has assigned: the broker ranges a client keeps.
