@@ -35,7 +35,8 @@ pub enum SessionError {
     ClosedMidFrame {
         /// Bytes of the unfinished frame received.
         received: usize,
-        /// Bytes it still lacked (at least; 0 if not even its size prefix was whole).
+        /// Bytes it still lacked: to its end, or, when not even its size prefix was whole, to
+        /// the prefix's end (at least that many).
         missing: usize,
     },
     /// The peer closed the connection with requests unanswered.
