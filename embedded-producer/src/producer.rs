@@ -54,12 +54,12 @@ pub trait Transport {
 pub enum Error<T> {
     /// The transport failed.
     Transport(T),
-    /// A request did not encode.
+    /// The record batch did not encode.
     Encode(EncodeError),
-    /// A response did not decode.
+    /// The records fetched did not decode.
     Decode(DecodeError),
-    /// The session refused a request or a response: a response to no request, version
-    /// negotiation that failed, an API the broker does not speak.
+    /// The session failed: a request that did not encode, a response that did not decode or
+    /// answers no request, version negotiation that failed, an API the broker does not speak.
     Session(SessionError),
     /// The broker answered with a Kafka error code.
     Kafka(ApiKey, ErrorCode),
@@ -71,8 +71,8 @@ impl<T: core::fmt::Debug> core::fmt::Display for Error<T> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             Self::Transport(e) => write!(f, "transport: {e:?}"),
-            Self::Encode(e) => write!(f, "encoding a request: {e}"),
-            Self::Decode(e) => write!(f, "decoding a response: {e}"),
+            Self::Encode(e) => write!(f, "encoding the record batch: {e}"),
+            Self::Decode(e) => write!(f, "decoding the records fetched: {e}"),
             Self::Session(e) => write!(f, "{e}"),
             Self::Kafka(key, code) => write!(f, "{key}: {code}"),
             Self::Unexpected(what) => f.write_str(what),
@@ -94,11 +94,7 @@ impl<T> From<DecodeError> for Error<T> {
 
 impl<T> From<SessionError> for Error<T> {
     fn from(e: SessionError) -> Self {
-        match e {
-            SessionError::Encode(e) => Self::Encode(e),
-            SessionError::Decode(e) => Self::Decode(e),
-            e => Self::Session(e),
-        }
+        Self::Session(e)
     }
 }
 
