@@ -123,7 +123,7 @@ struct Connection<'t, T> {
     transport: &'t mut T,
     session: Client<'static, 1>,
     request: [u8; 1024],
-    rx: FrameBuffer<[u8; MAX_RESPONSE]>,
+    rx: FrameBuffer<&'t mut [u8; MAX_RESPONSE]>,
 }
 
 impl<T: Transport> Connection<'_, T> {
@@ -204,6 +204,7 @@ fn push_decimal<const N: usize>(s: &mut String<N>, n: usize) {
 ///
 /// The first failure, as an [`Error`].
 pub fn run<T: Transport>(transport: &mut T) -> Result<Summary, Error<T::Error>> {
+    let mut received = [0; MAX_RESPONSE];
     let mut s = Connection {
         transport,
         // The recorded responses answer correlation ids 1 to 4.
@@ -212,7 +213,7 @@ pub fn run<T: Transport>(transport: &mut T) -> Result<Summary, Error<T::Error>> 
             .with_api_versions_version(API_VERSIONS_VERSION)
             .with_correlation_id(1),
         request: [0; 1024],
-        rx: FrameBuffer::new([0; MAX_RESPONSE]),
+        rx: FrameBuffer::new(&mut received),
     };
 
     // 1. ApiVersions.
