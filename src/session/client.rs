@@ -2,7 +2,7 @@
 
 use crate::api::{Response, common_range};
 use crate::codec::{Decode, DroppedField, Encode, Message, VersionRange, Writer, refuse_drops};
-use crate::error::EncodeError;
+use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 use crate::frame::{self, Body};
 use crate::header::request_header_version;
 use crate::messages::RequestHeader;
@@ -384,7 +384,12 @@ impl<'a, const N: usize> Client<'a, N> {
         }
         let rx: &'r FrameBuffer<S> = rx;
         let frame = rx.current();
-        let correlation_id = frame::response_correlation_id(frame)?;
+        // A whole frame, its size prefix checked: as `frame::response_correlation_id` reads it,
+        // without checking the prefix again.
+        let correlation_id = match frame.get(frame::SIZE_LEN..).and_then(<[u8]>::first_chunk) {
+            Some(id) => i32::from_be_bytes(*id),
+            None => return Err(no_correlation_id(frame.len()).into()),
+        };
         let request = self.in_flight.answer(correlation_id)?;
         #[cfg(feature = "ApiVersions")]
         if let HelloState::Asked {
@@ -422,6 +427,18 @@ impl<'a, const N: usize> Client<'a, N> {
         rx.finish()?;
         self.in_flight.finish()
     }
+}
+
+/// `Truncated` for a whole response frame of `len` bytes, too short to hold a correlation id,
+/// as `frame::response_correlation_id` reports it.
+#[cold]
+fn no_correlation_id(len: usize) -> DecodeError {
+    let needed = (frame::SIZE_LEN + 4).saturating_sub(len);
+    DecodeError::new(
+        frame::SIZE_LEN,
+        DecodeErrorKind::Truncated { needed },
+        "ResponseHeader.CorrelationId",
+    )
 }
 
 /// Whether an encode may leave out the value of an ignorable field its version lacks.
