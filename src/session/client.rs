@@ -228,7 +228,8 @@ impl<'a, const N: usize> Client<'a, N> {
         #[cfg(feature = "ApiVersions")]
         return usize::try_from(key.0)
             .ok()
-            .and_then(|i| self.hello.broker.get(i).copied().flatten());
+            .filter(|_| self.is_ready())
+            .and_then(|i| self.hello.range(i));
         #[cfg(not(feature = "ApiVersions"))]
         {
             let _ = key;
@@ -493,8 +494,11 @@ struct Hello<'a> {
     state: HelloState,
     /// The client software's name and version.
     software: (&'a str, &'a str),
-    /// The broker's range for each key, by key.
-    broker: [Option<VersionRange>; KEYS],
+    /// The broker's range for each key, by key: the ranges of the keys `known` has.
+    broker: [VersionRange; KEYS],
+    /// A bit per key, by key: whether the broker advertised it (one word clears them all, where
+    /// a slot per key takes a store per key).
+    known: [u32; KEYS.div_ceil(32)],
 }
 
 #[cfg(feature = "ApiVersions")]
@@ -518,36 +522,75 @@ impl Hello<'_> {
         Self {
             state: HelloState::Off,
             software: ("kwire", env!("CARGO_PKG_VERSION")),
-            broker: [None; KEYS],
+            broker: [VersionRange::NONE; KEYS],
+            known: [0; KEYS.div_ceil(32)],
         }
     }
 
-    /// Reads the answer to the ApiVersions request sent at `sent`.
+    /// The range the broker advertised for key `i`.
+    fn range(&self, i: usize) -> Option<VersionRange> {
+        let known = self.known.get(i / 32)? & (1 << (i % 32)) != 0;
+        self.broker.get(i).copied().filter(|_| known)
+    }
+
+    /// Keeps `range` for key `i` unless the key has one: `Some(true)` then, `None` for a key
+    /// past the table.
+    fn keep(&mut self, i: usize, range: VersionRange) -> Option<bool> {
+        let (Some(word), Some(slot)) = (self.known.get_mut(i / 32), self.broker.get_mut(i)) else {
+            return None;
+        };
+        let bit = 1 << (i % 32);
+        let again = *word & bit != 0;
+        if !again {
+            *word |= bit;
+            *slot = range;
+        }
+        Some(again)
+    }
+
+    /// Reads the answer to the ApiVersions request sent at `sent`, checked as
+    /// `BrokerVersions::try_from_response` checks it (the error code first, then a key
+    /// advertised twice), in one pass that keeps the broker's ranges as it goes: they count
+    /// only once the state is `Ready`.
     fn answered(&mut self, frame: &[u8], sent: i16) -> Result<Event<'static>, SessionError> {
-        use crate::api::{BrokerVersions, decode_api_versions};
+        use crate::api::{NegotiateError, UNSUPPORTED_VERSION, decode_api_versions};
 
         self.state = HelloState::Failed;
         let reply = decode_api_versions(frame, sent)?;
-        match BrokerVersions::try_from_response(&reply.body) {
-            Ok(_) => {
-                for a in reply.body.api_keys.iter() {
-                    if let Some(slot) = usize::try_from(a.api_key)
-                        .ok()
-                        .and_then(|i| self.broker.get_mut(i))
-                    {
-                        *slot = Some(VersionRange::new(a.min_version, a.max_version));
-                    }
-                }
-                self.state = HelloState::Ready;
-                Ok(Event::Ready)
+        let keys = &reply.body.api_keys;
+        self.known = [0; KEYS.div_ceil(32)];
+        let mut twice = None;
+        for (i, a) in keys.iter().enumerate() {
+            let range = VersionRange::new(a.min_version, a.max_version);
+            let again = match usize::try_from(a.api_key)
+                .ok()
+                .and_then(|k| self.keep(k, range))
+            {
+                Some(again) => again,
+                // A key this build does not know: where it first appears.
+                None => keys.iter().position(|b| b.api_key == a.api_key) != Some(i),
+            };
+            if again && twice.is_none() {
+                twice = Some(ApiKey(a.api_key));
             }
-            Err(e) => match e.retry_version(sent) {
-                Some(version) => {
-                    self.state = HelloState::Due(version);
-                    Ok(Event::Retry { version })
-                }
-                None => Err(SessionError::Negotiate(e)),
+        }
+        let e = match (reply.body.error_code, twice) {
+            (0, None) => {
+                self.state = HelloState::Ready;
+                return Ok(Event::Ready);
+            }
+            (0, Some(key)) => NegotiateError::DuplicateKey(key),
+            (UNSUPPORTED_VERSION, _) => NegotiateError::UnsupportedVersion {
+                broker: self.range(usize::from(ApiKey::API_VERSIONS.0.unsigned_abs())),
             },
+            (code, _) => NegotiateError::ErrorCode(code),
+        };
+        match e.retry_version(sent) {
+            Some(version) => {
+                self.state = HelloState::Due(version);
+                Ok(Event::Retry { version })
+            }
+            None => Err(SessionError::Negotiate(e)),
         }
     }
 }
