@@ -131,8 +131,7 @@ impl<T: Transport> Connection<'_, T> {
     /// names if it does not know the one sent.
     fn negotiate(&mut self) -> Result<(), Error<T::Error>> {
         while let Some(n) = self.session.poll_transmit(&mut self.request)? {
-            self.exchange(n)?;
-            match self.session.receive(&mut self.rx)? {
+            match self.exchange(n)? {
                 Some(Event::Ready) => return Ok(()),
                 Some(Event::Retry { .. }) => {}
                 _ => break,
@@ -148,16 +147,15 @@ impl<T: Transport> Connection<'_, T> {
         body: &B,
     ) -> Result<R, Error<T::Error>> {
         let sent = self.session.send(body, &mut self.request)?;
-        self.exchange(sent.len)?;
-        match self.session.receive(&mut self.rx)? {
+        match self.exchange(sent.len)? {
             Some(Event::Response(answer)) => Ok(answer.decode_as()?),
             _ => Err(Error::Unexpected("no response")),
         }
     }
 
-    /// Sends the `n`-byte request frame and receives the response into the receive buffer. Not
-    /// generic over the body, so one copy serves every request.
-    fn exchange(&mut self, n: usize) -> Result<(), Error<T::Error>> {
+    /// Sends the `n`-byte request frame, receives the response into the receive buffer and
+    /// hands it to the session. Not generic over the body, so one copy serves every request.
+    fn exchange(&mut self, n: usize) -> Result<Option<Event<'_>>, Error<T::Error>> {
         let request = self
             .request
             .get(..n)
@@ -167,7 +165,7 @@ impl<T: Transport> Connection<'_, T> {
             .exchange(request, self.rx.spare())
             .map_err(Error::Transport)?;
         self.rx.filled(m);
-        Ok(())
+        Ok(self.session.receive(&mut self.rx)?)
     }
 }
 
