@@ -293,8 +293,7 @@ pub fn run<T: Transport>(transport: &mut T) -> Result<Summary, Error<T::Error>> 
     let part = produced
         .responses
         .iter()
-        .flat_map(|t| t.partition_responses.iter())
-        .find(|p| p.index == PARTITION)
+        .find_map(|t| t.partition_responses.iter().find(|p| p.index == PARTITION))
         .ok_or(Error::Unexpected(
             "the partition is not in the Produce response",
         ))?;
@@ -324,8 +323,7 @@ pub fn run<T: Transport>(transport: &mut T) -> Result<Summary, Error<T::Error>> 
     let data = fetched
         .responses
         .iter()
-        .flat_map(|t| t.partitions.iter())
-        .find(|p| p.partition_index == PARTITION)
+        .find_map(|t| t.partitions.iter().find(|p| p.partition_index == PARTITION))
         .ok_or(Error::Unexpected(
             "the partition is not in the Fetch response",
         ))?;
