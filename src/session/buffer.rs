@@ -242,22 +242,15 @@ impl<S: AsRef<[u8]> + AsMut<[u8]>> FrameBuffer<S> {
     }
 }
 
-/// Moves `storage[start..end]` to the start of `storage`, in pieces of at most `start` bytes, so
-/// that no piece overlaps where it lands: each is a plain copy, which firmware links anyway,
-/// where an overlapping move would link a second, larger routine.
+/// Moves `storage[start..end]` to the start of `storage`, a byte at a time from the front, so
+/// that every byte is read before it is overwritten.
 fn move_to_front(storage: &mut [u8], start: usize, end: usize) {
-    if start == 0 {
-        return;
-    }
-    let mut at = 0usize;
-    while at.saturating_add(start) < end {
-        let n = start.min(end.saturating_sub(at).saturating_sub(start));
-        if let Some((to, from)) = storage.split_at_mut_checked(at.saturating_add(start))
-            && let (Some(to), Some(from)) = (to.get_mut(at..), from.get(..n))
+    for (to, from) in (start..end).enumerate() {
+        if let Some(&byte) = storage.get(from)
+            && let Some(slot) = storage.get_mut(to)
         {
-            copy(to, from);
+            *slot = byte;
         }
-        at = at.saturating_add(n);
     }
 }
 
@@ -274,7 +267,7 @@ mod tests {
     use super::move_to_front;
 
     #[test]
-    fn the_bytes_left_move_to_the_front_in_pieces() {
+    fn the_bytes_left_move_to_the_front() {
         for start in 1..12 {
             for end in start..=12 {
                 let mut storage: [u8; 12] = core::array::from_fn(|i| i as u8);
