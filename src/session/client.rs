@@ -352,10 +352,10 @@ impl<'a, const N: usize> Client<'a, N> {
         Ok(id)
     }
 
-    /// Remembers a request encoded.
+    /// Remembers a request encoded, its id checked by [`Client::next_id`].
     fn sent(&mut self, sent: Sent) -> Result<Sent, SessionError> {
         if sent.answered {
-            self.in_flight.push(Pending {
+            self.in_flight.push_checked(Pending {
                 correlation_id: sent.correlation_id,
                 api_key: sent.api_key,
                 version: sent.version,

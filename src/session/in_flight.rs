@@ -102,6 +102,13 @@ impl<const N: usize, T> InFlight<N, T> {
             .map_err(|_| SessionError::TooManyInFlight { capacity: N })
     }
 
+    /// [`InFlight::push`] for a request [`InFlight::check`] passed: nothing was pushed since.
+    pub(crate) fn push_checked(&mut self, request: Pending<T>) -> Result<(), SessionError> {
+        self.queue
+            .push_back(request)
+            .map_err(|_| SessionError::TooManyInFlight { capacity: N })
+    }
+
     /// Whether a request with `correlation_id` could be pushed now.
     ///
     /// # Errors
