@@ -522,7 +522,8 @@ impl Hello<'_> {
         Self {
             state: HelloState::Off,
             software: ("kwire", env!("CARGO_PKG_VERSION")),
-            broker: [VersionRange::NONE; KEYS],
+            // Read only where `known` says: zeros, which clear, where `NONE` is a pattern.
+            broker: [VersionRange::new(0, 0); KEYS],
             known: [0; KEYS.div_ceil(32)],
         }
     }
