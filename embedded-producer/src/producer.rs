@@ -140,13 +140,14 @@ impl<T: Transport> Connection<'_, T> {
         Err(Error::Unexpected("no answer to ApiVersions"))
     }
 
-    /// Encodes `body` at the negotiated version, exchanges it, and decodes the response as
-    /// `R`, matched to the request by the session.
+    /// Encodes `body` at `version`, the one the session negotiated for its API, exchanges it,
+    /// and decodes the response as `R`, matched to the request by the session.
     fn call<'s, B: Body, R: Message + Decode<'s>>(
         &'s mut self,
         body: &B,
+        version: i16,
     ) -> Result<R, Error<T::Error>> {
-        let sent = self.session.send(body, &mut self.request)?;
+        let sent = self.session.send_at(body, version, &mut self.request)?;
         match self.exchange(sent.len)? {
             Some(Event::Response(answer)) => Ok(answer.decode_as()?),
             _ => Err(Error::Unexpected("no response")),
@@ -222,14 +223,14 @@ pub fn run<T: Transport>(transport: &mut T) -> Result<Summary, Error<T::Error>> 
         version(ApiKey::PRODUCE)?,
         version(ApiKey::FETCH)?,
     ];
-    let [_, produce_v, fetch_v] = versions;
+    let [metadata_v, produce_v, fetch_v] = versions;
 
     // 2. Metadata: the topic id (Produce and Fetch name topics by id from v13) and the leader.
     let topics = [MetadataRequestTopic::default().with_name(Some(TOPIC))];
     let request = MetadataRequest::default()
         .with_topics(Some(Array::from(&topics)))
         .with_allow_auto_topic_creation(true);
-    let metadata: MetadataResponse<'_> = s.call(&request)?;
+    let metadata: MetadataResponse<'_> = s.call(&request, metadata_v)?;
     let topic = metadata
         .topics
         .iter()
@@ -289,7 +290,7 @@ pub fn run<T: Transport>(transport: &mut T) -> Result<Summary, Error<T::Error>> 
         .with_acks(-1)
         .with_timeout_ms(5_000)
         .with_topic_data(&topics);
-    let produced: ProduceResponse<'_> = s.call(&request)?;
+    let produced: ProduceResponse<'_> = s.call(&request, produce_v)?;
     let part = produced
         .responses
         .iter()
@@ -319,7 +320,7 @@ pub fn run<T: Transport>(transport: &mut T) -> Result<Summary, Error<T::Error>> 
         .with_min_bytes(1)
         .with_max_bytes(1024)
         .with_topics(&topics);
-    let fetched: FetchResponse<'_> = s.call(&request)?;
+    let fetched: FetchResponse<'_> = s.call(&request, fetch_v)?;
     let data = fetched
         .responses
         .iter()
