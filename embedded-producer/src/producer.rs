@@ -197,6 +197,11 @@ fn push_decimal<const N: usize>(s: &mut String<N>, n: usize) {
     let _ = s.push(char::from(b'0' + digit));
 }
 
+/// The batch's settings: a plain batch (no producer id, not transactional). A static, so that
+/// the encoder reads constants where a builder on the stack takes stores (and the `memset` its
+/// run of -1 fields turns into).
+static PLAIN_BATCH: BatchBuilder = BatchBuilder::new();
+
 /// Runs the whole path over `transport`.
 ///
 /// # Errors
@@ -268,7 +273,7 @@ pub fn run<T: Transport>(transport: &mut T) -> Result<Summary, Error<T::Error>> 
         let _ = records.push(record);
     }
     let mut batch = [0u8; 512];
-    let batch_len = BatchBuilder::new().write(records.iter(), &mut batch)?;
+    let batch_len = PLAIN_BATCH.write(records.iter(), &mut batch)?;
     let batch = batch
         .get(..batch_len)
         .ok_or(Error::Unexpected("batch length"))?;
