@@ -446,6 +446,7 @@ fn no_correlation_id(len: usize) -> DecodeError {
 #[derive(Debug, Clone, Copy)]
 enum Drops {
     /// As Kafka's serializer does: for the session's own hints.
+    #[cfg_attr(not(feature = "ApiVersions"), allow(dead_code))]
     Allowed,
     /// Never: the caller's values are refused instead.
     Refused,
