@@ -100,7 +100,7 @@ fn main() -> Result<()> {
                 .with_timeout_ms(5_000)
                 .with_topic_data(std::slice::from_ref(&data));
             let n = client.send(&request, &mut tx)?.len;
-    stream.write_all(&tx[..n])?;
+            stream.write_all(&tx[..n])?;
             sent = count.min(sent + 10);
         }
         let Event::Response(answer) = next(&mut client, &mut rx, &mut stream)? else {
