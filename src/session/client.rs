@@ -287,7 +287,10 @@ impl<'a, const N: usize> Client<'a, N> {
             answered: body.expects_response(),
             drops,
         };
-        self.encode_erased(body, request, out)
+        match drops {
+            Drops::Allowed => self.encode_erased(&Lenient(body), request, out),
+            Drops::Refused => self.encode_erased(body, request, out),
+        }
     }
 
     /// [`Client::encode`], for every body.
@@ -481,6 +484,23 @@ impl<B: Encode> ErasedBody for B {
 
     fn dropped_value(&self, version: i16) -> Option<DroppedField> {
         Encode::dropped_field(self, version)
+    }
+}
+
+/// A body whose values the version lacks are left out: it finds none to refuse.
+struct Lenient<'b, B>(&'b B);
+
+impl<B: Encode> ErasedBody for Lenient<'_, B> {
+    fn body_len(&self, version: i16) -> Result<usize, EncodeError> {
+        Encode::encoded_len(self.0, version)
+    }
+
+    fn write_body(&self, w: &mut Writer<'_>, version: i16) {
+        Encode::write(self.0, w, version);
+    }
+
+    fn dropped_value(&self, _: i16) -> Option<DroppedField> {
+        None
     }
 }
 
