@@ -51,6 +51,17 @@ pub enum Event<'a> {
     },
 }
 
+impl<'a> Event<'a> {
+    /// The response, if the event is one: after [`Event::Ready`], every event is.
+    #[must_use]
+    pub fn into_response(self) -> Option<Answer<'a>> {
+        match self {
+            Self::Response(answer) => Some(answer),
+            Self::Ready | Self::Retry { .. } => None,
+        }
+    }
+}
+
 /// A response frame, matched to its request.
 #[derive(Debug, Clone, Copy)]
 pub struct Answer<'a> {
@@ -372,6 +383,10 @@ impl<'a, const N: usize> Client<'a, N> {
     /// The next response in `rx`, matched to its request, or `None` until more bytes arrive.
     /// The frame read last is released first.
     ///
+    /// The event borrows `rx`, so a loop that reads until an event comes reads first and asks
+    /// after: `while rx.missing()? > 0 { /* read into rx.spare(), then rx.filled(n) */ }`, then
+    /// `receive` (a whole frame is there: it answers `Some`, or an error).
+    ///
     /// # Errors
     ///
     /// [`SessionError::Framing`] for a stream that holds no frame where one must start (every
@@ -418,8 +433,8 @@ impl<'a, const N: usize> Client<'a, N> {
         self.in_flight.iter()
     }
 
-    /// At the end of the stream (the broker closed the connection): `Ok` when no frame was cut
-    /// off and no request is left unanswered.
+    /// At the end of the stream (the broker closed the connection, or the client is about to):
+    /// `Ok` when no frame was cut off and no request is left unanswered.
     ///
     /// # Errors
     ///
