@@ -123,14 +123,14 @@
 //! decode and encode only those versions: every version test in their code is folded at
 //! compile time, and only that version's code is linked. Any other version is refused with
 //! `UnsupportedVersion`, [`ApiKey::built_versions`] and [`codec::Message::BUILT_VERSIONS`] say
-//! what was kept, and [`api::VersionTable`] negotiates within it. A firmware negotiates with
-//! `api::BrokerVersions`, which reads the broker's ranges in place: for the keys the program
-//! names, neither a table nor the API table is linked; it walks fetched records with
+//! what was kept, and [`api::VersionTable`] negotiates within it. A firmware negotiates through
+//! [`session::Client`], which keeps the broker's ranges by key: for the keys the program names,
+//! the API table is not linked; it walks fetched records with
 //! [`records::Records::record_batches`], v2 batches only, which links no legacy-message reader.
 //! An API the variable does not name keeps
 //! every version, and a build without the variable is the crate as it always is: proxies and
 //! tools that choose versions at run time lose nothing. The embedded producer's `.text` goes
-//! from 45.4 KB with every version to 32.7 KB with its four (see the README).
+//! from 45.0 KB with every version to 32.4 KB with its four (see the README).
 //!
 //! ```
 //! use heapless::Vec;
