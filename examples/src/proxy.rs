@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use kwire::frame::{self, Body, RequestInfo};
 use kwire::messages::{RequestHeader, ResponseHeader};
 use kwire::session::address::{self, Rewritten};
-use kwire::session::{self, Pending, SessionError, server};
+use kwire::session::{self, Pending, server};
 use kwire::{ApiKey, EncodeError, Response, Status};
 
 /// The largest frame forwarded.
@@ -54,22 +54,13 @@ fn remember(n: usize, in_flight: &InFlight, info: &RequestInfo<'_>) {
 /// before it that are still waiting will not be answered, and are forgotten.
 fn answered(n: usize, in_flight: &InFlight, correlation_id: i32) -> Option<Pending> {
     let mut in_flight = in_flight.lock().unwrap_or_else(|e| e.into_inner());
-    match in_flight.answer(correlation_id) {
-        Ok(p) => Some(p),
-        Err(SessionError::OutOfOrder { .. }) => {
-            while let Some(p) = in_flight.oldest()
-                && p.correlation_id != correlation_id
-                && let Some(p) = in_flight.pop_oldest()
-            {
-                println!(
-                    "[{n}] <- correlation {}: {} v{} skipped by the broker",
-                    p.correlation_id, p.api_key, p.version
-                );
-            }
-            in_flight.answer(correlation_id).ok()
-        }
-        Err(_) => None,
-    }
+    let skipped = |p: Pending| {
+        println!(
+            "[{n}] <- correlation {}: {} v{} skipped by the broker",
+            p.correlation_id, p.api_key, p.version
+        );
+    };
+    in_flight.answer_skipping(correlation_id, skipped).ok()
 }
 
 /// Accepts client connections on `listener` for ever, relaying each on threads of its own.

@@ -145,6 +145,45 @@ impl<const N: usize, T> InFlight<N, T> {
         }
     }
 
+    /// The request a response with `correlation_id` answers, as a relay or a capture reads
+    /// it: when older requests are still in flight, the broker (which answers in order) will
+    /// not answer them, and each is handed to `skipped`, oldest first, and forgotten.
+    ///
+    /// ```
+    /// use kwire::session::{InFlight, Pending, SessionError};
+    /// use kwire::ApiKey;
+    ///
+    /// let mut waiting: InFlight<4> = InFlight::new();
+    /// for id in [1, 2, 3] {
+    ///     let request = Pending { correlation_id: id, api_key: ApiKey::FETCH, version: 16, tag: () };
+    ///     waiting.push(request)?;
+    /// }
+    /// let mut lost = Vec::new();
+    /// let answered = waiting.answer_skipping(3, |p| lost.push(p.correlation_id))?;
+    /// assert_eq!((answered.correlation_id, lost, waiting.len()), (3, vec![1, 2], 0));
+    /// # Ok::<(), SessionError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`SessionError::NoRequest`] when no request in flight has it (nothing is removed).
+    pub fn answer_skipping(
+        &mut self,
+        correlation_id: i32,
+        mut skipped: impl FnMut(Pending<T>),
+    ) -> Result<Pending<T>, SessionError> {
+        if !self.contains(correlation_id) {
+            return Err(SessionError::NoRequest { correlation_id });
+        }
+        while let Some(oldest) = self.queue.pop_front() {
+            if oldest.correlation_id == correlation_id {
+                return Ok(oldest);
+            }
+            skipped(oldest);
+        }
+        Err(SessionError::NoRequest { correlation_id })
+    }
+
     /// Removes the oldest request in flight: one that will not be answered.
     pub fn pop_oldest(&mut self) -> Option<Pending<T>> {
         self.queue.pop_front()

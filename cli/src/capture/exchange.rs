@@ -2,7 +2,7 @@
 //! request by correlation id: the part of a capture that a live tap shares.
 
 use kwire::frame;
-use kwire::session::{InFlight, Pending, SessionError};
+use kwire::session::{InFlight, Pending};
 use kwire::{ApiKey, ErrorCode, Request as Body, Status};
 
 use super::source::Time;
@@ -274,21 +274,11 @@ impl Conversation {
         let frames = self.server.push(time, bytes, &looks_like, &mut notes);
         for f in frames {
             match frame::response_correlation_id(&f.bytes) {
-                Ok(c) => match self.pending.answer(c) {
+                // Requests sent before this one are answered before it, or never.
+                Ok(c) => match self.pending.answer_skipping(c, |p| {
+                    events.push(Event::Unanswered(p.tag, Unanswered::Skipped));
+                }) {
                     Ok(r) => events.push(Event::Exchange(r.tag, f)),
-                    Err(SessionError::OutOfOrder { .. }) => {
-                        // Requests sent before this one are answered before it, or never.
-                        while let Some(p) = self.pending.oldest()
-                            && p.correlation_id != c
-                            && let Some(p) = self.pending.pop_oldest()
-                        {
-                            events.push(Event::Unanswered(p.tag, Unanswered::Skipped));
-                        }
-                        match self.pending.answer(c) {
-                            Ok(r) => events.push(Event::Exchange(r.tag, f)),
-                            Err(_) => events.push(Event::Orphan(f, c)),
-                        }
-                    }
                     Err(_) => events.push(Event::Orphan(f, c)),
                 },
                 // A complete frame holds its correlation id unless it is shorter than one.
