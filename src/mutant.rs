@@ -19,17 +19,20 @@ pub enum Mutant {
     LegacyOffset,
     /// The dissector's `Frame` node claims five bytes around its four-byte size.
     DissectorFrameNode,
+    /// A session's requests in flight answer any response with the oldest request.
+    InFlightAnyOldest,
 }
 
 impl Mutant {
     /// Every fault.
-    pub const ALL: [Self; 6] = [
+    pub const ALL: [Self; 7] = [
         Self::WriterI32,
         Self::WriterUvarint,
         Self::SplitShort,
         Self::RecordTimestamp,
         Self::LegacyOffset,
         Self::DissectorFrameNode,
+        Self::InFlightAnyOldest,
     ];
 
     const fn code(self) -> u8 {
@@ -40,6 +43,7 @@ impl Mutant {
             Self::RecordTimestamp => 4,
             Self::LegacyOffset => 5,
             Self::DissectorFrameNode => 6,
+            Self::InFlightAnyOldest => 7,
         }
     }
 }

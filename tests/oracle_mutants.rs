@@ -34,6 +34,7 @@ const CAUGHT_BY: &[(Mutant, &[&str])] = &[
     (Mutant::RecordTimestamp, &["record_batch"]),
     (Mutant::LegacyOffset, &["legacy_message_set"]),
     (Mutant::DissectorFrameNode, &["dissector"]),
+    (Mutant::InFlightAnyOldest, &["session"]),
 ];
 
 /// How many of `target`'s corpus files its oracle fails on, with the first failure.
