@@ -19,7 +19,7 @@ use super::{FrameBuffer, InFlight, Pending, Sent, SessionError};
 /// [`Answer`], to decode as its type or as the [`Response`] enum, borrowed from the buffer.
 /// A Produce with `acks` 0 gets no response: it is sent and forgotten.
 ///
-/// A negotiating client ([`Client::negotiating`]) starts with the ApiVersions exchange: its
+/// A negotiating client (`Client::negotiating`) starts with the ApiVersions exchange: its
 /// request comes out of [`Client::poll_transmit`], the answer arrives as [`Event::Ready`], and
 /// from then on [`Client::send`] sends each request at the highest version both the broker and
 /// this build speak (the build's versions are those `KWIRE_VERSIONS` kept). A broker that does
@@ -393,7 +393,7 @@ impl<'a, const N: usize> Client<'a, N> {
     /// later call fails alike); [`SessionError::NoRequest`] and [`SessionError::OutOfOrder`]
     /// for a response that is not the one due (its frame is skipped); [`SessionError::Decode`]
     /// for a frame too short to hold a correlation id, or an ApiVersions answer that does not
-    /// decode; [`SessionError::Negotiate`] when the ApiVersions exchange failed.
+    /// decode; `SessionError::Negotiate` when the ApiVersions exchange failed.
     pub fn receive<'r, S: AsRef<[u8]> + AsMut<[u8]>>(
         &mut self,
         rx: &'r mut FrameBuffer<S>,

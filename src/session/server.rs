@@ -77,7 +77,7 @@ pub fn next_request<'r, S: AsRef<[u8]> + AsMut<[u8]>>(
 /// body at the request's version. Returns the frame's length. A value the version cannot carry
 /// is refused, as [`frame::encode_response`] refuses it.
 ///
-/// An ApiVersions response goes through [`respond_api_versions`], which knows the layout of
+/// An ApiVersions response goes through `respond_api_versions`, which knows the layout of
 /// its error.
 ///
 /// # Errors
