@@ -868,9 +868,13 @@ fn receive_stream(
                 }
                 Err(e) => {
                     progress = true;
-                    let negotiation = matches!(e, SessionError::Negotiate(_));
+                    // An answer to the session's own ApiVersions request that does not decode,
+                    // or fails the exchange, still answered that request.
+                    let answered =
+                        matches!(e, SessionError::Negotiate(_) | SessionError::Decode(_))
+                            && before.wrapping_sub(1) == client.in_flight();
                     ensure(
-                        negotiation || before == client.in_flight(),
+                        answered || before == client.in_flight(),
                         "session: an error changed the requests in flight",
                     )?;
                     let id = match e {
