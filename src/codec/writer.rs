@@ -282,7 +282,20 @@ impl<'b> Writer<'b> {
     /// Writes a zig-zag varlong in its minimal form.
     #[inline]
     pub fn varlong(&mut self, v: i64) {
-        let mut u = ((v << 1) ^ (v >> 63)).cast_unsigned();
+        let u = ((v << 1) ^ (v >> 63)).cast_unsigned();
+        match u32::try_from(u) {
+            // Timestamp deltas within a batch are mostly one or two bytes: the varint's inline
+            // cases.
+            Ok(small) if small < 0x4000 => self.uvarint(small),
+            _ => self.out_of_line(|w| w.uvarlong_in_place(u)),
+        }
+    }
+
+    /// Writes an unsigned varlong of any length.
+    #[cfg_attr(feature = "perf", inline(always))]
+    #[cfg_attr(not(feature = "perf"), inline(never))]
+    fn uvarlong_in_place(&mut self, u: u64) {
+        let mut u = u;
         let mut buf = [0u8; 10];
         let mut n: usize = 0;
         for slot in &mut buf {

@@ -96,6 +96,7 @@ impl<'a> NewRecord<'a> {
         Ok(n)
     }
 
+    #[inline(always)]
     fn write(&self, w: &mut Writer<'_>, body_len: i32, timestamp_delta: i64, offset_delta: i32) {
         w.varint(body_len);
         w.i8(0);
@@ -122,6 +123,7 @@ fn var_bytes_len(v: Option<&[u8]>, path: &'static str) -> Result<usize, EncodeEr
     })
 }
 
+#[inline(always)]
 fn write_var_bytes(w: &mut Writer<'_>, v: Option<&[u8]>) {
     match v {
         None => w.varint(-1),
@@ -144,11 +146,11 @@ pub(crate) struct Plan {
 
 /// Writes a v2 record batch into a caller's buffer.
 ///
-/// The builder holds the batch-level fields; the records come as a slice or any cloneable
-/// iterator of [`NewRecord`] (it is walked twice: once to size the batch, once to write it).
-/// Offset deltas are 0, 1, 2, … in order; `baseTimestamp` is the first record's timestamp (or
-/// the delete horizon, when one is set) and `maxTimestamp` the largest. The CRC-32C is filled in.
-/// Nothing is written unless the whole batch fits.
+/// The builder holds the batch-level fields; the records come as a slice or any iterator of
+/// [`NewRecord`], walked once: each record is written as it is sized, and the header and its
+/// CRC-32C last. Offset deltas are 0, 1, 2, … in order; `baseTimestamp` is the first record's
+/// timestamp (or the delete horizon, when one is set) and `maxTimestamp` the largest. When the
+/// batch does not fit, the error says how long it is, and what the buffer holds is unspecified.
 ///
 /// ```
 /// use kwire::records::{BatchBuilder, NewRecord, RecordBatch};
@@ -282,24 +284,26 @@ impl BatchBuilder {
     ///
     /// # Errors
     ///
-    /// As [`BatchBuilder::encoded_len`], and `BufferTooSmall` (nothing written) when `out` is
-    /// shorter than the batch.
+    /// As [`BatchBuilder::encoded_len`], and `BufferTooSmall` with the batch's length when
+    /// `out` is shorter than the batch. The contents of `out` are unspecified after an error.
     pub fn write<'r, I>(&self, records: I, out: &mut [u8]) -> Result<usize, EncodeError>
     where
-        I: IntoIterator + Clone,
+        I: IntoIterator,
         I::Item: Borrow<NewRecord<'r>>,
     {
-        let plan = self.plan(records.clone())?;
-        let total = batch_len(plan.records_len)?;
-        Writer::new(out).check_capacity(total)?;
+        let available = out.len();
         let (head, rest) = out.split_at_mut_checked(HEADER_LEN).unwrap_or_default();
-        let Some(payload) = rest.get_mut(..plan.records_len) else {
+        let plan = self.write_records(records, rest)?;
+        let total = batch_len(plan.records_len)?;
+        let Some(payload) = rest
+            .get(..plan.records_len)
+            .filter(|_| head.len() == HEADER_LEN)
+        else {
             return Err(EncodeError::BufferTooSmall {
                 required: total,
-                available: HEADER_LEN.saturating_add(rest.len()),
+                available,
             });
         };
-        self.write_records(&plan, records, payload);
         self.write_header(&plan, Compression::NONE, head, payload);
         Ok(total)
     }
@@ -341,6 +345,22 @@ impl BatchBuilder {
         I: IntoIterator,
         I::Item: Borrow<NewRecord<'r>>,
     {
+        self.write_records(records, &mut [])
+    }
+
+    /// Writes the uncompressed records into `out` in one pass, sizing them and finding the
+    /// batch timestamps as it goes. When `out` is shorter than the records (the plan's
+    /// `records_len`), the records that do not fit are only sized, and what `out` holds is
+    /// unspecified.
+    pub(crate) fn write_records<'r, I>(
+        &self,
+        records: I,
+        out: &mut [u8],
+    ) -> Result<Plan, EncodeError>
+    where
+        I: IntoIterator,
+        I::Item: Borrow<NewRecord<'r>>,
+    {
         let mut count: usize = 0;
         let mut first: Option<i64> = None;
         let mut max: Option<i64> = None;
@@ -351,10 +371,16 @@ impl BatchBuilder {
             let base = *first.get_or_insert(self.delete_horizon.unwrap_or(ts));
             max = Some(max.map_or(ts, |m| m.max(ts)));
             let offset_delta = len_i32(i, "RecordBatch.records")?;
-            let body = record.body_len(ts.wrapping_sub(base), offset_delta)?;
+            let ts_delta = ts.wrapping_sub(base);
+            let body = record.body_len(ts_delta, offset_delta)?;
+            let body_i32 = len_i32(body, "NewRecord")?;
+            let at = records_len;
             records_len = records_len
-                .saturating_add(varint_len(len_i32(body, "NewRecord")?))
+                .saturating_add(varint_len(body_i32))
                 .saturating_add(body);
+            if let Some(dst) = out.get_mut(at..records_len) {
+                record.write(&mut Writer::new(dst), body_i32, ts_delta, offset_delta);
+            }
             count = i.saturating_add(1);
         }
         Ok(Plan {
@@ -363,27 +389,6 @@ impl BatchBuilder {
             max_timestamp: max.unwrap_or(-1),
             records_len,
         })
-    }
-
-    /// Writes the uncompressed records of `plan` into `out` (exactly `plan.records_len` bytes).
-    pub(crate) fn write_records<'r, I>(&self, plan: &Plan, records: I, out: &mut [u8])
-    where
-        I: IntoIterator,
-        I::Item: Borrow<NewRecord<'r>>,
-    {
-        let mut w = Writer::new(out);
-        for (i, record) in records.into_iter().enumerate() {
-            let record = record.borrow();
-            let ts_delta = record.timestamp.wrapping_sub(plan.base_timestamp);
-            let offset_delta = i32::try_from(i).unwrap_or(i32::MAX);
-            let body = record.body_len(ts_delta, offset_delta).unwrap_or(0);
-            record.write(
-                &mut w,
-                i32::try_from(body).unwrap_or(i32::MAX),
-                ts_delta,
-                offset_delta,
-            );
-        }
     }
 
     /// Fills the 61-byte header `head` for a batch whose records section is `payload`, CRC

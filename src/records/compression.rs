@@ -351,23 +351,22 @@ impl BatchBuilder {
         out: &mut [u8],
     ) -> Result<usize, CompressionError>
     where
-        I: IntoIterator + Clone,
+        I: IntoIterator,
         I::Item: Borrow<NewRecord<'r>>,
         C: Compressor + ?Sized,
     {
         if codec == Compression::NONE {
             return Ok(self.write(records, out)?);
         }
-        let plan = self.plan(records.clone())?;
-        batch_len(plan.records_len)?;
         let available = scratch.len();
-        let Some(raw) = scratch.get_mut(..plan.records_len) else {
+        let plan = self.write_records(records, scratch)?;
+        batch_len(plan.records_len)?;
+        let Some(raw) = scratch.get(..plan.records_len) else {
             return Err(CompressionError::Encode(EncodeError::BufferTooSmall {
                 required: plan.records_len,
                 available,
             }));
         };
-        self.write_records(&plan, records, raw);
         let out_len = out.len();
         let too_small = |needed: Option<usize>| CompressionError::OutputTooSmall {
             available: out_len,
