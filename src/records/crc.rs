@@ -314,6 +314,25 @@ mod tests {
         }
     }
 
+    /// With `crc-hw`, on a processor the run says has the CRC-32C instruction (the
+    /// `KWIRE_EXPECT_CRC_INSTRUCTION` variable, which CI sets for its x86-64 machines and for
+    /// AArch64 under `qemu-aarch64 -cpu max`): the detection the `crc32c` crate makes finds it, so
+    /// the tests above checked the instruction's results, not the crate's table.
+    #[cfg(feature = "crc-hw")]
+    #[test]
+    fn the_instruction_is_used_where_expected() {
+        extern crate std;
+        if std::env::var_os("KWIRE_EXPECT_CRC_INSTRUCTION").is_none() {
+            return;
+        }
+        #[cfg(target_arch = "x86_64")]
+        assert!(std::arch::is_x86_feature_detected!("sse4.2"));
+        #[cfg(target_arch = "aarch64")]
+        assert!(std::arch::is_aarch64_feature_detected!("crc"));
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+        panic!("no CRC-32C instruction is used on this architecture");
+    }
+
     #[test]
     fn pieces_equal_whole() {
         let data: [u8; 100] = core::array::from_fn(|i| i as u8);
