@@ -3,12 +3,15 @@
 //! is faster):
 //!
 //! ```text
-//! cargo run --release --example bench_report [-- --quick] [-- --verbose]
+//! cargo run --release --example bench_report [-- --quick] [-- --verbose] [-- --breadth]
 //! ```
 //!
 //! The two implementations run in interleaved rounds on the same input bytes, so slow phases of a
 //! shared machine hit both alike; the medians of the per-round times are compared. The inputs are
 //! those of the criterion benches (`benches/workloads/mod.rs`).
+//!
+//! With `--breadth`, it runs the breadth comparison instead ([`breadth`]): every message type
+//! both crates have, on a populated instance of about 64 KB each.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -175,6 +178,14 @@ fn main() {
         budget: Duration::from_millis(if quick { 300 } else { 3500 }),
         verbose: args.iter().any(|a| a == "--verbose" || a == "-v"),
     };
+    if args.iter().any(|a| a == "--breadth") {
+        let s = Settings {
+            budget: Duration::from_millis(if quick { 60 } else { 400 }),
+            ..s
+        };
+        breadth(&s);
+        return;
+    }
     let started = Instant::now();
     let w = Workloads::new();
 
@@ -298,5 +309,218 @@ fn main() {
     );
     if s.verbose {
         eprintln!("total {:.1} s", started.elapsed().as_secs_f64());
+    }
+}
+
+/// The instance size of the breadth comparison.
+const BREADTH_TARGET: usize = 64 * 1024;
+
+/// One message type of the breadth comparison.
+struct BreadthRow {
+    name: &'static str,
+    version: i16,
+    len: usize,
+    /// Peer time / our time for decoding and visiting every value.
+    decode: f64,
+    /// Peer time / our time for encoding the decoded value.
+    encode: f64,
+}
+
+/// Every message type both crates have, requests and responses, at the highest version both
+/// support: a populated instance of about [`BREADTH_TARGET`] bytes from the testkit
+/// (`populated_instance`, seeded by the API key), which `kafka-protocol` must decode and encode
+/// back to the same bytes to be compared. Each side decodes it and visits every value by
+/// encoding it again (a generic visit both crates offer for every type), then encodes the
+/// decoded value alone. Prints a line per type, the distribution of the ratios, and the ten
+/// slowest types.
+fn breadth(s: &Settings) {
+    use kafka_protocol::messages::{ApiKey as KpKey, RequestKind, ResponseKind};
+    use kwire::codec::MessageKind;
+    use kwire::codec::Reader;
+    use kwire::schema::MESSAGES;
+    use kwire::{Request, Response};
+
+    let mut rows = Vec::new();
+    let mut left_out = Vec::new();
+    for schema in MESSAGES {
+        let request = match schema.kind {
+            MessageKind::Request => true,
+            MessageKind::Response => false,
+            _ => continue,
+        };
+        let Ok(kp_key) = KpKey::try_from(schema.api_key) else {
+            left_out.push(format!("{}: not in kafka-protocol", schema.name));
+            continue;
+        };
+        // The highest version both decode: the peer's API key may list versions that some of
+        // its message types do not have yet.
+        let theirs = kp_key.valid_versions();
+        let low = schema.valid_versions.min.max(theirs.min);
+        let seed = u64::from(schema.api_key.unsigned_abs());
+        let instance = |v| {
+            kwire_testkit::populated_instance(schema, v, seed, BREADTH_TARGET)
+                .expect("a valid version")
+        };
+        let peer_decodes = |v, bytes: &[u8]| {
+            let mut input = bytes::Bytes::copy_from_slice(bytes);
+            if request {
+                RequestKind::decode(kp_key, &mut input, v).is_ok()
+            } else {
+                ResponseKind::decode(kp_key, &mut input, v).is_ok()
+            }
+        };
+        let Some((version, bytes)) = (low..=schema.valid_versions.max.min(theirs.max))
+            .rev()
+            .map(|v| (v, instance(v)))
+            .find(|(v, bytes)| peer_decodes(*v, bytes))
+        else {
+            left_out.push(format!(
+                "{}: kafka-protocol decodes no version",
+                schema.name
+            ));
+            continue;
+        };
+        let shared = bytes::Bytes::from(bytes.clone());
+        let key = ApiKey(schema.api_key);
+        let mut out = vec![0u8; bytes.len()];
+        let mut buf = bytes::BytesMut::with_capacity(bytes.len());
+
+        // Ours: decode, then the visit (an encode of the decoded value).
+        let ours_visit = |out: &mut [u8]| -> usize {
+            let mut r = Reader::new(black_box(&bytes));
+            if request {
+                let v = Request::decode(&mut r, key, version).expect("ours decodes");
+                v.encode(version, out).expect("ours encodes")
+            } else {
+                let v = Response::decode(&mut r, key, version).expect("ours decodes");
+                v.encode(version, out).expect("ours encodes")
+            }
+        };
+        let n = ours_visit(&mut out);
+        assert_eq!(
+            &out[..n],
+            &bytes[..],
+            "{} v{version}: ours round-trips",
+            schema.name
+        );
+        // Theirs: the same, with the owned value it builds.
+        let theirs_visit = |buf: &mut bytes::BytesMut| -> Result<usize, String> {
+            buf.clear();
+            let mut input = black_box(&shared).clone();
+            let done = if request {
+                RequestKind::decode(kp_key, &mut input, version)
+                    .and_then(|v| v.encode(buf, version))
+            } else {
+                ResponseKind::decode(kp_key, &mut input, version)
+                    .and_then(|v| v.encode(buf, version))
+            };
+            done.map(|()| buf.len()).map_err(|e| format!("{e:#}"))
+        };
+        match theirs_visit(&mut buf) {
+            Ok(_) if buf[..] == bytes[..] => {}
+            Ok(_) => {
+                left_out.push(format!(
+                    "{} v{version}: kafka-protocol writes other bytes",
+                    schema.name
+                ));
+                continue;
+            }
+            Err(e) => {
+                left_out.push(format!("{} v{version}: kafka-protocol: {e}", schema.name));
+                continue;
+            }
+        }
+        let decode = ratio(
+            s,
+            &format!("{} v{version} decode+visit", schema.name),
+            &mut || ours_visit(&mut out) as u64,
+            &mut || theirs_visit(&mut buf).unwrap_or(0) as u64,
+        );
+
+        // Encoding alone, from each side's decoded value.
+        let mut r = Reader::new(&bytes);
+        let mut input = shared.clone();
+        let encode = if request {
+            let ours = Request::decode(&mut r, key, version).expect("ours decodes");
+            let theirs = RequestKind::decode(kp_key, &mut input, version).expect("decodes");
+            ratio(
+                s,
+                &format!("{} v{version} encode", schema.name),
+                &mut || ours.encode(version, &mut out).unwrap_or(0) as u64,
+                &mut || {
+                    buf.clear();
+                    theirs
+                        .encode(&mut buf, version)
+                        .map_or(0, |()| buf.len() as u64)
+                },
+            )
+        } else {
+            let ours = Response::decode(&mut r, key, version).expect("ours decodes");
+            let theirs = ResponseKind::decode(kp_key, &mut input, version).expect("decodes");
+            ratio(
+                s,
+                &format!("{} v{version} encode", schema.name),
+                &mut || ours.encode(version, &mut out).unwrap_or(0) as u64,
+                &mut || {
+                    buf.clear();
+                    theirs
+                        .encode(&mut buf, version)
+                        .map_or(0, |()| buf.len() as u64)
+                },
+            )
+        };
+        println!(
+            "{:<44} v{version:<3} {:>7} bytes   decode+visit {decode:>6.2}x   encode {encode:>6.2}x",
+            schema.name,
+            bytes.len(),
+        );
+        rows.push(BreadthRow {
+            name: schema.name,
+            version,
+            len: bytes.len(),
+            decode,
+            encode,
+        });
+    }
+
+    println!();
+    for reason in &left_out {
+        println!("left out: {reason}");
+    }
+    let quantiles = |pick: fn(&BreadthRow) -> f64| {
+        let mut v: Vec<f64> = rows.iter().map(pick).collect();
+        v.sort_by(f64::total_cmp);
+        let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
+        format!(
+            "min {:.2}x  p10 {:.2}x  p25 {:.2}x  median {:.2}x  p75 {:.2}x  max {:.2}x",
+            at(0.0),
+            at(0.1),
+            at(0.25),
+            at(0.5),
+            at(0.75),
+            at(1.0)
+        )
+    };
+    println!(
+        "{} message types, {} left out. Ratio = kafka-protocol time / kwire time (median).",
+        rows.len(),
+        left_out.len()
+    );
+    println!("decode+visit: {}", quantiles(|r| r.decode));
+    println!("encode:       {}", quantiles(|r| r.encode));
+    for (what, pick) in [
+        (
+            "decode+visit",
+            (|r: &BreadthRow| r.decode) as fn(&BreadthRow) -> f64,
+        ),
+        ("encode", |r: &BreadthRow| r.encode),
+    ] {
+        rows.sort_by(|a, b| pick(a).total_cmp(&pick(b)));
+        let slowest: Vec<String> = rows
+            .iter()
+            .take(10)
+            .map(|r| format!("{} v{} ({} B) {:.2}x", r.name, r.version, r.len, pick(r)))
+            .collect();
+        println!("ten slowest, {what}: {}", slowest.join(", "));
     }
 }

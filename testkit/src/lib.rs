@@ -14,4 +14,6 @@ extern crate std;
 pub mod oracles;
 pub mod random;
 
-pub use random::{Random, random_instance, random_instance_named, write_random};
+pub use random::{
+    Populated, Random, populated_instance, random_instance, random_instance_named, write_random,
+};

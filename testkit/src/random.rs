@@ -137,8 +137,8 @@ impl Random {
         if v.is_nan() || v == 0.0 { 0.0 } else { v }
     }
 
-    /// A random valid UTF-8 string of at most 8 bytes, built in `buf`.
-    fn string<'b>(&mut self, buf: &'b mut [u8; 8]) -> &'b str {
+    /// A random valid UTF-8 string of at most `N` bytes, built in `buf`.
+    fn string<'b, const N: usize>(&mut self, buf: &'b mut [u8; N]) -> &'b str {
         const PIECES: [&str; 10] = [
             "a",
             "b",
@@ -264,6 +264,109 @@ impl Source for Random {
             }
         }
     }
+}
+
+/// A [`Source`] of populated instances, for measuring: the [`Random`] choices, but `width`
+/// elements in each top-level array, four in the arrays of their elements and two deeper down,
+/// strings and bytes of 8 to 32 bytes, few nulls, and no unknown tagged fields.
+#[derive(Debug, Clone, Copy)]
+pub struct Populated {
+    random: Random,
+    width: usize,
+}
+
+impl Populated {
+    /// The source for `seed` with `width` elements in each top-level array.
+    pub const fn new(seed: u64, width: usize) -> Self {
+        Self {
+            random: Random::new(seed),
+            width,
+        }
+    }
+}
+
+impl Source for Populated {
+    fn null(&mut self, _: Spot<'_>) -> bool {
+        self.random.one_in(16)
+    }
+
+    fn elements(&mut self, at: Spot<'_>) -> usize {
+        match at.depth {
+            0 => self.width,
+            1 => 4,
+            _ => 2,
+        }
+    }
+
+    fn set_tagged(&mut self, _: Spot<'_>) -> bool {
+        self.random.one_in(2)
+    }
+
+    fn unknown_tagged(
+        &mut self,
+        _: &StructSchema,
+        _: i16,
+        _: &mut [u8; UNKNOWN_PAYLOAD_MAX],
+    ) -> Option<(u32, usize)> {
+        None
+    }
+
+    fn primitive(&mut self, at: Spot<'_>, p: Primitive, slot: &mut Slot<'_, '_>) {
+        match p {
+            Primitive::String => {
+                let mut buf = [0u8; 32];
+                let s = loop {
+                    let s = self.random.string(&mut buf);
+                    if s.len() >= 8 {
+                        break s.len();
+                    }
+                };
+                slot.string(core::str::from_utf8(buf.get(..s).unwrap_or_default()).unwrap_or(""));
+            }
+            Primitive::Bytes => {
+                let mut buf = [0u8; 32];
+                let len = 8 + self.random.below_usize(buf.len() - 7);
+                self.random.fill(&mut buf);
+                slot.bytes(buf.get(..len).unwrap_or_default());
+            }
+            _ => self.random.primitive(at, p, slot),
+        }
+    }
+}
+
+/// A populated instance of `schema` at `version` (see [`Populated`]) of about `target` bytes:
+/// the width of its top-level arrays is the one whose instance comes nearest to `target` from
+/// below, up to 65 536 elements (a message without arrays stays as small as it is).
+///
+/// # Errors
+///
+/// `UnsupportedVersion` for a version outside the schema's valid versions.
+pub fn populated_instance(
+    schema: &MessageSchema,
+    version: i16,
+    seed: u64,
+    target: usize,
+) -> Result<Vec<u8>, EncodeError> {
+    let len = |width| walker::instance_len(schema, version, Populated::new(seed, width));
+    // The largest width whose instance is at most `target` bytes: double, then bisect.
+    let (mut low, mut high) = (1usize, 2usize);
+    while high <= 1 << 16 && len(high)? <= target {
+        low = high;
+        high *= 2;
+    }
+    while high - low > 1 {
+        let mid = low + (high - low) / 2;
+        if len(mid)? <= target {
+            low = mid;
+        } else {
+            high = mid;
+        }
+    }
+    let source = Populated::new(seed, low);
+    let mut out = vec![0u8; walker::instance_len(schema, version, source)?];
+    let n = walker::write_instance(schema, version, source, &mut out)?;
+    out.truncate(n);
+    Ok(out)
 }
 
 #[cfg(test)]
