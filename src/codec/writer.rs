@@ -283,12 +283,16 @@ impl<'b> Writer<'b> {
     #[inline]
     pub fn varlong(&mut self, v: i64) {
         let u = ((v << 1) ^ (v >> 63)).cast_unsigned();
-        match u32::try_from(u) {
-            // Timestamp deltas within a batch are mostly one or two bytes: the varint's inline
-            // cases.
-            Ok(small) if small < 0x4000 => self.uvarint(small),
-            _ => self.out_of_line(|w| w.uvarlong_in_place(u)),
+        // With `perf`, timestamp deltas within a batch (mostly one or two bytes) take the
+        // varint's inline cases.
+        if cfg!(feature = "perf")
+            && let Ok(small) = u32::try_from(u)
+            && small < 0x4000
+        {
+            self.uvarint(small);
+            return;
         }
+        self.out_of_line(|w| w.uvarlong_in_place(u));
     }
 
     /// Writes an unsigned varlong of any length.

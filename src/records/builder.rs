@@ -96,7 +96,7 @@ impl<'a> NewRecord<'a> {
         Ok(n)
     }
 
-    #[inline(always)]
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut Writer<'_>, body_len: i32, timestamp_delta: i64, offset_delta: i32) {
         w.varint(body_len);
         w.i8(0);
@@ -123,7 +123,7 @@ fn var_bytes_len(v: Option<&[u8]>, path: &'static str) -> Result<usize, EncodeEr
     })
 }
 
-#[inline(always)]
+#[cfg_attr(feature = "perf", inline(always))]
 fn write_var_bytes(w: &mut Writer<'_>, v: Option<&[u8]>) {
     match v {
         None => w.varint(-1),

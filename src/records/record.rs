@@ -57,8 +57,8 @@ impl<'a> RecordIter<'a> {
     }
 
     /// Reads the next record with [`Record::read`], which says exactly what is wrong: the path
-    /// of a record [`Record::read_fast`] does not take.
-    #[cold]
+    /// of a record [`Record::read_fast`] does not take, and of every record without `perf`.
+    #[cfg_attr(feature = "perf", cold)]
     #[inline(never)]
     fn read_checked(&mut self) -> Option<Result<Record<'a>, DecodeError>> {
         let mut reader = Reader::with_offset(self.rest, self.offset());
@@ -98,6 +98,10 @@ impl<'a> Iterator for RecordIter<'a> {
             return Some(Err(err));
         };
         self.remaining = left;
+        // Without `perf` (firmware), every record takes the one path.
+        if !cfg!(feature = "perf") {
+            return self.read_checked();
+        }
         let Some((record, rest)) = Record::read_fast(self.rest, self.offset(), &self.ctx) else {
             return self.read_checked();
         };
@@ -536,6 +540,9 @@ impl<'a> Iterator for HeaderIter<'a> {
     #[inline]
     fn next(&mut self) -> Option<Header<'a>> {
         self.remaining = self.remaining.checked_sub(1)?;
+        if !cfg!(feature = "perf") {
+            return self.next_long();
+        }
         // The bytes were validated when the record was read, so these reads succeed.
         let mut rest = self.rest;
         let (Some(Some(key)), Some(value)) =
@@ -555,8 +562,8 @@ impl<'a> Iterator for HeaderIter<'a> {
 
 impl<'a> HeaderIter<'a> {
     /// The header that [`HeaderIter::next`] did not read with short length prefixes, read from
-    /// its start again.
-    #[cold]
+    /// its start again (every header without `perf`).
+    #[cfg_attr(feature = "perf", cold)]
     #[inline(never)]
     fn next_long(&mut self) -> Option<Header<'a>> {
         let mut reader = Reader::new(self.rest);
