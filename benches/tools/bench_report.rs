@@ -312,6 +312,28 @@ fn main() {
     }
 }
 
+/// Peer time / our time for encoding `ours` at `version` into `out` and the peer's value with
+/// `theirs` into `buf`.
+fn encode_ratio<O: Encode>(
+    s: &Settings,
+    label: &str,
+    ours: &O,
+    version: i16,
+    out: &mut [u8],
+    buf: &mut bytes::BytesMut,
+    theirs: &dyn Fn(&mut bytes::BytesMut) -> bool,
+) -> f64 {
+    ratio(
+        s,
+        label,
+        &mut || ours.encode(version, out).unwrap_or(0) as u64,
+        &mut || {
+            buf.clear();
+            if theirs(buf) { buf.len() as u64 } else { 0 }
+        },
+    )
+}
+
 /// The instance size of the breadth comparison.
 const BREADTH_TARGET: usize = 64 * 1024;
 
@@ -440,34 +462,19 @@ fn breadth(s: &Settings) {
         // Encoding alone, from each side's decoded value.
         let mut r = Reader::new(&bytes);
         let mut input = shared.clone();
+        let label = format!("{} v{version} encode", schema.name);
         let encode = if request {
             let ours = Request::decode(&mut r, key, version).expect("ours decodes");
             let theirs = RequestKind::decode(kp_key, &mut input, version).expect("decodes");
-            ratio(
-                s,
-                &format!("{} v{version} encode", schema.name),
-                &mut || ours.encode(version, &mut out).unwrap_or(0) as u64,
-                &mut || {
-                    buf.clear();
-                    theirs
-                        .encode(&mut buf, version)
-                        .map_or(0, |()| buf.len() as u64)
-                },
-            )
+            encode_ratio(s, &label, &ours, version, &mut out, &mut buf, &|b| {
+                theirs.encode(b, version).is_ok()
+            })
         } else {
             let ours = Response::decode(&mut r, key, version).expect("ours decodes");
             let theirs = ResponseKind::decode(kp_key, &mut input, version).expect("decodes");
-            ratio(
-                s,
-                &format!("{} v{version} encode", schema.name),
-                &mut || ours.encode(version, &mut out).unwrap_or(0) as u64,
-                &mut || {
-                    buf.clear();
-                    theirs
-                        .encode(&mut buf, version)
-                        .map_or(0, |()| buf.len() as u64)
-                },
-            )
+            encode_ratio(s, &label, &ours, version, &mut out, &mut buf, &|b| {
+                theirs.encode(b, version).is_ok()
+            })
         };
         println!(
             "{:<44} v{version:<3} {:>7} bytes   decode+visit {decode:>6.2}x   encode {encode:>6.2}x",
