@@ -395,13 +395,13 @@ fn emit_api(messages: &[Message]) -> Result<String, String> {
         let _ = writeln!(out, "impl<'a> {enum_name}<'a> {{");
         let _ = writeln!(
             out,
-            "/// Decodes a {} body of `api_key` at `version` from `r` (the arguments in the order of\n/// [`Decode::decode`](c::Decode::decode), the reader first).\n///\n/// # Errors\n///\n/// `UnknownApiKey` for a key without a valid version, `ApiNotEnabled` for an API whose\n/// feature is off, `UnsupportedVersion`, and any body error.\npub fn decode(r: &mut c::Reader<'a>, api_key: ApiKey, version: i16) -> Result<Self, DecodeError> {{\nlet _ = version;\nlet body = match api_key.0 {{",
+            "/// Decodes a {} body of `api_key` at `version` from `r` (the arguments in the order of\n/// [`Decode::decode`](c::Decode::decode), the reader first).\n///\n/// # Errors\n///\n/// `UnknownApiKey` for a key without a valid version, `ApiNotEnabled` for an API whose\n/// feature is off, `UnsupportedVersion`, and any body error.\npub fn decode(r: &mut c::Reader<'a>, api_key: ApiKey, version: i16) -> Result<Self, DecodeError> {{\nlet _ = version;\nmatch api_key.0 {{",
             enum_name.to_lowercase()
         );
         for a in &live {
             let _ = writeln!(
                 out,
-                "{}{} => c::take_or_read::<m::{3}<'a>>(r, version).map(Self::{2}),",
+                "{}{} => c::take_or_read_as::<m::{3}<'a>, _>(r, version, Self::{2}),",
                 gate(a),
                 a.key,
                 a.name,
@@ -410,7 +410,7 @@ fn emit_api(messages: &[Message]) -> Result<String, String> {
         }
         let _ = writeln!(
             out,
-            "_ => Err(super::missing_api(r, api_key, {enum_name:?})),\n}};\nbody.map_err(|c::Failed| r.take_error())\n}}\n"
+            "_ => {{\nlet c::Failed = super::missing_api(r, api_key, {enum_name:?});\nErr(r.take_error())\n}}\n}}\n}}\n"
         );
         out.push_str("/// The API key of this body.\n#[must_use]\npub const fn api_key(&self) -> ApiKey {\nmatch *self {\n");
         for a in &live {

@@ -1857,273 +1857,490 @@ impl<'a> Request<'a> {
         version: i16,
     ) -> Result<Self, DecodeError> {
         let _ = version;
-        let body = match api_key.0 {
+        match api_key.0 {
             #[cfg(feature = "Produce")]
-            0 => c::take_or_read::<m::ProduceRequest<'a>>(r, version).map(Self::Produce),
+            0 => c::take_or_read_as::<m::ProduceRequest<'a>, _>(r, version, Self::Produce),
             #[cfg(feature = "Fetch")]
-            1 => c::take_or_read::<m::FetchRequest<'a>>(r, version).map(Self::Fetch),
+            1 => c::take_or_read_as::<m::FetchRequest<'a>, _>(r, version, Self::Fetch),
             #[cfg(feature = "ListOffsets")]
-            2 => c::take_or_read::<m::ListOffsetsRequest<'a>>(r, version).map(Self::ListOffsets),
+            2 => c::take_or_read_as::<m::ListOffsetsRequest<'a>, _>(r, version, Self::ListOffsets),
             #[cfg(feature = "Metadata")]
-            3 => c::take_or_read::<m::MetadataRequest<'a>>(r, version).map(Self::Metadata),
+            3 => c::take_or_read_as::<m::MetadataRequest<'a>, _>(r, version, Self::Metadata),
             #[cfg(feature = "LeaderAndIsr")]
-            4 => c::take_or_read::<m::LeaderAndIsrRequest<'a>>(r, version).map(Self::LeaderAndIsr),
+            4 => {
+                c::take_or_read_as::<m::LeaderAndIsrRequest<'a>, _>(r, version, Self::LeaderAndIsr)
+            }
             #[cfg(feature = "StopReplica")]
-            5 => c::take_or_read::<m::StopReplicaRequest<'a>>(r, version).map(Self::StopReplica),
+            5 => c::take_or_read_as::<m::StopReplicaRequest<'a>, _>(r, version, Self::StopReplica),
             #[cfg(feature = "UpdateMetadata")]
-            6 => c::take_or_read::<m::UpdateMetadataRequest<'a>>(r, version)
-                .map(Self::UpdateMetadata),
+            6 => c::take_or_read_as::<m::UpdateMetadataRequest<'a>, _>(
+                r,
+                version,
+                Self::UpdateMetadata,
+            ),
             #[cfg(feature = "ControlledShutdown")]
-            7 => c::take_or_read::<m::ControlledShutdownRequest<'a>>(r, version)
-                .map(Self::ControlledShutdown),
+            7 => c::take_or_read_as::<m::ControlledShutdownRequest<'a>, _>(
+                r,
+                version,
+                Self::ControlledShutdown,
+            ),
             #[cfg(feature = "OffsetCommit")]
-            8 => c::take_or_read::<m::OffsetCommitRequest<'a>>(r, version).map(Self::OffsetCommit),
+            8 => {
+                c::take_or_read_as::<m::OffsetCommitRequest<'a>, _>(r, version, Self::OffsetCommit)
+            }
             #[cfg(feature = "OffsetFetch")]
-            9 => c::take_or_read::<m::OffsetFetchRequest<'a>>(r, version).map(Self::OffsetFetch),
+            9 => c::take_or_read_as::<m::OffsetFetchRequest<'a>, _>(r, version, Self::OffsetFetch),
             #[cfg(feature = "FindCoordinator")]
-            10 => c::take_or_read::<m::FindCoordinatorRequest<'a>>(r, version)
-                .map(Self::FindCoordinator),
+            10 => c::take_or_read_as::<m::FindCoordinatorRequest<'a>, _>(
+                r,
+                version,
+                Self::FindCoordinator,
+            ),
             #[cfg(feature = "JoinGroup")]
-            11 => c::take_or_read::<m::JoinGroupRequest<'a>>(r, version).map(Self::JoinGroup),
+            11 => c::take_or_read_as::<m::JoinGroupRequest<'a>, _>(r, version, Self::JoinGroup),
             #[cfg(feature = "Heartbeat")]
-            12 => c::take_or_read::<m::HeartbeatRequest<'a>>(r, version).map(Self::Heartbeat),
+            12 => c::take_or_read_as::<m::HeartbeatRequest<'a>, _>(r, version, Self::Heartbeat),
             #[cfg(feature = "LeaveGroup")]
-            13 => c::take_or_read::<m::LeaveGroupRequest<'a>>(r, version).map(Self::LeaveGroup),
+            13 => c::take_or_read_as::<m::LeaveGroupRequest<'a>, _>(r, version, Self::LeaveGroup),
             #[cfg(feature = "SyncGroup")]
-            14 => c::take_or_read::<m::SyncGroupRequest<'a>>(r, version).map(Self::SyncGroup),
+            14 => c::take_or_read_as::<m::SyncGroupRequest<'a>, _>(r, version, Self::SyncGroup),
             #[cfg(feature = "DescribeGroups")]
-            15 => c::take_or_read::<m::DescribeGroupsRequest<'a>>(r, version)
-                .map(Self::DescribeGroups),
+            15 => c::take_or_read_as::<m::DescribeGroupsRequest<'a>, _>(
+                r,
+                version,
+                Self::DescribeGroups,
+            ),
             #[cfg(feature = "ListGroups")]
-            16 => c::take_or_read::<m::ListGroupsRequest<'a>>(r, version).map(Self::ListGroups),
+            16 => c::take_or_read_as::<m::ListGroupsRequest<'a>, _>(r, version, Self::ListGroups),
             #[cfg(feature = "SaslHandshake")]
-            17 => {
-                c::take_or_read::<m::SaslHandshakeRequest<'a>>(r, version).map(Self::SaslHandshake)
-            }
+            17 => c::take_or_read_as::<m::SaslHandshakeRequest<'a>, _>(
+                r,
+                version,
+                Self::SaslHandshake,
+            ),
             #[cfg(feature = "ApiVersions")]
-            18 => c::take_or_read::<m::ApiVersionsRequest<'a>>(r, version).map(Self::ApiVersions),
+            18 => c::take_or_read_as::<m::ApiVersionsRequest<'a>, _>(r, version, Self::ApiVersions),
             #[cfg(feature = "CreateTopics")]
-            19 => c::take_or_read::<m::CreateTopicsRequest<'a>>(r, version).map(Self::CreateTopics),
+            19 => {
+                c::take_or_read_as::<m::CreateTopicsRequest<'a>, _>(r, version, Self::CreateTopics)
+            }
             #[cfg(feature = "DeleteTopics")]
-            20 => c::take_or_read::<m::DeleteTopicsRequest<'a>>(r, version).map(Self::DeleteTopics),
+            20 => {
+                c::take_or_read_as::<m::DeleteTopicsRequest<'a>, _>(r, version, Self::DeleteTopics)
+            }
             #[cfg(feature = "DeleteRecords")]
-            21 => {
-                c::take_or_read::<m::DeleteRecordsRequest<'a>>(r, version).map(Self::DeleteRecords)
-            }
+            21 => c::take_or_read_as::<m::DeleteRecordsRequest<'a>, _>(
+                r,
+                version,
+                Self::DeleteRecords,
+            ),
             #[cfg(feature = "InitProducerId")]
-            22 => c::take_or_read::<m::InitProducerIdRequest<'a>>(r, version)
-                .map(Self::InitProducerId),
+            22 => c::take_or_read_as::<m::InitProducerIdRequest<'a>, _>(
+                r,
+                version,
+                Self::InitProducerId,
+            ),
             #[cfg(feature = "OffsetForLeaderEpoch")]
-            23 => c::take_or_read::<m::OffsetForLeaderEpochRequest<'a>>(r, version)
-                .map(Self::OffsetForLeaderEpoch),
+            23 => c::take_or_read_as::<m::OffsetForLeaderEpochRequest<'a>, _>(
+                r,
+                version,
+                Self::OffsetForLeaderEpoch,
+            ),
             #[cfg(feature = "AddPartitionsToTxn")]
-            24 => c::take_or_read::<m::AddPartitionsToTxnRequest<'a>>(r, version)
-                .map(Self::AddPartitionsToTxn),
+            24 => c::take_or_read_as::<m::AddPartitionsToTxnRequest<'a>, _>(
+                r,
+                version,
+                Self::AddPartitionsToTxn,
+            ),
             #[cfg(feature = "AddOffsetsToTxn")]
-            25 => c::take_or_read::<m::AddOffsetsToTxnRequest<'a>>(r, version)
-                .map(Self::AddOffsetsToTxn),
+            25 => c::take_or_read_as::<m::AddOffsetsToTxnRequest<'a>, _>(
+                r,
+                version,
+                Self::AddOffsetsToTxn,
+            ),
             #[cfg(feature = "EndTxn")]
-            26 => c::take_or_read::<m::EndTxnRequest<'a>>(r, version).map(Self::EndTxn),
+            26 => c::take_or_read_as::<m::EndTxnRequest<'a>, _>(r, version, Self::EndTxn),
             #[cfg(feature = "WriteTxnMarkers")]
-            27 => c::take_or_read::<m::WriteTxnMarkersRequest<'a>>(r, version)
-                .map(Self::WriteTxnMarkers),
+            27 => c::take_or_read_as::<m::WriteTxnMarkersRequest<'a>, _>(
+                r,
+                version,
+                Self::WriteTxnMarkers,
+            ),
             #[cfg(feature = "TxnOffsetCommit")]
-            28 => c::take_or_read::<m::TxnOffsetCommitRequest<'a>>(r, version)
-                .map(Self::TxnOffsetCommit),
+            28 => c::take_or_read_as::<m::TxnOffsetCommitRequest<'a>, _>(
+                r,
+                version,
+                Self::TxnOffsetCommit,
+            ),
             #[cfg(feature = "DescribeAcls")]
-            29 => c::take_or_read::<m::DescribeAclsRequest<'a>>(r, version).map(Self::DescribeAcls),
+            29 => {
+                c::take_or_read_as::<m::DescribeAclsRequest<'a>, _>(r, version, Self::DescribeAcls)
+            }
             #[cfg(feature = "CreateAcls")]
-            30 => c::take_or_read::<m::CreateAclsRequest<'a>>(r, version).map(Self::CreateAcls),
+            30 => c::take_or_read_as::<m::CreateAclsRequest<'a>, _>(r, version, Self::CreateAcls),
             #[cfg(feature = "DeleteAcls")]
-            31 => c::take_or_read::<m::DeleteAclsRequest<'a>>(r, version).map(Self::DeleteAcls),
+            31 => c::take_or_read_as::<m::DeleteAclsRequest<'a>, _>(r, version, Self::DeleteAcls),
             #[cfg(feature = "DescribeConfigs")]
-            32 => c::take_or_read::<m::DescribeConfigsRequest<'a>>(r, version)
-                .map(Self::DescribeConfigs),
+            32 => c::take_or_read_as::<m::DescribeConfigsRequest<'a>, _>(
+                r,
+                version,
+                Self::DescribeConfigs,
+            ),
             #[cfg(feature = "AlterConfigs")]
-            33 => c::take_or_read::<m::AlterConfigsRequest<'a>>(r, version).map(Self::AlterConfigs),
+            33 => {
+                c::take_or_read_as::<m::AlterConfigsRequest<'a>, _>(r, version, Self::AlterConfigs)
+            }
             #[cfg(feature = "AlterReplicaLogDirs")]
-            34 => c::take_or_read::<m::AlterReplicaLogDirsRequest<'a>>(r, version)
-                .map(Self::AlterReplicaLogDirs),
+            34 => c::take_or_read_as::<m::AlterReplicaLogDirsRequest<'a>, _>(
+                r,
+                version,
+                Self::AlterReplicaLogDirs,
+            ),
             #[cfg(feature = "DescribeLogDirs")]
-            35 => c::take_or_read::<m::DescribeLogDirsRequest<'a>>(r, version)
-                .map(Self::DescribeLogDirs),
+            35 => c::take_or_read_as::<m::DescribeLogDirsRequest<'a>, _>(
+                r,
+                version,
+                Self::DescribeLogDirs,
+            ),
             #[cfg(feature = "SaslAuthenticate")]
-            36 => c::take_or_read::<m::SaslAuthenticateRequest<'a>>(r, version)
-                .map(Self::SaslAuthenticate),
+            36 => c::take_or_read_as::<m::SaslAuthenticateRequest<'a>, _>(
+                r,
+                version,
+                Self::SaslAuthenticate,
+            ),
             #[cfg(feature = "CreatePartitions")]
-            37 => c::take_or_read::<m::CreatePartitionsRequest<'a>>(r, version)
-                .map(Self::CreatePartitions),
+            37 => c::take_or_read_as::<m::CreatePartitionsRequest<'a>, _>(
+                r,
+                version,
+                Self::CreatePartitions,
+            ),
             #[cfg(feature = "CreateDelegationToken")]
-            38 => c::take_or_read::<m::CreateDelegationTokenRequest<'a>>(r, version)
-                .map(Self::CreateDelegationToken),
+            38 => c::take_or_read_as::<m::CreateDelegationTokenRequest<'a>, _>(
+                r,
+                version,
+                Self::CreateDelegationToken,
+            ),
             #[cfg(feature = "RenewDelegationToken")]
-            39 => c::take_or_read::<m::RenewDelegationTokenRequest<'a>>(r, version)
-                .map(Self::RenewDelegationToken),
+            39 => c::take_or_read_as::<m::RenewDelegationTokenRequest<'a>, _>(
+                r,
+                version,
+                Self::RenewDelegationToken,
+            ),
             #[cfg(feature = "ExpireDelegationToken")]
-            40 => c::take_or_read::<m::ExpireDelegationTokenRequest<'a>>(r, version)
-                .map(Self::ExpireDelegationToken),
+            40 => c::take_or_read_as::<m::ExpireDelegationTokenRequest<'a>, _>(
+                r,
+                version,
+                Self::ExpireDelegationToken,
+            ),
             #[cfg(feature = "DescribeDelegationToken")]
-            41 => c::take_or_read::<m::DescribeDelegationTokenRequest<'a>>(r, version)
-                .map(Self::DescribeDelegationToken),
+            41 => c::take_or_read_as::<m::DescribeDelegationTokenRequest<'a>, _>(
+                r,
+                version,
+                Self::DescribeDelegationToken,
+            ),
             #[cfg(feature = "DeleteGroups")]
-            42 => c::take_or_read::<m::DeleteGroupsRequest<'a>>(r, version).map(Self::DeleteGroups),
+            42 => {
+                c::take_or_read_as::<m::DeleteGroupsRequest<'a>, _>(r, version, Self::DeleteGroups)
+            }
             #[cfg(feature = "ElectLeaders")]
-            43 => c::take_or_read::<m::ElectLeadersRequest<'a>>(r, version).map(Self::ElectLeaders),
+            43 => {
+                c::take_or_read_as::<m::ElectLeadersRequest<'a>, _>(r, version, Self::ElectLeaders)
+            }
             #[cfg(feature = "IncrementalAlterConfigs")]
-            44 => c::take_or_read::<m::IncrementalAlterConfigsRequest<'a>>(r, version)
-                .map(Self::IncrementalAlterConfigs),
+            44 => c::take_or_read_as::<m::IncrementalAlterConfigsRequest<'a>, _>(
+                r,
+                version,
+                Self::IncrementalAlterConfigs,
+            ),
             #[cfg(feature = "AlterPartitionReassignments")]
-            45 => c::take_or_read::<m::AlterPartitionReassignmentsRequest<'a>>(r, version)
-                .map(Self::AlterPartitionReassignments),
+            45 => c::take_or_read_as::<m::AlterPartitionReassignmentsRequest<'a>, _>(
+                r,
+                version,
+                Self::AlterPartitionReassignments,
+            ),
             #[cfg(feature = "ListPartitionReassignments")]
-            46 => c::take_or_read::<m::ListPartitionReassignmentsRequest<'a>>(r, version)
-                .map(Self::ListPartitionReassignments),
+            46 => c::take_or_read_as::<m::ListPartitionReassignmentsRequest<'a>, _>(
+                r,
+                version,
+                Self::ListPartitionReassignments,
+            ),
             #[cfg(feature = "OffsetDelete")]
-            47 => c::take_or_read::<m::OffsetDeleteRequest<'a>>(r, version).map(Self::OffsetDelete),
+            47 => {
+                c::take_or_read_as::<m::OffsetDeleteRequest<'a>, _>(r, version, Self::OffsetDelete)
+            }
             #[cfg(feature = "DescribeClientQuotas")]
-            48 => c::take_or_read::<m::DescribeClientQuotasRequest<'a>>(r, version)
-                .map(Self::DescribeClientQuotas),
+            48 => c::take_or_read_as::<m::DescribeClientQuotasRequest<'a>, _>(
+                r,
+                version,
+                Self::DescribeClientQuotas,
+            ),
             #[cfg(feature = "AlterClientQuotas")]
-            49 => c::take_or_read::<m::AlterClientQuotasRequest<'a>>(r, version)
-                .map(Self::AlterClientQuotas),
+            49 => c::take_or_read_as::<m::AlterClientQuotasRequest<'a>, _>(
+                r,
+                version,
+                Self::AlterClientQuotas,
+            ),
             #[cfg(feature = "DescribeUserScramCredentials")]
-            50 => c::take_or_read::<m::DescribeUserScramCredentialsRequest<'a>>(r, version)
-                .map(Self::DescribeUserScramCredentials),
+            50 => c::take_or_read_as::<m::DescribeUserScramCredentialsRequest<'a>, _>(
+                r,
+                version,
+                Self::DescribeUserScramCredentials,
+            ),
             #[cfg(feature = "AlterUserScramCredentials")]
-            51 => c::take_or_read::<m::AlterUserScramCredentialsRequest<'a>>(r, version)
-                .map(Self::AlterUserScramCredentials),
+            51 => c::take_or_read_as::<m::AlterUserScramCredentialsRequest<'a>, _>(
+                r,
+                version,
+                Self::AlterUserScramCredentials,
+            ),
             #[cfg(feature = "Vote")]
-            52 => c::take_or_read::<m::VoteRequest<'a>>(r, version).map(Self::Vote),
+            52 => c::take_or_read_as::<m::VoteRequest<'a>, _>(r, version, Self::Vote),
             #[cfg(feature = "BeginQuorumEpoch")]
-            53 => c::take_or_read::<m::BeginQuorumEpochRequest<'a>>(r, version)
-                .map(Self::BeginQuorumEpoch),
+            53 => c::take_or_read_as::<m::BeginQuorumEpochRequest<'a>, _>(
+                r,
+                version,
+                Self::BeginQuorumEpoch,
+            ),
             #[cfg(feature = "EndQuorumEpoch")]
-            54 => c::take_or_read::<m::EndQuorumEpochRequest<'a>>(r, version)
-                .map(Self::EndQuorumEpoch),
+            54 => c::take_or_read_as::<m::EndQuorumEpochRequest<'a>, _>(
+                r,
+                version,
+                Self::EndQuorumEpoch,
+            ),
             #[cfg(feature = "DescribeQuorum")]
-            55 => c::take_or_read::<m::DescribeQuorumRequest<'a>>(r, version)
-                .map(Self::DescribeQuorum),
+            55 => c::take_or_read_as::<m::DescribeQuorumRequest<'a>, _>(
+                r,
+                version,
+                Self::DescribeQuorum,
+            ),
             #[cfg(feature = "AlterPartition")]
-            56 => c::take_or_read::<m::AlterPartitionRequest<'a>>(r, version)
-                .map(Self::AlterPartition),
+            56 => c::take_or_read_as::<m::AlterPartitionRequest<'a>, _>(
+                r,
+                version,
+                Self::AlterPartition,
+            ),
             #[cfg(feature = "UpdateFeatures")]
-            57 => c::take_or_read::<m::UpdateFeaturesRequest<'a>>(r, version)
-                .map(Self::UpdateFeatures),
+            57 => c::take_or_read_as::<m::UpdateFeaturesRequest<'a>, _>(
+                r,
+                version,
+                Self::UpdateFeatures,
+            ),
             #[cfg(feature = "Envelope")]
-            58 => c::take_or_read::<m::EnvelopeRequest<'a>>(r, version).map(Self::Envelope),
+            58 => c::take_or_read_as::<m::EnvelopeRequest<'a>, _>(r, version, Self::Envelope),
             #[cfg(feature = "FetchSnapshot")]
-            59 => {
-                c::take_or_read::<m::FetchSnapshotRequest<'a>>(r, version).map(Self::FetchSnapshot)
-            }
+            59 => c::take_or_read_as::<m::FetchSnapshotRequest<'a>, _>(
+                r,
+                version,
+                Self::FetchSnapshot,
+            ),
             #[cfg(feature = "DescribeCluster")]
-            60 => c::take_or_read::<m::DescribeClusterRequest<'a>>(r, version)
-                .map(Self::DescribeCluster),
+            60 => c::take_or_read_as::<m::DescribeClusterRequest<'a>, _>(
+                r,
+                version,
+                Self::DescribeCluster,
+            ),
             #[cfg(feature = "DescribeProducers")]
-            61 => c::take_or_read::<m::DescribeProducersRequest<'a>>(r, version)
-                .map(Self::DescribeProducers),
+            61 => c::take_or_read_as::<m::DescribeProducersRequest<'a>, _>(
+                r,
+                version,
+                Self::DescribeProducers,
+            ),
             #[cfg(feature = "BrokerRegistration")]
-            62 => c::take_or_read::<m::BrokerRegistrationRequest<'a>>(r, version)
-                .map(Self::BrokerRegistration),
+            62 => c::take_or_read_as::<m::BrokerRegistrationRequest<'a>, _>(
+                r,
+                version,
+                Self::BrokerRegistration,
+            ),
             #[cfg(feature = "BrokerHeartbeat")]
-            63 => c::take_or_read::<m::BrokerHeartbeatRequest<'a>>(r, version)
-                .map(Self::BrokerHeartbeat),
+            63 => c::take_or_read_as::<m::BrokerHeartbeatRequest<'a>, _>(
+                r,
+                version,
+                Self::BrokerHeartbeat,
+            ),
             #[cfg(feature = "UnregisterBroker")]
-            64 => c::take_or_read::<m::UnregisterBrokerRequest<'a>>(r, version)
-                .map(Self::UnregisterBroker),
+            64 => c::take_or_read_as::<m::UnregisterBrokerRequest<'a>, _>(
+                r,
+                version,
+                Self::UnregisterBroker,
+            ),
             #[cfg(feature = "DescribeTransactions")]
-            65 => c::take_or_read::<m::DescribeTransactionsRequest<'a>>(r, version)
-                .map(Self::DescribeTransactions),
+            65 => c::take_or_read_as::<m::DescribeTransactionsRequest<'a>, _>(
+                r,
+                version,
+                Self::DescribeTransactions,
+            ),
             #[cfg(feature = "ListTransactions")]
-            66 => c::take_or_read::<m::ListTransactionsRequest<'a>>(r, version)
-                .map(Self::ListTransactions),
+            66 => c::take_or_read_as::<m::ListTransactionsRequest<'a>, _>(
+                r,
+                version,
+                Self::ListTransactions,
+            ),
             #[cfg(feature = "AllocateProducerIds")]
-            67 => c::take_or_read::<m::AllocateProducerIdsRequest<'a>>(r, version)
-                .map(Self::AllocateProducerIds),
+            67 => c::take_or_read_as::<m::AllocateProducerIdsRequest<'a>, _>(
+                r,
+                version,
+                Self::AllocateProducerIds,
+            ),
             #[cfg(feature = "ConsumerGroupHeartbeat")]
-            68 => c::take_or_read::<m::ConsumerGroupHeartbeatRequest<'a>>(r, version)
-                .map(Self::ConsumerGroupHeartbeat),
+            68 => c::take_or_read_as::<m::ConsumerGroupHeartbeatRequest<'a>, _>(
+                r,
+                version,
+                Self::ConsumerGroupHeartbeat,
+            ),
             #[cfg(feature = "ConsumerGroupDescribe")]
-            69 => c::take_or_read::<m::ConsumerGroupDescribeRequest<'a>>(r, version)
-                .map(Self::ConsumerGroupDescribe),
+            69 => c::take_or_read_as::<m::ConsumerGroupDescribeRequest<'a>, _>(
+                r,
+                version,
+                Self::ConsumerGroupDescribe,
+            ),
             #[cfg(feature = "ControllerRegistration")]
-            70 => c::take_or_read::<m::ControllerRegistrationRequest<'a>>(r, version)
-                .map(Self::ControllerRegistration),
+            70 => c::take_or_read_as::<m::ControllerRegistrationRequest<'a>, _>(
+                r,
+                version,
+                Self::ControllerRegistration,
+            ),
             #[cfg(feature = "GetTelemetrySubscriptions")]
-            71 => c::take_or_read::<m::GetTelemetrySubscriptionsRequest<'a>>(r, version)
-                .map(Self::GetTelemetrySubscriptions),
+            71 => c::take_or_read_as::<m::GetTelemetrySubscriptionsRequest<'a>, _>(
+                r,
+                version,
+                Self::GetTelemetrySubscriptions,
+            ),
             #[cfg(feature = "PushTelemetry")]
-            72 => {
-                c::take_or_read::<m::PushTelemetryRequest<'a>>(r, version).map(Self::PushTelemetry)
-            }
+            72 => c::take_or_read_as::<m::PushTelemetryRequest<'a>, _>(
+                r,
+                version,
+                Self::PushTelemetry,
+            ),
             #[cfg(feature = "AssignReplicasToDirs")]
-            73 => c::take_or_read::<m::AssignReplicasToDirsRequest<'a>>(r, version)
-                .map(Self::AssignReplicasToDirs),
+            73 => c::take_or_read_as::<m::AssignReplicasToDirsRequest<'a>, _>(
+                r,
+                version,
+                Self::AssignReplicasToDirs,
+            ),
             #[cfg(feature = "ListConfigResources")]
-            74 => c::take_or_read::<m::ListConfigResourcesRequest<'a>>(r, version)
-                .map(Self::ListConfigResources),
+            74 => c::take_or_read_as::<m::ListConfigResourcesRequest<'a>, _>(
+                r,
+                version,
+                Self::ListConfigResources,
+            ),
             #[cfg(feature = "DescribeTopicPartitions")]
-            75 => c::take_or_read::<m::DescribeTopicPartitionsRequest<'a>>(r, version)
-                .map(Self::DescribeTopicPartitions),
+            75 => c::take_or_read_as::<m::DescribeTopicPartitionsRequest<'a>, _>(
+                r,
+                version,
+                Self::DescribeTopicPartitions,
+            ),
             #[cfg(feature = "ShareGroupHeartbeat")]
-            76 => c::take_or_read::<m::ShareGroupHeartbeatRequest<'a>>(r, version)
-                .map(Self::ShareGroupHeartbeat),
+            76 => c::take_or_read_as::<m::ShareGroupHeartbeatRequest<'a>, _>(
+                r,
+                version,
+                Self::ShareGroupHeartbeat,
+            ),
             #[cfg(feature = "ShareGroupDescribe")]
-            77 => c::take_or_read::<m::ShareGroupDescribeRequest<'a>>(r, version)
-                .map(Self::ShareGroupDescribe),
+            77 => c::take_or_read_as::<m::ShareGroupDescribeRequest<'a>, _>(
+                r,
+                version,
+                Self::ShareGroupDescribe,
+            ),
             #[cfg(feature = "ShareFetch")]
-            78 => c::take_or_read::<m::ShareFetchRequest<'a>>(r, version).map(Self::ShareFetch),
+            78 => c::take_or_read_as::<m::ShareFetchRequest<'a>, _>(r, version, Self::ShareFetch),
             #[cfg(feature = "ShareAcknowledge")]
-            79 => c::take_or_read::<m::ShareAcknowledgeRequest<'a>>(r, version)
-                .map(Self::ShareAcknowledge),
+            79 => c::take_or_read_as::<m::ShareAcknowledgeRequest<'a>, _>(
+                r,
+                version,
+                Self::ShareAcknowledge,
+            ),
             #[cfg(feature = "AddRaftVoter")]
-            80 => c::take_or_read::<m::AddRaftVoterRequest<'a>>(r, version).map(Self::AddRaftVoter),
-            #[cfg(feature = "RemoveRaftVoter")]
-            81 => c::take_or_read::<m::RemoveRaftVoterRequest<'a>>(r, version)
-                .map(Self::RemoveRaftVoter),
-            #[cfg(feature = "UpdateRaftVoter")]
-            82 => c::take_or_read::<m::UpdateRaftVoterRequest<'a>>(r, version)
-                .map(Self::UpdateRaftVoter),
-            #[cfg(feature = "InitializeShareGroupState")]
-            83 => c::take_or_read::<m::InitializeShareGroupStateRequest<'a>>(r, version)
-                .map(Self::InitializeShareGroupState),
-            #[cfg(feature = "ReadShareGroupState")]
-            84 => c::take_or_read::<m::ReadShareGroupStateRequest<'a>>(r, version)
-                .map(Self::ReadShareGroupState),
-            #[cfg(feature = "WriteShareGroupState")]
-            85 => c::take_or_read::<m::WriteShareGroupStateRequest<'a>>(r, version)
-                .map(Self::WriteShareGroupState),
-            #[cfg(feature = "DeleteShareGroupState")]
-            86 => c::take_or_read::<m::DeleteShareGroupStateRequest<'a>>(r, version)
-                .map(Self::DeleteShareGroupState),
-            #[cfg(feature = "ReadShareGroupStateSummary")]
-            87 => c::take_or_read::<m::ReadShareGroupStateSummaryRequest<'a>>(r, version)
-                .map(Self::ReadShareGroupStateSummary),
-            #[cfg(feature = "StreamsGroupHeartbeat")]
-            88 => c::take_or_read::<m::StreamsGroupHeartbeatRequest<'a>>(r, version)
-                .map(Self::StreamsGroupHeartbeat),
-            #[cfg(feature = "StreamsGroupDescribe")]
-            89 => c::take_or_read::<m::StreamsGroupDescribeRequest<'a>>(r, version)
-                .map(Self::StreamsGroupDescribe),
-            #[cfg(feature = "DescribeShareGroupOffsets")]
-            90 => c::take_or_read::<m::DescribeShareGroupOffsetsRequest<'a>>(r, version)
-                .map(Self::DescribeShareGroupOffsets),
-            #[cfg(feature = "AlterShareGroupOffsets")]
-            91 => c::take_or_read::<m::AlterShareGroupOffsetsRequest<'a>>(r, version)
-                .map(Self::AlterShareGroupOffsets),
-            #[cfg(feature = "DeleteShareGroupOffsets")]
-            92 => c::take_or_read::<m::DeleteShareGroupOffsetsRequest<'a>>(r, version)
-                .map(Self::DeleteShareGroupOffsets),
-            #[cfg(feature = "StreamsGroupTopologyDescriptionUpdate")]
-            93 => {
-                c::take_or_read::<m::StreamsGroupTopologyDescriptionUpdateRequest<'a>>(r, version)
-                    .map(Self::StreamsGroupTopologyDescriptionUpdate)
+            80 => {
+                c::take_or_read_as::<m::AddRaftVoterRequest<'a>, _>(r, version, Self::AddRaftVoter)
             }
+            #[cfg(feature = "RemoveRaftVoter")]
+            81 => c::take_or_read_as::<m::RemoveRaftVoterRequest<'a>, _>(
+                r,
+                version,
+                Self::RemoveRaftVoter,
+            ),
+            #[cfg(feature = "UpdateRaftVoter")]
+            82 => c::take_or_read_as::<m::UpdateRaftVoterRequest<'a>, _>(
+                r,
+                version,
+                Self::UpdateRaftVoter,
+            ),
+            #[cfg(feature = "InitializeShareGroupState")]
+            83 => c::take_or_read_as::<m::InitializeShareGroupStateRequest<'a>, _>(
+                r,
+                version,
+                Self::InitializeShareGroupState,
+            ),
+            #[cfg(feature = "ReadShareGroupState")]
+            84 => c::take_or_read_as::<m::ReadShareGroupStateRequest<'a>, _>(
+                r,
+                version,
+                Self::ReadShareGroupState,
+            ),
+            #[cfg(feature = "WriteShareGroupState")]
+            85 => c::take_or_read_as::<m::WriteShareGroupStateRequest<'a>, _>(
+                r,
+                version,
+                Self::WriteShareGroupState,
+            ),
+            #[cfg(feature = "DeleteShareGroupState")]
+            86 => c::take_or_read_as::<m::DeleteShareGroupStateRequest<'a>, _>(
+                r,
+                version,
+                Self::DeleteShareGroupState,
+            ),
+            #[cfg(feature = "ReadShareGroupStateSummary")]
+            87 => c::take_or_read_as::<m::ReadShareGroupStateSummaryRequest<'a>, _>(
+                r,
+                version,
+                Self::ReadShareGroupStateSummary,
+            ),
+            #[cfg(feature = "StreamsGroupHeartbeat")]
+            88 => c::take_or_read_as::<m::StreamsGroupHeartbeatRequest<'a>, _>(
+                r,
+                version,
+                Self::StreamsGroupHeartbeat,
+            ),
+            #[cfg(feature = "StreamsGroupDescribe")]
+            89 => c::take_or_read_as::<m::StreamsGroupDescribeRequest<'a>, _>(
+                r,
+                version,
+                Self::StreamsGroupDescribe,
+            ),
+            #[cfg(feature = "DescribeShareGroupOffsets")]
+            90 => c::take_or_read_as::<m::DescribeShareGroupOffsetsRequest<'a>, _>(
+                r,
+                version,
+                Self::DescribeShareGroupOffsets,
+            ),
+            #[cfg(feature = "AlterShareGroupOffsets")]
+            91 => c::take_or_read_as::<m::AlterShareGroupOffsetsRequest<'a>, _>(
+                r,
+                version,
+                Self::AlterShareGroupOffsets,
+            ),
+            #[cfg(feature = "DeleteShareGroupOffsets")]
+            92 => c::take_or_read_as::<m::DeleteShareGroupOffsetsRequest<'a>, _>(
+                r,
+                version,
+                Self::DeleteShareGroupOffsets,
+            ),
+            #[cfg(feature = "StreamsGroupTopologyDescriptionUpdate")]
+            93 => c::take_or_read_as::<m::StreamsGroupTopologyDescriptionUpdateRequest<'a>, _>(
+                r,
+                version,
+                Self::StreamsGroupTopologyDescriptionUpdate,
+            ),
             #[cfg(feature = "UnregisterController")]
-            94 => c::take_or_read::<m::UnregisterControllerRequest<'a>>(r, version)
-                .map(Self::UnregisterController),
-            _ => Err(super::missing_api(r, api_key, "Request")),
-        };
-        body.map_err(|c::Failed| r.take_error())
+            94 => c::take_or_read_as::<m::UnregisterControllerRequest<'a>, _>(
+                r,
+                version,
+                Self::UnregisterController,
+            ),
+            _ => {
+                let c::Failed = super::missing_api(r, api_key, "Request");
+                Err(r.take_error())
+            }
+        }
     }
 
     /// The API key of this body.
@@ -4792,289 +5009,492 @@ impl<'a> Response<'a> {
         version: i16,
     ) -> Result<Self, DecodeError> {
         let _ = version;
-        let body = match api_key.0 {
+        match api_key.0 {
             #[cfg(feature = "Produce")]
-            0 => c::take_or_read::<m::ProduceResponse<'a>>(r, version).map(Self::Produce),
+            0 => c::take_or_read_as::<m::ProduceResponse<'a>, _>(r, version, Self::Produce),
             #[cfg(feature = "Fetch")]
-            1 => c::take_or_read::<m::FetchResponse<'a>>(r, version).map(Self::Fetch),
+            1 => c::take_or_read_as::<m::FetchResponse<'a>, _>(r, version, Self::Fetch),
             #[cfg(feature = "ListOffsets")]
-            2 => c::take_or_read::<m::ListOffsetsResponse<'a>>(r, version).map(Self::ListOffsets),
+            2 => c::take_or_read_as::<m::ListOffsetsResponse<'a>, _>(r, version, Self::ListOffsets),
             #[cfg(feature = "Metadata")]
-            3 => c::take_or_read::<m::MetadataResponse<'a>>(r, version).map(Self::Metadata),
+            3 => c::take_or_read_as::<m::MetadataResponse<'a>, _>(r, version, Self::Metadata),
             #[cfg(feature = "LeaderAndIsr")]
-            4 => c::take_or_read::<m::LeaderAndIsrResponse<'a>>(r, version).map(Self::LeaderAndIsr),
-            #[cfg(feature = "StopReplica")]
-            5 => c::take_or_read::<m::StopReplicaResponse<'a>>(r, version).map(Self::StopReplica),
-            #[cfg(feature = "UpdateMetadata")]
-            6 => c::take_or_read::<m::UpdateMetadataResponse<'a>>(r, version)
-                .map(Self::UpdateMetadata),
-            #[cfg(feature = "ControlledShutdown")]
-            7 => c::take_or_read::<m::ControlledShutdownResponse<'a>>(r, version)
-                .map(Self::ControlledShutdown),
-            #[cfg(feature = "OffsetCommit")]
-            8 => c::take_or_read::<m::OffsetCommitResponse<'a>>(r, version).map(Self::OffsetCommit),
-            #[cfg(feature = "OffsetFetch")]
-            9 => c::take_or_read::<m::OffsetFetchResponse<'a>>(r, version).map(Self::OffsetFetch),
-            #[cfg(feature = "FindCoordinator")]
-            10 => c::take_or_read::<m::FindCoordinatorResponse<'a>>(r, version)
-                .map(Self::FindCoordinator),
-            #[cfg(feature = "JoinGroup")]
-            11 => c::take_or_read::<m::JoinGroupResponse<'a>>(r, version).map(Self::JoinGroup),
-            #[cfg(feature = "Heartbeat")]
-            12 => c::take_or_read::<m::HeartbeatResponse<'a>>(r, version).map(Self::Heartbeat),
-            #[cfg(feature = "LeaveGroup")]
-            13 => c::take_or_read::<m::LeaveGroupResponse<'a>>(r, version).map(Self::LeaveGroup),
-            #[cfg(feature = "SyncGroup")]
-            14 => c::take_or_read::<m::SyncGroupResponse<'a>>(r, version).map(Self::SyncGroup),
-            #[cfg(feature = "DescribeGroups")]
-            15 => c::take_or_read::<m::DescribeGroupsResponse<'a>>(r, version)
-                .map(Self::DescribeGroups),
-            #[cfg(feature = "ListGroups")]
-            16 => c::take_or_read::<m::ListGroupsResponse<'a>>(r, version).map(Self::ListGroups),
-            #[cfg(feature = "SaslHandshake")]
-            17 => {
-                c::take_or_read::<m::SaslHandshakeResponse<'a>>(r, version).map(Self::SaslHandshake)
+            4 => {
+                c::take_or_read_as::<m::LeaderAndIsrResponse<'a>, _>(r, version, Self::LeaderAndIsr)
             }
+            #[cfg(feature = "StopReplica")]
+            5 => c::take_or_read_as::<m::StopReplicaResponse<'a>, _>(r, version, Self::StopReplica),
+            #[cfg(feature = "UpdateMetadata")]
+            6 => c::take_or_read_as::<m::UpdateMetadataResponse<'a>, _>(
+                r,
+                version,
+                Self::UpdateMetadata,
+            ),
+            #[cfg(feature = "ControlledShutdown")]
+            7 => c::take_or_read_as::<m::ControlledShutdownResponse<'a>, _>(
+                r,
+                version,
+                Self::ControlledShutdown,
+            ),
+            #[cfg(feature = "OffsetCommit")]
+            8 => {
+                c::take_or_read_as::<m::OffsetCommitResponse<'a>, _>(r, version, Self::OffsetCommit)
+            }
+            #[cfg(feature = "OffsetFetch")]
+            9 => c::take_or_read_as::<m::OffsetFetchResponse<'a>, _>(r, version, Self::OffsetFetch),
+            #[cfg(feature = "FindCoordinator")]
+            10 => c::take_or_read_as::<m::FindCoordinatorResponse<'a>, _>(
+                r,
+                version,
+                Self::FindCoordinator,
+            ),
+            #[cfg(feature = "JoinGroup")]
+            11 => c::take_or_read_as::<m::JoinGroupResponse<'a>, _>(r, version, Self::JoinGroup),
+            #[cfg(feature = "Heartbeat")]
+            12 => c::take_or_read_as::<m::HeartbeatResponse<'a>, _>(r, version, Self::Heartbeat),
+            #[cfg(feature = "LeaveGroup")]
+            13 => c::take_or_read_as::<m::LeaveGroupResponse<'a>, _>(r, version, Self::LeaveGroup),
+            #[cfg(feature = "SyncGroup")]
+            14 => c::take_or_read_as::<m::SyncGroupResponse<'a>, _>(r, version, Self::SyncGroup),
+            #[cfg(feature = "DescribeGroups")]
+            15 => c::take_or_read_as::<m::DescribeGroupsResponse<'a>, _>(
+                r,
+                version,
+                Self::DescribeGroups,
+            ),
+            #[cfg(feature = "ListGroups")]
+            16 => c::take_or_read_as::<m::ListGroupsResponse<'a>, _>(r, version, Self::ListGroups),
+            #[cfg(feature = "SaslHandshake")]
+            17 => c::take_or_read_as::<m::SaslHandshakeResponse<'a>, _>(
+                r,
+                version,
+                Self::SaslHandshake,
+            ),
             #[cfg(feature = "ApiVersions")]
-            18 => c::take_or_read::<m::ApiVersionsResponse<'a>>(r, version).map(Self::ApiVersions),
+            18 => {
+                c::take_or_read_as::<m::ApiVersionsResponse<'a>, _>(r, version, Self::ApiVersions)
+            }
             #[cfg(feature = "CreateTopics")]
             19 => {
-                c::take_or_read::<m::CreateTopicsResponse<'a>>(r, version).map(Self::CreateTopics)
+                c::take_or_read_as::<m::CreateTopicsResponse<'a>, _>(r, version, Self::CreateTopics)
             }
             #[cfg(feature = "DeleteTopics")]
             20 => {
-                c::take_or_read::<m::DeleteTopicsResponse<'a>>(r, version).map(Self::DeleteTopics)
+                c::take_or_read_as::<m::DeleteTopicsResponse<'a>, _>(r, version, Self::DeleteTopics)
             }
             #[cfg(feature = "DeleteRecords")]
-            21 => {
-                c::take_or_read::<m::DeleteRecordsResponse<'a>>(r, version).map(Self::DeleteRecords)
-            }
+            21 => c::take_or_read_as::<m::DeleteRecordsResponse<'a>, _>(
+                r,
+                version,
+                Self::DeleteRecords,
+            ),
             #[cfg(feature = "InitProducerId")]
-            22 => c::take_or_read::<m::InitProducerIdResponse<'a>>(r, version)
-                .map(Self::InitProducerId),
+            22 => c::take_or_read_as::<m::InitProducerIdResponse<'a>, _>(
+                r,
+                version,
+                Self::InitProducerId,
+            ),
             #[cfg(feature = "OffsetForLeaderEpoch")]
-            23 => c::take_or_read::<m::OffsetForLeaderEpochResponse<'a>>(r, version)
-                .map(Self::OffsetForLeaderEpoch),
+            23 => c::take_or_read_as::<m::OffsetForLeaderEpochResponse<'a>, _>(
+                r,
+                version,
+                Self::OffsetForLeaderEpoch,
+            ),
             #[cfg(feature = "AddPartitionsToTxn")]
-            24 => c::take_or_read::<m::AddPartitionsToTxnResponse<'a>>(r, version)
-                .map(Self::AddPartitionsToTxn),
+            24 => c::take_or_read_as::<m::AddPartitionsToTxnResponse<'a>, _>(
+                r,
+                version,
+                Self::AddPartitionsToTxn,
+            ),
             #[cfg(feature = "AddOffsetsToTxn")]
-            25 => c::take_or_read::<m::AddOffsetsToTxnResponse<'a>>(r, version)
-                .map(Self::AddOffsetsToTxn),
+            25 => c::take_or_read_as::<m::AddOffsetsToTxnResponse<'a>, _>(
+                r,
+                version,
+                Self::AddOffsetsToTxn,
+            ),
             #[cfg(feature = "EndTxn")]
-            26 => c::take_or_read::<m::EndTxnResponse<'a>>(r, version).map(Self::EndTxn),
+            26 => c::take_or_read_as::<m::EndTxnResponse<'a>, _>(r, version, Self::EndTxn),
             #[cfg(feature = "WriteTxnMarkers")]
-            27 => c::take_or_read::<m::WriteTxnMarkersResponse<'a>>(r, version)
-                .map(Self::WriteTxnMarkers),
+            27 => c::take_or_read_as::<m::WriteTxnMarkersResponse<'a>, _>(
+                r,
+                version,
+                Self::WriteTxnMarkers,
+            ),
             #[cfg(feature = "TxnOffsetCommit")]
-            28 => c::take_or_read::<m::TxnOffsetCommitResponse<'a>>(r, version)
-                .map(Self::TxnOffsetCommit),
+            28 => c::take_or_read_as::<m::TxnOffsetCommitResponse<'a>, _>(
+                r,
+                version,
+                Self::TxnOffsetCommit,
+            ),
             #[cfg(feature = "DescribeAcls")]
             29 => {
-                c::take_or_read::<m::DescribeAclsResponse<'a>>(r, version).map(Self::DescribeAcls)
+                c::take_or_read_as::<m::DescribeAclsResponse<'a>, _>(r, version, Self::DescribeAcls)
             }
             #[cfg(feature = "CreateAcls")]
-            30 => c::take_or_read::<m::CreateAclsResponse<'a>>(r, version).map(Self::CreateAcls),
+            30 => c::take_or_read_as::<m::CreateAclsResponse<'a>, _>(r, version, Self::CreateAcls),
             #[cfg(feature = "DeleteAcls")]
-            31 => c::take_or_read::<m::DeleteAclsResponse<'a>>(r, version).map(Self::DeleteAcls),
+            31 => c::take_or_read_as::<m::DeleteAclsResponse<'a>, _>(r, version, Self::DeleteAcls),
             #[cfg(feature = "DescribeConfigs")]
-            32 => c::take_or_read::<m::DescribeConfigsResponse<'a>>(r, version)
-                .map(Self::DescribeConfigs),
+            32 => c::take_or_read_as::<m::DescribeConfigsResponse<'a>, _>(
+                r,
+                version,
+                Self::DescribeConfigs,
+            ),
             #[cfg(feature = "AlterConfigs")]
             33 => {
-                c::take_or_read::<m::AlterConfigsResponse<'a>>(r, version).map(Self::AlterConfigs)
+                c::take_or_read_as::<m::AlterConfigsResponse<'a>, _>(r, version, Self::AlterConfigs)
             }
             #[cfg(feature = "AlterReplicaLogDirs")]
-            34 => c::take_or_read::<m::AlterReplicaLogDirsResponse<'a>>(r, version)
-                .map(Self::AlterReplicaLogDirs),
+            34 => c::take_or_read_as::<m::AlterReplicaLogDirsResponse<'a>, _>(
+                r,
+                version,
+                Self::AlterReplicaLogDirs,
+            ),
             #[cfg(feature = "DescribeLogDirs")]
-            35 => c::take_or_read::<m::DescribeLogDirsResponse<'a>>(r, version)
-                .map(Self::DescribeLogDirs),
+            35 => c::take_or_read_as::<m::DescribeLogDirsResponse<'a>, _>(
+                r,
+                version,
+                Self::DescribeLogDirs,
+            ),
             #[cfg(feature = "SaslAuthenticate")]
-            36 => c::take_or_read::<m::SaslAuthenticateResponse<'a>>(r, version)
-                .map(Self::SaslAuthenticate),
+            36 => c::take_or_read_as::<m::SaslAuthenticateResponse<'a>, _>(
+                r,
+                version,
+                Self::SaslAuthenticate,
+            ),
             #[cfg(feature = "CreatePartitions")]
-            37 => c::take_or_read::<m::CreatePartitionsResponse<'a>>(r, version)
-                .map(Self::CreatePartitions),
+            37 => c::take_or_read_as::<m::CreatePartitionsResponse<'a>, _>(
+                r,
+                version,
+                Self::CreatePartitions,
+            ),
             #[cfg(feature = "CreateDelegationToken")]
-            38 => c::take_or_read::<m::CreateDelegationTokenResponse<'a>>(r, version)
-                .map(Self::CreateDelegationToken),
+            38 => c::take_or_read_as::<m::CreateDelegationTokenResponse<'a>, _>(
+                r,
+                version,
+                Self::CreateDelegationToken,
+            ),
             #[cfg(feature = "RenewDelegationToken")]
-            39 => c::take_or_read::<m::RenewDelegationTokenResponse<'a>>(r, version)
-                .map(Self::RenewDelegationToken),
+            39 => c::take_or_read_as::<m::RenewDelegationTokenResponse<'a>, _>(
+                r,
+                version,
+                Self::RenewDelegationToken,
+            ),
             #[cfg(feature = "ExpireDelegationToken")]
-            40 => c::take_or_read::<m::ExpireDelegationTokenResponse<'a>>(r, version)
-                .map(Self::ExpireDelegationToken),
+            40 => c::take_or_read_as::<m::ExpireDelegationTokenResponse<'a>, _>(
+                r,
+                version,
+                Self::ExpireDelegationToken,
+            ),
             #[cfg(feature = "DescribeDelegationToken")]
-            41 => c::take_or_read::<m::DescribeDelegationTokenResponse<'a>>(r, version)
-                .map(Self::DescribeDelegationToken),
+            41 => c::take_or_read_as::<m::DescribeDelegationTokenResponse<'a>, _>(
+                r,
+                version,
+                Self::DescribeDelegationToken,
+            ),
             #[cfg(feature = "DeleteGroups")]
             42 => {
-                c::take_or_read::<m::DeleteGroupsResponse<'a>>(r, version).map(Self::DeleteGroups)
+                c::take_or_read_as::<m::DeleteGroupsResponse<'a>, _>(r, version, Self::DeleteGroups)
             }
             #[cfg(feature = "ElectLeaders")]
             43 => {
-                c::take_or_read::<m::ElectLeadersResponse<'a>>(r, version).map(Self::ElectLeaders)
+                c::take_or_read_as::<m::ElectLeadersResponse<'a>, _>(r, version, Self::ElectLeaders)
             }
             #[cfg(feature = "IncrementalAlterConfigs")]
-            44 => c::take_or_read::<m::IncrementalAlterConfigsResponse<'a>>(r, version)
-                .map(Self::IncrementalAlterConfigs),
+            44 => c::take_or_read_as::<m::IncrementalAlterConfigsResponse<'a>, _>(
+                r,
+                version,
+                Self::IncrementalAlterConfigs,
+            ),
             #[cfg(feature = "AlterPartitionReassignments")]
-            45 => c::take_or_read::<m::AlterPartitionReassignmentsResponse<'a>>(r, version)
-                .map(Self::AlterPartitionReassignments),
+            45 => c::take_or_read_as::<m::AlterPartitionReassignmentsResponse<'a>, _>(
+                r,
+                version,
+                Self::AlterPartitionReassignments,
+            ),
             #[cfg(feature = "ListPartitionReassignments")]
-            46 => c::take_or_read::<m::ListPartitionReassignmentsResponse<'a>>(r, version)
-                .map(Self::ListPartitionReassignments),
+            46 => c::take_or_read_as::<m::ListPartitionReassignmentsResponse<'a>, _>(
+                r,
+                version,
+                Self::ListPartitionReassignments,
+            ),
             #[cfg(feature = "OffsetDelete")]
             47 => {
-                c::take_or_read::<m::OffsetDeleteResponse<'a>>(r, version).map(Self::OffsetDelete)
+                c::take_or_read_as::<m::OffsetDeleteResponse<'a>, _>(r, version, Self::OffsetDelete)
             }
             #[cfg(feature = "DescribeClientQuotas")]
-            48 => c::take_or_read::<m::DescribeClientQuotasResponse<'a>>(r, version)
-                .map(Self::DescribeClientQuotas),
+            48 => c::take_or_read_as::<m::DescribeClientQuotasResponse<'a>, _>(
+                r,
+                version,
+                Self::DescribeClientQuotas,
+            ),
             #[cfg(feature = "AlterClientQuotas")]
-            49 => c::take_or_read::<m::AlterClientQuotasResponse<'a>>(r, version)
-                .map(Self::AlterClientQuotas),
+            49 => c::take_or_read_as::<m::AlterClientQuotasResponse<'a>, _>(
+                r,
+                version,
+                Self::AlterClientQuotas,
+            ),
             #[cfg(feature = "DescribeUserScramCredentials")]
-            50 => c::take_or_read::<m::DescribeUserScramCredentialsResponse<'a>>(r, version)
-                .map(Self::DescribeUserScramCredentials),
+            50 => c::take_or_read_as::<m::DescribeUserScramCredentialsResponse<'a>, _>(
+                r,
+                version,
+                Self::DescribeUserScramCredentials,
+            ),
             #[cfg(feature = "AlterUserScramCredentials")]
-            51 => c::take_or_read::<m::AlterUserScramCredentialsResponse<'a>>(r, version)
-                .map(Self::AlterUserScramCredentials),
+            51 => c::take_or_read_as::<m::AlterUserScramCredentialsResponse<'a>, _>(
+                r,
+                version,
+                Self::AlterUserScramCredentials,
+            ),
             #[cfg(feature = "Vote")]
-            52 => c::take_or_read::<m::VoteResponse<'a>>(r, version).map(Self::Vote),
+            52 => c::take_or_read_as::<m::VoteResponse<'a>, _>(r, version, Self::Vote),
             #[cfg(feature = "BeginQuorumEpoch")]
-            53 => c::take_or_read::<m::BeginQuorumEpochResponse<'a>>(r, version)
-                .map(Self::BeginQuorumEpoch),
+            53 => c::take_or_read_as::<m::BeginQuorumEpochResponse<'a>, _>(
+                r,
+                version,
+                Self::BeginQuorumEpoch,
+            ),
             #[cfg(feature = "EndQuorumEpoch")]
-            54 => c::take_or_read::<m::EndQuorumEpochResponse<'a>>(r, version)
-                .map(Self::EndQuorumEpoch),
+            54 => c::take_or_read_as::<m::EndQuorumEpochResponse<'a>, _>(
+                r,
+                version,
+                Self::EndQuorumEpoch,
+            ),
             #[cfg(feature = "DescribeQuorum")]
-            55 => c::take_or_read::<m::DescribeQuorumResponse<'a>>(r, version)
-                .map(Self::DescribeQuorum),
+            55 => c::take_or_read_as::<m::DescribeQuorumResponse<'a>, _>(
+                r,
+                version,
+                Self::DescribeQuorum,
+            ),
             #[cfg(feature = "AlterPartition")]
-            56 => c::take_or_read::<m::AlterPartitionResponse<'a>>(r, version)
-                .map(Self::AlterPartition),
+            56 => c::take_or_read_as::<m::AlterPartitionResponse<'a>, _>(
+                r,
+                version,
+                Self::AlterPartition,
+            ),
             #[cfg(feature = "UpdateFeatures")]
-            57 => c::take_or_read::<m::UpdateFeaturesResponse<'a>>(r, version)
-                .map(Self::UpdateFeatures),
+            57 => c::take_or_read_as::<m::UpdateFeaturesResponse<'a>, _>(
+                r,
+                version,
+                Self::UpdateFeatures,
+            ),
             #[cfg(feature = "Envelope")]
-            58 => c::take_or_read::<m::EnvelopeResponse<'a>>(r, version).map(Self::Envelope),
+            58 => c::take_or_read_as::<m::EnvelopeResponse<'a>, _>(r, version, Self::Envelope),
             #[cfg(feature = "FetchSnapshot")]
-            59 => {
-                c::take_or_read::<m::FetchSnapshotResponse<'a>>(r, version).map(Self::FetchSnapshot)
-            }
+            59 => c::take_or_read_as::<m::FetchSnapshotResponse<'a>, _>(
+                r,
+                version,
+                Self::FetchSnapshot,
+            ),
             #[cfg(feature = "DescribeCluster")]
-            60 => c::take_or_read::<m::DescribeClusterResponse<'a>>(r, version)
-                .map(Self::DescribeCluster),
+            60 => c::take_or_read_as::<m::DescribeClusterResponse<'a>, _>(
+                r,
+                version,
+                Self::DescribeCluster,
+            ),
             #[cfg(feature = "DescribeProducers")]
-            61 => c::take_or_read::<m::DescribeProducersResponse<'a>>(r, version)
-                .map(Self::DescribeProducers),
+            61 => c::take_or_read_as::<m::DescribeProducersResponse<'a>, _>(
+                r,
+                version,
+                Self::DescribeProducers,
+            ),
             #[cfg(feature = "BrokerRegistration")]
-            62 => c::take_or_read::<m::BrokerRegistrationResponse<'a>>(r, version)
-                .map(Self::BrokerRegistration),
+            62 => c::take_or_read_as::<m::BrokerRegistrationResponse<'a>, _>(
+                r,
+                version,
+                Self::BrokerRegistration,
+            ),
             #[cfg(feature = "BrokerHeartbeat")]
-            63 => c::take_or_read::<m::BrokerHeartbeatResponse<'a>>(r, version)
-                .map(Self::BrokerHeartbeat),
+            63 => c::take_or_read_as::<m::BrokerHeartbeatResponse<'a>, _>(
+                r,
+                version,
+                Self::BrokerHeartbeat,
+            ),
             #[cfg(feature = "UnregisterBroker")]
-            64 => c::take_or_read::<m::UnregisterBrokerResponse<'a>>(r, version)
-                .map(Self::UnregisterBroker),
+            64 => c::take_or_read_as::<m::UnregisterBrokerResponse<'a>, _>(
+                r,
+                version,
+                Self::UnregisterBroker,
+            ),
             #[cfg(feature = "DescribeTransactions")]
-            65 => c::take_or_read::<m::DescribeTransactionsResponse<'a>>(r, version)
-                .map(Self::DescribeTransactions),
+            65 => c::take_or_read_as::<m::DescribeTransactionsResponse<'a>, _>(
+                r,
+                version,
+                Self::DescribeTransactions,
+            ),
             #[cfg(feature = "ListTransactions")]
-            66 => c::take_or_read::<m::ListTransactionsResponse<'a>>(r, version)
-                .map(Self::ListTransactions),
+            66 => c::take_or_read_as::<m::ListTransactionsResponse<'a>, _>(
+                r,
+                version,
+                Self::ListTransactions,
+            ),
             #[cfg(feature = "AllocateProducerIds")]
-            67 => c::take_or_read::<m::AllocateProducerIdsResponse<'a>>(r, version)
-                .map(Self::AllocateProducerIds),
+            67 => c::take_or_read_as::<m::AllocateProducerIdsResponse<'a>, _>(
+                r,
+                version,
+                Self::AllocateProducerIds,
+            ),
             #[cfg(feature = "ConsumerGroupHeartbeat")]
-            68 => c::take_or_read::<m::ConsumerGroupHeartbeatResponse<'a>>(r, version)
-                .map(Self::ConsumerGroupHeartbeat),
+            68 => c::take_or_read_as::<m::ConsumerGroupHeartbeatResponse<'a>, _>(
+                r,
+                version,
+                Self::ConsumerGroupHeartbeat,
+            ),
             #[cfg(feature = "ConsumerGroupDescribe")]
-            69 => c::take_or_read::<m::ConsumerGroupDescribeResponse<'a>>(r, version)
-                .map(Self::ConsumerGroupDescribe),
+            69 => c::take_or_read_as::<m::ConsumerGroupDescribeResponse<'a>, _>(
+                r,
+                version,
+                Self::ConsumerGroupDescribe,
+            ),
             #[cfg(feature = "ControllerRegistration")]
-            70 => c::take_or_read::<m::ControllerRegistrationResponse<'a>>(r, version)
-                .map(Self::ControllerRegistration),
+            70 => c::take_or_read_as::<m::ControllerRegistrationResponse<'a>, _>(
+                r,
+                version,
+                Self::ControllerRegistration,
+            ),
             #[cfg(feature = "GetTelemetrySubscriptions")]
-            71 => c::take_or_read::<m::GetTelemetrySubscriptionsResponse<'a>>(r, version)
-                .map(Self::GetTelemetrySubscriptions),
+            71 => c::take_or_read_as::<m::GetTelemetrySubscriptionsResponse<'a>, _>(
+                r,
+                version,
+                Self::GetTelemetrySubscriptions,
+            ),
             #[cfg(feature = "PushTelemetry")]
-            72 => {
-                c::take_or_read::<m::PushTelemetryResponse<'a>>(r, version).map(Self::PushTelemetry)
-            }
+            72 => c::take_or_read_as::<m::PushTelemetryResponse<'a>, _>(
+                r,
+                version,
+                Self::PushTelemetry,
+            ),
             #[cfg(feature = "AssignReplicasToDirs")]
-            73 => c::take_or_read::<m::AssignReplicasToDirsResponse<'a>>(r, version)
-                .map(Self::AssignReplicasToDirs),
+            73 => c::take_or_read_as::<m::AssignReplicasToDirsResponse<'a>, _>(
+                r,
+                version,
+                Self::AssignReplicasToDirs,
+            ),
             #[cfg(feature = "ListConfigResources")]
-            74 => c::take_or_read::<m::ListConfigResourcesResponse<'a>>(r, version)
-                .map(Self::ListConfigResources),
+            74 => c::take_or_read_as::<m::ListConfigResourcesResponse<'a>, _>(
+                r,
+                version,
+                Self::ListConfigResources,
+            ),
             #[cfg(feature = "DescribeTopicPartitions")]
-            75 => c::take_or_read::<m::DescribeTopicPartitionsResponse<'a>>(r, version)
-                .map(Self::DescribeTopicPartitions),
+            75 => c::take_or_read_as::<m::DescribeTopicPartitionsResponse<'a>, _>(
+                r,
+                version,
+                Self::DescribeTopicPartitions,
+            ),
             #[cfg(feature = "ShareGroupHeartbeat")]
-            76 => c::take_or_read::<m::ShareGroupHeartbeatResponse<'a>>(r, version)
-                .map(Self::ShareGroupHeartbeat),
+            76 => c::take_or_read_as::<m::ShareGroupHeartbeatResponse<'a>, _>(
+                r,
+                version,
+                Self::ShareGroupHeartbeat,
+            ),
             #[cfg(feature = "ShareGroupDescribe")]
-            77 => c::take_or_read::<m::ShareGroupDescribeResponse<'a>>(r, version)
-                .map(Self::ShareGroupDescribe),
+            77 => c::take_or_read_as::<m::ShareGroupDescribeResponse<'a>, _>(
+                r,
+                version,
+                Self::ShareGroupDescribe,
+            ),
             #[cfg(feature = "ShareFetch")]
-            78 => c::take_or_read::<m::ShareFetchResponse<'a>>(r, version).map(Self::ShareFetch),
+            78 => c::take_or_read_as::<m::ShareFetchResponse<'a>, _>(r, version, Self::ShareFetch),
             #[cfg(feature = "ShareAcknowledge")]
-            79 => c::take_or_read::<m::ShareAcknowledgeResponse<'a>>(r, version)
-                .map(Self::ShareAcknowledge),
+            79 => c::take_or_read_as::<m::ShareAcknowledgeResponse<'a>, _>(
+                r,
+                version,
+                Self::ShareAcknowledge,
+            ),
             #[cfg(feature = "AddRaftVoter")]
             80 => {
-                c::take_or_read::<m::AddRaftVoterResponse<'a>>(r, version).map(Self::AddRaftVoter)
+                c::take_or_read_as::<m::AddRaftVoterResponse<'a>, _>(r, version, Self::AddRaftVoter)
             }
             #[cfg(feature = "RemoveRaftVoter")]
-            81 => c::take_or_read::<m::RemoveRaftVoterResponse<'a>>(r, version)
-                .map(Self::RemoveRaftVoter),
+            81 => c::take_or_read_as::<m::RemoveRaftVoterResponse<'a>, _>(
+                r,
+                version,
+                Self::RemoveRaftVoter,
+            ),
             #[cfg(feature = "UpdateRaftVoter")]
-            82 => c::take_or_read::<m::UpdateRaftVoterResponse<'a>>(r, version)
-                .map(Self::UpdateRaftVoter),
+            82 => c::take_or_read_as::<m::UpdateRaftVoterResponse<'a>, _>(
+                r,
+                version,
+                Self::UpdateRaftVoter,
+            ),
             #[cfg(feature = "InitializeShareGroupState")]
-            83 => c::take_or_read::<m::InitializeShareGroupStateResponse<'a>>(r, version)
-                .map(Self::InitializeShareGroupState),
+            83 => c::take_or_read_as::<m::InitializeShareGroupStateResponse<'a>, _>(
+                r,
+                version,
+                Self::InitializeShareGroupState,
+            ),
             #[cfg(feature = "ReadShareGroupState")]
-            84 => c::take_or_read::<m::ReadShareGroupStateResponse<'a>>(r, version)
-                .map(Self::ReadShareGroupState),
+            84 => c::take_or_read_as::<m::ReadShareGroupStateResponse<'a>, _>(
+                r,
+                version,
+                Self::ReadShareGroupState,
+            ),
             #[cfg(feature = "WriteShareGroupState")]
-            85 => c::take_or_read::<m::WriteShareGroupStateResponse<'a>>(r, version)
-                .map(Self::WriteShareGroupState),
+            85 => c::take_or_read_as::<m::WriteShareGroupStateResponse<'a>, _>(
+                r,
+                version,
+                Self::WriteShareGroupState,
+            ),
             #[cfg(feature = "DeleteShareGroupState")]
-            86 => c::take_or_read::<m::DeleteShareGroupStateResponse<'a>>(r, version)
-                .map(Self::DeleteShareGroupState),
+            86 => c::take_or_read_as::<m::DeleteShareGroupStateResponse<'a>, _>(
+                r,
+                version,
+                Self::DeleteShareGroupState,
+            ),
             #[cfg(feature = "ReadShareGroupStateSummary")]
-            87 => c::take_or_read::<m::ReadShareGroupStateSummaryResponse<'a>>(r, version)
-                .map(Self::ReadShareGroupStateSummary),
+            87 => c::take_or_read_as::<m::ReadShareGroupStateSummaryResponse<'a>, _>(
+                r,
+                version,
+                Self::ReadShareGroupStateSummary,
+            ),
             #[cfg(feature = "StreamsGroupHeartbeat")]
-            88 => c::take_or_read::<m::StreamsGroupHeartbeatResponse<'a>>(r, version)
-                .map(Self::StreamsGroupHeartbeat),
+            88 => c::take_or_read_as::<m::StreamsGroupHeartbeatResponse<'a>, _>(
+                r,
+                version,
+                Self::StreamsGroupHeartbeat,
+            ),
             #[cfg(feature = "StreamsGroupDescribe")]
-            89 => c::take_or_read::<m::StreamsGroupDescribeResponse<'a>>(r, version)
-                .map(Self::StreamsGroupDescribe),
+            89 => c::take_or_read_as::<m::StreamsGroupDescribeResponse<'a>, _>(
+                r,
+                version,
+                Self::StreamsGroupDescribe,
+            ),
             #[cfg(feature = "DescribeShareGroupOffsets")]
-            90 => c::take_or_read::<m::DescribeShareGroupOffsetsResponse<'a>>(r, version)
-                .map(Self::DescribeShareGroupOffsets),
+            90 => c::take_or_read_as::<m::DescribeShareGroupOffsetsResponse<'a>, _>(
+                r,
+                version,
+                Self::DescribeShareGroupOffsets,
+            ),
             #[cfg(feature = "AlterShareGroupOffsets")]
-            91 => c::take_or_read::<m::AlterShareGroupOffsetsResponse<'a>>(r, version)
-                .map(Self::AlterShareGroupOffsets),
+            91 => c::take_or_read_as::<m::AlterShareGroupOffsetsResponse<'a>, _>(
+                r,
+                version,
+                Self::AlterShareGroupOffsets,
+            ),
             #[cfg(feature = "DeleteShareGroupOffsets")]
-            92 => c::take_or_read::<m::DeleteShareGroupOffsetsResponse<'a>>(r, version)
-                .map(Self::DeleteShareGroupOffsets),
+            92 => c::take_or_read_as::<m::DeleteShareGroupOffsetsResponse<'a>, _>(
+                r,
+                version,
+                Self::DeleteShareGroupOffsets,
+            ),
             #[cfg(feature = "StreamsGroupTopologyDescriptionUpdate")]
-            93 => {
-                c::take_or_read::<m::StreamsGroupTopologyDescriptionUpdateResponse<'a>>(r, version)
-                    .map(Self::StreamsGroupTopologyDescriptionUpdate)
-            }
+            93 => c::take_or_read_as::<m::StreamsGroupTopologyDescriptionUpdateResponse<'a>, _>(
+                r,
+                version,
+                Self::StreamsGroupTopologyDescriptionUpdate,
+            ),
             #[cfg(feature = "UnregisterController")]
-            94 => c::take_or_read::<m::UnregisterControllerResponse<'a>>(r, version)
-                .map(Self::UnregisterController),
-            _ => Err(super::missing_api(r, api_key, "Response")),
-        };
-        body.map_err(|c::Failed| r.take_error())
+            94 => c::take_or_read_as::<m::UnregisterControllerResponse<'a>, _>(
+                r,
+                version,
+                Self::UnregisterController,
+            ),
+            _ => {
+                let c::Failed = super::missing_api(r, api_key, "Response");
+                Err(r.take_error())
+            }
+        }
     }
 
     /// The API key of this body.

@@ -220,6 +220,21 @@ pub(crate) fn take_or_read<'a, T: Decode<'a>>(
     T::read(r, version)
 }
 
+/// [`take_or_read`] for the by-key decoders of requests and responses: the value as the
+/// variant `wrap` makes, or the error the reader recorded. Each arm of those decoders writes its
+/// own variant into the result, so that no whole enum is copied from one result to another.
+#[inline(always)]
+pub(crate) fn take_or_read_as<'a, T: Decode<'a>, S>(
+    r: &mut Reader<'a>,
+    version: i16,
+    wrap: fn(T) -> S,
+) -> Result<S, DecodeError> {
+    match take_or_read::<T>(r, version) {
+        Ok(v) => Ok(wrap(v)),
+        Err(Failed) => Err(r.take_error()),
+    }
+}
+
 /// Encoding of a message or struct at a version into a caller's buffer.
 ///
 /// A value the version cannot carry is refused, never lost: [`Encode::encode`] fails with
