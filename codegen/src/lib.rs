@@ -431,43 +431,49 @@ fn emit_api(messages: &[Message]) -> Result<String, String> {
         out.push_str(&unreachable);
         out.push_str("}\n}\n}\n\n");
         let _ = writeln!(out, "impl c::Encode for {enum_name}<'_> {{");
-        out.push_str(
-            "fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {\nlet _ = version;\nmatch *self {\n",
-        );
-        for a in &live {
-            let _ = writeln!(
-                out,
-                "{}Self::{}(ref b) => c::Encode::encoded_len(b, version),",
-                gate(a),
-                a.name
-            );
+        // Each method passes to the body's own. `encode` and `encode_lenient` too, so that an
+        // encode chooses the body once rather than in each of its passes.
+        let methods = [
+            (
+                "fn encoded_len(&self, version: i16) -> Result<usize, EncodeError>",
+                "version",
+                "encoded_len(b, version)",
+            ),
+            (
+                "fn write(&self, w: &mut c::Writer<'_>, version: i16)",
+                "(&w, version)",
+                "write(b, w, version)",
+            ),
+            (
+                "fn dropped_field(&self, version: i16) -> Option<c::DroppedField>",
+                "version",
+                "dropped_field(b, version)",
+            ),
+            (
+                "fn encode(&self, version: i16, out: &mut [u8]) -> Result<usize, EncodeError>",
+                "(version, &out)",
+                "encode(b, version, out)",
+            ),
+            (
+                "fn encode_lenient(&self, version: i16, out: &mut [u8]) -> Result<usize, EncodeError>",
+                "(version, &out)",
+                "encode_lenient(b, version, out)",
+            ),
+        ];
+        for (signature, unused, call) in methods {
+            let _ = writeln!(out, "{signature} {{\nlet _ = {unused};\nmatch *self {{");
+            for a in &live {
+                let _ = writeln!(
+                    out,
+                    "{}Self::{}(ref b) => c::Encode::{call},",
+                    gate(a),
+                    a.name
+                );
+            }
+            out.push_str(&unreachable);
+            out.push_str("}\n}\n\n");
         }
-        out.push_str(&unreachable);
-        out.push_str(
-            "}\n}\n\nfn write(&self, w: &mut c::Writer<'_>, version: i16) {\nlet _ = (&w, version);\nmatch *self {\n",
-        );
-        for a in &live {
-            let _ = writeln!(
-                out,
-                "{}Self::{}(ref b) => c::Encode::write(b, w, version),",
-                gate(a),
-                a.name
-            );
-        }
-        out.push_str(&unreachable);
-        out.push_str(
-            "}\n}\n\nfn dropped_field(&self, version: i16) -> Option<c::DroppedField> {\nlet _ = version;\nmatch *self {\n",
-        );
-        for a in &live {
-            let _ = writeln!(
-                out,
-                "{}Self::{}(ref b) => c::Encode::dropped_field(b, version),",
-                gate(a),
-                a.name
-            );
-        }
-        out.push_str(&unreachable);
-        out.push_str("}\n}\n}\n\n");
+        out.push_str("}\n\n");
         for a in &live {
             let _ = writeln!(
                 out,

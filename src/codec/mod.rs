@@ -224,6 +224,7 @@ pub(crate) fn take_or_read<'a, T: Decode<'a>>(
 /// variant `wrap` makes, or the error the reader recorded. Each arm of those decoders writes its
 /// own variant into the result, so that no whole enum is copied from one result to another.
 #[inline(always)]
+#[allow(dead_code, reason = "a build without any API feature has no by-key decoder")]
 pub(crate) fn take_or_read_as<'a, T: Decode<'a>, S>(
     r: &mut Reader<'a>,
     version: i16,
