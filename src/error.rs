@@ -354,7 +354,7 @@ impl fmt::Display for DecodeError {
 
 impl core::error::Error for DecodeError {}
 
-/// Why encoding failed. Nothing has been written when an encode call returns one of these.
+/// Why encoding failed. What an encode call wrote before it returned one of these is unspecified.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]

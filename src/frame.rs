@@ -5,7 +5,7 @@
 //! then a header, then a body.
 
 use crate::api::{ApiKey, Request, Response};
-use crate::codec::{Decode, Encode, Failed, Message, Reader, Writer, refuse_drops};
+use crate::codec::{Decode, Drops, Encode, Failed, Message, Reader, encode_with, refuse_drops};
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, Status};
 use crate::header::{request_header_version, response_header_version};
 use crate::messages::{RequestHeader, ResponseHeader};
@@ -93,7 +93,8 @@ fn frame_size(size: usize, path: &'static str) -> Result<i32, EncodeError> {
 /// # Errors
 ///
 /// `ApiKeyMismatch` when the header's API key is not the body's; any encode error of the header
-/// or body, `FieldNotInVersion` included; `BufferTooSmall`. Nothing is written on error.
+/// or body, `FieldNotInVersion` included; `BufferTooSmall`, with the frame's length. What was
+/// written is unspecified on error.
 pub fn encode_request<B: Body>(
     header: &RequestHeader<'_>,
     body: &B,
@@ -171,7 +172,7 @@ fn request_header_for<B: Body>(header: &RequestHeader<'_>, body: &B) -> Result<i
 /// # Errors
 ///
 /// Any encode error of the header or body, `FieldNotInVersion` included; `BufferTooSmall`.
-/// Nothing is written on error.
+/// What was written is unspecified on error.
 pub fn encode_response<B: Body>(
     header: &ResponseHeader<'_>,
     body: &B,
@@ -198,33 +199,24 @@ pub fn encode_response_lenient<B: Body>(
     encode_frame(header, hv, body, version, out, Drops::Allowed)
 }
 
-/// Whether an encode may leave out the value of an ignorable field that its version lacks.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Drops {
-    /// Silently, as Kafka's own serializer does.
-    Allowed,
-    /// Never: the encode fails with `FieldNotInVersion`.
-    Refused,
-}
-
 /// The whole frame's length for header (at header version `hv`) and body (at `version`), size
-/// prefix included, and the prefix's value, after every check the encoders make.
-fn frame_len<H: Encode, B: Encode>(
+/// prefix included, after every check the encoders make.
+fn frame_len<H: Encode + ?Sized, B: Encode + ?Sized>(
     header: &H,
     hv: i16,
     body: &B,
     version: i16,
-) -> Result<(usize, i32), EncodeError> {
+) -> Result<usize, EncodeError> {
     let size = header
         .encoded_len(hv)?
         .saturating_add(body.encoded_len(version)?);
-    let prefix = frame_size(size, "Frame.size")?;
-    Ok((size.saturating_add(SIZE_LEN), prefix))
+    frame_size(size, "Frame.size")?;
+    Ok(size.saturating_add(SIZE_LEN))
 }
 
-/// Writes size prefix, header (at header version `hv`) and body (at `version`), after sizing and
-/// checking everything.
-fn encode_frame<H: Encode, B: Encode>(
+/// Writes size prefix, header (at header version `hv`) and body (at `version`) through
+/// [`encode_with`]: the prefix's place first, filled in once the frame's length is known.
+pub(crate) fn encode_frame<H: Encode + ?Sized, B: Encode + ?Sized>(
     header: &H,
     hv: i16,
     body: &B,
@@ -232,17 +224,28 @@ fn encode_frame<H: Encode, B: Encode>(
     out: &mut [u8],
     drops: Drops,
 ) -> Result<usize, EncodeError> {
-    let (total, prefix) = frame_len(header, hv, body, version)?;
-    if drops == Drops::Refused {
-        refuse_drops(header, hv)?;
-        refuse_drops(body, version)?;
+    let (total, prefix) = encode_with(
+        out,
+        version,
+        || frame_len(header, hv, body, version),
+        || match drops {
+            Drops::Refused => {
+                refuse_drops(header, hv)?;
+                refuse_drops(body, version)
+            }
+            Drops::Allowed => Ok(()),
+        },
+        |w| {
+            let prefix = w.reserve(SIZE_LEN);
+            header.write(w, hv);
+            body.write(w, version);
+            prefix
+        },
+    )?;
+    let size = frame_size(total.saturating_sub(SIZE_LEN), "Frame.size")?;
+    if let Some(prefix) = prefix {
+        prefix.copy_from_slice(&size.to_be_bytes());
     }
-    let mut w = Writer::new(out);
-    w.check_capacity(total)?;
-    w.i32(prefix);
-    header.write(&mut w, hv);
-    body.write(&mut w, version);
-    debug_assert!(!w.overflowed() && w.position() == total);
     Ok(total)
 }
 
@@ -270,7 +273,7 @@ fn encode_frame<H: Encode, B: Encode>(
 /// version cannot carry is left to the encoders, which refuse or leave it out.
 pub fn request_len<B: Body>(header: &RequestHeader<'_>, body: &B) -> Result<usize, EncodeError> {
     let hv = request_header_for(header, body)?;
-    frame_len(header, hv, body, header.request_api_version).map(|(total, _)| total)
+    frame_len(header, hv, body, header.request_api_version)
 }
 
 /// The exact number of bytes [`encode_response`] (or [`encode_response_lenient`]) writes for
@@ -285,7 +288,7 @@ pub fn response_len<B: Body>(
     version: i16,
 ) -> Result<usize, EncodeError> {
     let hv = response_header_version(body.body_api_key(), version);
-    frame_len(header, hv, body, version).map(|(total, _)| total)
+    frame_len(header, hv, body, version)
 }
 
 /// A size prefix as a length: `NegativeFrameSize` (at offset 0, where the prefix is) when it is

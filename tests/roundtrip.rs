@@ -256,6 +256,106 @@ fn walker_instances_round_trip_through_the_typed_code() {
     failures.settle("walker instances the typed code does not round-trip");
 }
 
+/// Random instances per message and version encoded at every other version.
+const VERSION_SEEDS: u64 = 4;
+
+/// What encoding `value` at `version` must give, from its sizing: `encoded_len`'s error, then
+/// (unless `lenient`) the ignorable value `dropped_field` finds, then `BufferTooSmall` when
+/// `available` is short, else the length.
+fn expected<T: Encode>(
+    value: &T,
+    version: i16,
+    lenient: bool,
+    available: usize,
+) -> Result<usize, EncodeError> {
+    let len = value.encoded_len(version)?;
+    if !lenient && let Some(d) = value.dropped_field(version) {
+        return Err(EncodeError::FieldNotInVersion {
+            path: d.path,
+            version,
+            versions: d.versions,
+            ignorable: true,
+        });
+    }
+    if len > available {
+        return Err(EncodeError::BufferTooSmall {
+            required: len,
+            available,
+        });
+    }
+    Ok(len)
+}
+
+/// Encodes `value` at every version of `range` and one on each side of it, into a buffer of its
+/// size and into none, strictly and leniently, holding each result to [`expected`]. Returns the
+/// encodes that were refused for a value.
+fn encode_across<T: Encode>(value: &T, range: VersionRange) -> Result<usize, String> {
+    let mut refused = 0;
+    for u in range.min.saturating_sub(1)..=range.max.saturating_add(1) {
+        let room = value.encoded_len(u).unwrap_or(0);
+        for lenient in [false, true] {
+            let encode = |out: &mut [u8]| {
+                if lenient {
+                    value.encode_lenient(u, out)
+                } else {
+                    value.encode(u, out)
+                }
+            };
+            let mut out = vec![0u8; room];
+            for (got, available) in [(encode(&mut out), room), (encode(&mut []), 0)] {
+                let want = expected(value, u, lenient, available);
+                if got != want {
+                    return Err(format!(
+                        "at v{u} (lenient {lenient}, {available} bytes): {got:?}, sizing says {want:?}"
+                    ));
+                }
+                if available == room
+                    && !matches!(got, Ok(_) | Err(EncodeError::BufferTooSmall { .. }))
+                {
+                    refused += 1;
+                }
+            }
+        }
+    }
+    Ok(refused)
+}
+
+#[test]
+fn one_pass_encoding_refuses_what_sizing_refuses() {
+    let mut failures = Failures::default();
+    let (mut values, mut refused) = (0usize, 0usize);
+    for schema in schema::MESSAGES.iter().copied() {
+        let key = ApiKey(schema.api_key);
+        let range = schema.valid_versions;
+        for v in versions(range) {
+            for seed in 0..VERSION_SEEDS {
+                let bytes = random(schema, v, seed);
+                let mut r = Reader::new(&bytes);
+                let result = match schema.kind {
+                    MessageKind::Request => Request::decode(&mut r, key, v)
+                        .map_err(|e| e.to_string())
+                        .and_then(|value| encode_across(&value, range)),
+                    MessageKind::Response => Response::decode(&mut r, key, v)
+                        .map_err(|e| e.to_string())
+                        .and_then(|value| encode_across(&value, range)),
+                    MessageKind::Header | MessageKind::Data => continue,
+                };
+                values += 1;
+                match result {
+                    Ok(n) => refused += n,
+                    Err(what) => failures.add(schema, v, format!("seed {seed}: {what}")),
+                }
+            }
+        }
+    }
+    println!("{values} values encoded at every version; {refused} encodes refused a value");
+    assert!(
+        refused > 1000,
+        "random instances hold values other versions cannot carry"
+    );
+    failures.settle("one-pass encodes that disagree with sizing");
+}
+
 /// Encodes `T::default()` at every valid version; returns the number of versions.
 fn check_default<T: Default + Encode + Message>(failures: &mut Failures) -> usize {
     let schema = schema::by_name(T::NAME).unwrap_or_else(|| panic!("no schema named {}", T::NAME));

@@ -630,11 +630,16 @@ fn write_stmt(x: &F<'_>, in_tag: bool) -> String {
     if !x.option {
         return body(&id, false);
     }
+    // A null where the version does not allow one refuses the output, as `encoded_len` refuses
+    // it with `NullNotAllowed`.
     match &x.null_ok {
         Cond::Always => body(&id, true),
-        Cond::Never => format!("if let Some(v) = {id} {{ {} }}", body("v", false)),
+        Cond::Never => format!(
+            "match {id} {{ Some(v) => {{ {} }} None => w.refuse(), }}",
+            body("v", false)
+        ),
         Cond::Expr(e) => format!(
-            "if {e} {{ {} }} else if let Some(v) = {id} {{ {} }}",
+            "if {e} {{ {} }} else {{ match {id} {{ Some(v) => {{ {} }} None => w.refuse(), }} }}",
             body(&id, true),
             body("v", false)
         ),
@@ -1477,9 +1482,9 @@ fn emit_encode(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
     out.push_str(&body);
     out.push_str("}\n\n");
     let body = write_body(c, &tagged_fields)?;
-    // A message's `write` has one caller per program and body type (the frame encoder, after
-    // its checks): small builds hint that it be inlined there, which keeps the checks and the
-    // write in one function (the embedded producer's .text is 80 bytes smaller for it).
+    // A message's `write` has one caller per program and body type (the frame encoder): small
+    // builds hint that it be inlined there, which keeps the frame's prefix and the write in one
+    // function (the embedded producer's .text is smaller for it).
     let write_inline = if s.is_root {
         "#[cfg_attr(not(feature = \"perf\"), inline)]\n"
     } else {
@@ -1487,11 +1492,7 @@ fn emit_encode(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
     };
     out.push_str(write_inline);
     out.push_str("fn write(&self, w: &mut c::Writer<'_>, version: i16) {\n");
-    out.push_str(version_head(&body));
-    if !mentions(&body, "w") {
-        out.push_str("let _ = w;\n");
-    }
-    out.push_str(&body);
+    out.push_str(&settle_pin(&body));
     out.push_str("}\n");
     let drops = drop_versions(structs, &s.name);
     if !drops.is_empty() {
@@ -1636,17 +1637,31 @@ fn encoded_len_body(c: &StructCtx<'_>, tagged_fields: &[&F<'_>]) -> Result<Strin
     Ok(body)
 }
 
-/// The body of `write`: runs of fixed-width fields through one reservation each, then the
-/// tagged section.
+/// The body of `write`: the checks `encoded_len` makes, each refusing the output where it would
+/// fail, then runs of fixed-width fields through one reservation each, then the tagged section.
 fn write_body(c: &StructCtx<'_>, tagged_fields: &[&F<'_>]) -> Result<String, String> {
     let StructCtx {
+        s,
+        hull,
         fields,
         flex,
         flex_let,
+        tag_count,
         ..
     } = c;
     let mut body = String::new();
+    let _ = writeln!(body, "if {} {{ w.refuse(); return; }}", refused(s));
+    body.push_str(PIN);
     body.push_str(flex_let);
+    // A value other than its default in a field the version lacks, unless the field is
+    // ignorable (`dropped_field` finds those; an encode that may drop them leaves them out).
+    for x in fields.iter().filter(|x| !x.f.ignorable) {
+        let absent = cond_not(x.f.versions, *hull);
+        let check = guarded(&absent, &non_default(x)?, "w.refuse();");
+        if !check.is_empty() {
+            let _ = writeln!(body, "{check}");
+        }
+    }
     // Consecutive fixed-width fields are written through one reservation of their total width
     // at the version (a sub-writer, whose checks the compiler folds where the width is fixed),
     // whatever versions each is present in.
@@ -1750,7 +1765,10 @@ fn write_body(c: &StructCtx<'_>, tagged_fields: &[&F<'_>]) -> Result<String, Str
     if *flex != Cond::Never {
         let mut sec = String::new();
         if tagged_fields.is_empty() {
-            sec.push_str("self.unknown_tagged_fields.write_section(w);\n");
+            let _ = writeln!(
+                sec,
+                "self.unknown_tagged_fields.write_section(w, {tag_count});"
+            );
         } else {
             // Which tagged fields are written is decided once, for the count and the entries;
             // when none is (the usual case), the section is its zero count.
@@ -1770,19 +1788,24 @@ fn write_body(c: &StructCtx<'_>, tagged_fields: &[&F<'_>]) -> Result<String, Str
                 let t = x.f.tag.unwrap_or_default();
                 let _ = writeln!(
                     sec,
-                    "if tagged_{k} {{ let size = self.tagged_len_{}(version).unwrap_or(0); w.uvarint({t}); w.uvarint(u32::try_from(size).unwrap_or(u32::MAX)); {} }}",
+                    "if tagged_{k} {{ let size = match self.tagged_len_{}(version) {{ Ok(n) => n, Err(_) => {{ w.refuse(); 0 }} }}; w.uvarint({t}); w.uvarint(u32::try_from(size).unwrap_or(u32::MAX)); {} }}",
                     plain_ident(&x.f.name),
                     write_stmt(x, true)
                 );
             }
-            sec.push_str("self.unknown_tagged_fields.write(w);\n}\n");
+            let _ = writeln!(sec, "self.unknown_tagged_fields.write(w, {tag_count});\n}}");
         }
         match flex {
             Cond::Always => body.push_str(&sec),
             _ => {
-                let _ = writeln!(body, "if flexible {{\n{sec}}}");
+                let _ = writeln!(
+                    body,
+                    "if flexible {{\n{sec}}} else if !self.unknown_tagged_fields.is_empty() {{ w.refuse(); }}"
+                );
             }
         }
+    } else {
+        body.push_str("if !self.unknown_tagged_fields.is_empty() { w.refuse(); }\n");
     }
     Ok(body)
 }

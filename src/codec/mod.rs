@@ -224,7 +224,10 @@ pub(crate) fn take_or_read<'a, T: Decode<'a>>(
 /// variant `wrap` makes, or the error the reader recorded. Each arm of those decoders writes its
 /// own variant into the result, so that no whole enum is copied from one result to another.
 #[inline(always)]
-#[allow(dead_code, reason = "a build without any API feature has no by-key decoder")]
+#[allow(
+    dead_code,
+    reason = "a build without any API feature has no by-key decoder"
+)]
 pub(crate) fn take_or_read_as<'a, T: Decode<'a>, S>(
     r: &mut Reader<'a>,
     version: i16,
@@ -243,11 +246,15 @@ pub(crate) fn take_or_read_as<'a, T: Decode<'a>, S>(
 /// [`Encode::encode_lenient`] is the one exception, for proxies that re-encode at another
 /// version: it leaves out the values of fields Kafka's schema marks *ignorable*, as Kafka's own
 /// serializer does (see [`messages`](crate::messages#fields-outside-a-version)).
+///
+/// Encoding is one pass: the value is written as it is checked, and a buffer that is too small
+/// is found at the end, with the size the encoding needs. What was written before an error is
+/// unspecified. [`Encode::encoded_len`] gives the size first, for callers who want it.
 pub trait Encode {
     /// The exact number of bytes [`Encode::encode_lenient`] writes for `version`, which is also
-    /// what [`Encode::encode`] writes when it succeeds. Every check that can make an encode fail
-    /// happens here, except the one for an ignorable field's value that the version cannot carry
-    /// ([`Encode::dropped_field`]), which only [`Encode::encode`] makes.
+    /// what [`Encode::encode`] writes when it succeeds, after the checks they make: this is where
+    /// an encode's errors come from, except the one for an ignorable field's value that the
+    /// version cannot carry ([`Encode::dropped_field`]), which only [`Encode::encode`] makes.
     ///
     /// # Errors
     ///
@@ -255,22 +262,20 @@ pub trait Encode {
     /// `NullNotAllowed`, `LengthOverflow`, `TaggedFieldsNotInVersion`, `InvalidUnknownTag`.
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError>;
 
-    /// Writes the encoding at `version` without checks. Call [`Encode::encoded_len`] first: the
-    /// bytes written equal its result only if it succeeded. A writer that runs out of room
-    /// records the overflow instead of writing.
+    /// Writes the encoding at `version`, leaving out the values [`Encode::dropped_field`] finds.
+    /// Where [`Encode::encoded_len`] would fail, the writer is [refused](Writer::refused) instead;
+    /// a writer that runs out of room records the overflow and goes on counting.
     fn write(&self, w: &mut Writer<'_>, version: i16);
 
     /// Writes the encoding at `version` at the start of `out` and returns the number of bytes
-    /// written, which equals [`Encode::encoded_len`]. Nothing is written on error.
+    /// written, which equals [`Encode::encoded_len`].
     ///
     /// # Errors
     ///
     /// As [`Encode::encoded_len`], then `FieldNotInVersion` (with `ignorable: true`) for a
     /// value [`Encode::dropped_field`] finds, then `BufferTooSmall { required, available }`.
     fn encode(&self, version: i16, out: &mut [u8]) -> Result<usize, EncodeError> {
-        let required = self.encoded_len(version)?;
-        refuse_drops(self, version)?;
-        write_sized(self, required, version, out)
+        encode_once(self, version, out, Drops::Refused)
     }
 
     /// The first field, in field order and nested structs included, whose value an encode at
@@ -293,8 +298,7 @@ pub trait Encode {
     ///
     /// As [`Encode::encoded_len`], plus `BufferTooSmall { required, available }`.
     fn encode_lenient(&self, version: i16, out: &mut [u8]) -> Result<usize, EncodeError> {
-        let required = self.encoded_len(version)?;
-        write_sized(self, required, version, out)
+        encode_once(self, version, out, Drops::Allowed)
     }
 }
 
@@ -307,6 +311,15 @@ pub struct DroppedField {
     pub path: &'static str,
     /// The versions that have the field.
     pub versions: VersionRange,
+}
+
+/// Whether an encode may leave out the value of an ignorable field that its version lacks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Drops {
+    /// Silently, as Kafka's own serializer does.
+    Allowed,
+    /// Never: the encode fails with `FieldNotInVersion`.
+    Refused,
 }
 
 /// `Err(FieldNotInVersion)` for the ignorable field [`Encode::dropped_field`] finds.
@@ -332,19 +345,84 @@ pub(crate) fn drops_at(mask: u64, version: i16) -> bool {
     }
 }
 
-/// Writes `value` at `version` into `out` once [`Encode::encoded_len`] said it takes `required`
-/// bytes: nothing when `out` is shorter.
-fn write_sized<E: Encode + ?Sized>(
+/// [`Encode::encode`] and [`Encode::encode_lenient`]: [`encode_with`] of [`Encode::write`].
+fn encode_once<E: Encode + ?Sized>(
     value: &E,
-    required: usize,
     version: i16,
     out: &mut [u8],
+    drops: Drops,
 ) -> Result<usize, EncodeError> {
+    encode_with(
+        out,
+        version,
+        || value.encoded_len(version),
+        || match drops {
+            Drops::Refused => refuse_drops(value, version),
+            Drops::Allowed => Ok(()),
+        },
+        |w| value.write(w, version),
+    )
+    .map(|(len, ())| len)
+}
+
+/// Runs `write` into `out` and returns the bytes it wrote (with what `write` returns), or the
+/// first error: that of `size`, the sizing of what `write` writes, then that of `drops`, then
+/// `BufferTooSmall` with the length `write` needs.
+///
+/// With `perf` this is one pass: `write` checks as it writes, and `size` runs only after a
+/// [refused](Writer::refused) write, to name the fault. Small builds size first and write only
+/// what fits, which links no second way of finding an error; the results are the same.
+#[inline]
+pub(crate) fn encode_with<'b, T>(
+    out: &'b mut [u8],
+    version: i16,
+    size: impl Fn() -> Result<usize, EncodeError>,
+    drops: impl Fn() -> Result<(), EncodeError>,
+    write: impl FnOnce(&mut Writer<'b>) -> T,
+) -> Result<(usize, T), EncodeError> {
+    let available = out.len();
+    if !cfg!(feature = "perf") {
+        let required = size()?;
+        drops()?;
+        if required > available {
+            return Err(EncodeError::BufferTooSmall {
+                required,
+                available,
+            });
+        }
+    }
     let mut w = Writer::new(out);
-    w.check_capacity(required)?;
-    value.write(&mut w, version);
-    debug_assert!(!w.overflowed() && w.position() == required);
-    Ok(required)
+    let wrote = write(&mut w);
+    if cfg!(feature = "perf") {
+        if w.refused() {
+            return Err(refusal(version, size));
+        }
+        drops()?;
+    } else {
+        // Sized first, so nothing is refused (the oracles test that the two agree).
+        debug_assert!(!w.refused(), "a write refused what its sizing accepts");
+    }
+    if w.overflowed() {
+        return Err(EncodeError::BufferTooSmall {
+            required: w.position(),
+            available,
+        });
+    }
+    Ok((w.position(), wrote))
+}
+
+/// The error behind a refused write: the one its sizing gives. The two make the same checks (the
+/// oracles test it); were they ever to disagree, the refusal is reported as the version being
+/// unsupported, under no API key.
+#[cold]
+#[inline(never)]
+fn refusal(version: i16, size: impl FnOnce() -> Result<usize, EncodeError>) -> EncodeError {
+    let sized = size();
+    debug_assert!(sized.is_err(), "a write refused what its sizing accepts");
+    sized.err().unwrap_or(EncodeError::UnsupportedVersion {
+        api_key: ApiKey(-1),
+        version,
+    })
 }
 
 /// What a schema describes: a request or response body, a header, or a standalone payload.

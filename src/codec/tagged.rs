@@ -119,16 +119,28 @@ impl<'a> TaggedFields<'a> {
         }
     }
 
-    /// Writes the entries (not the count).
+    /// Writes the entries (not the count), checking caller-supplied tags as
+    /// [`TaggedFields::encoded_len`] does: where it would fail, the writer is
+    /// [refused](Writer::refuse).
     #[cfg_attr(feature = "perf", inline)]
     #[cfg_attr(not(feature = "perf"), inline(never))]
-    pub fn write(&self, w: &mut Writer<'_>) {
+    pub fn write(&self, w: &mut Writer<'_>, first_unknown: u32) {
         match self.0 {
             Repr::Wire { bytes, .. } => w.put(bytes),
             Repr::Slice(fields) => {
+                let mut next_allowed = first_unknown;
                 for f in fields {
+                    let Ok(size) = u32::try_from(f.data.len()) else {
+                        w.refuse();
+                        return;
+                    };
+                    if f.tag < next_allowed {
+                        w.refuse();
+                        return;
+                    }
+                    next_allowed = f.tag.saturating_add(1);
                     w.uvarint(f.tag);
-                    w.uvarint(u32::try_from(f.data.len()).unwrap_or(u32::MAX));
+                    w.uvarint(size);
                     w.put(f.data);
                 }
             }
@@ -165,22 +177,23 @@ impl<'a> TaggedFields<'a> {
     }
 
     /// Writes the whole section of a struct that writes no known tagged fields: the count, then the
-    /// entries. The usual empty section is one zero byte.
+    /// entries, checked as [`TaggedFields::write`] checks them. The usual empty section is one zero
+    /// byte.
     #[inline(always)]
-    pub fn write_section(&self, w: &mut Writer<'_>) {
+    pub fn write_section(&self, w: &mut Writer<'_>, first_unknown: u32) {
         if self.is_empty() {
             w.u8(0);
         } else {
-            w.out_of_line(|w| self.write_nonempty_section(w));
+            w.out_of_line(|w| self.write_nonempty_section(w, first_unknown));
         }
     }
 
     /// The rare non-empty section: the count, then the entries.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline(never))]
-    fn write_nonempty_section(&self, w: &mut Writer<'_>) {
+    fn write_nonempty_section(&self, w: &mut Writer<'_>, first_unknown: u32) {
         w.uvarint(self.count());
-        self.write(w);
+        self.write(w, first_unknown);
     }
 
     /// The count as written in the section header.

@@ -87,10 +87,30 @@ impl<'b> Writer<'b> {
             .saturating_add(self.lost)
     }
 
-    /// True if some write did not fit.
+    /// True if some write did not fit, or the writer was [refused](Writer::refused).
     #[must_use]
     pub const fn overflowed(&self) -> bool {
         self.lost != 0
+    }
+
+    /// True if an encoder found a value its version cannot carry (a null where the field is not
+    /// nullable, a string longer than its prefix can say, a field the version lacks): what was
+    /// written is not an encoding, and [`Writer::position`] means nothing. The error that says
+    /// which value is [`Encode::encoded_len`](super::Encode::encoded_len)'s: encoders check in
+    /// one pass and name the fault only when there is one.
+    #[must_use]
+    pub const fn refused(&self) -> bool {
+        self.lost == REFUSED
+    }
+
+    /// Marks the output as no encoding (see [`Writer::refused`]); later writes are not performed.
+    /// Inline with `perf`, as [`Writer::overflow`] is and for the same reason.
+    #[cfg_attr(feature = "perf", inline(always))]
+    #[cfg_attr(not(feature = "perf"), inline(never))]
+    pub fn refuse(&mut self) {
+        cold_path();
+        self.lost = REFUSED;
+        self.rest = &mut [];
     }
 
     /// Records a write that did not fit: `missing` bytes more than the buffer had left. The rest
@@ -103,6 +123,7 @@ impl<'b> Writer<'b> {
     #[cfg_attr(not(feature = "perf"), inline(never))]
     fn overflow(&mut self, missing: usize) {
         cold_path();
+        // Saturating, so that a refused writer stays refused.
         self.lost = self.lost.saturating_add(missing);
         self.rest = &mut [];
     }
@@ -316,11 +337,13 @@ impl<'b> Writer<'b> {
     }
 
     /// Writes a length prefix for a non-null value of `len` bytes or elements: compact N+1,
-    /// `int16` (classic strings) or `int32`. Lengths were checked by the size pass; a length that
-    /// does not fit its prefix is clamped (and would have been refused there).
+    /// `int16` (classic strings) or `int32`. A length over the prefix's
+    /// [limit](LengthPrefix::limit) [refuses](Writer::refuse) the output.
     #[inline(always)]
     pub fn len(&mut self, len: usize, prefix: LengthPrefix) {
-        if prefix.is_compact() {
+        if len > prefix.limit() {
+            self.refuse();
+        } else if prefix.is_compact() {
             let n = u32::try_from(len).unwrap_or(u32::MAX).saturating_add(1);
             let [b0, b1, b2, _] = n.to_le_bytes();
             match n {
@@ -385,6 +408,9 @@ impl<'b> Writer<'b> {
         }
     }
 }
+
+/// [`Writer::lost`] of a refused writer: more than any count of bytes that did not fit.
+const REFUSED: usize = usize::MAX;
 
 /// Marks the path that calls it as unlikely, for the compiler's block layout.
 #[cold]

@@ -227,12 +227,18 @@ impl c::Encode for AbortedTxn<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         if let Some(mut w) = w.sub(32) {
             w.i64(self.producer_id);
             w.i64(self.first_offset);
             w.i64(self.last_offset);
             w.i64(self.last_stable_offset);
+        }
+        if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 }

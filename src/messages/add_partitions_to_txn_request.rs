@@ -385,9 +385,28 @@ impl c::Encode for AddPartitionsToTxnRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
+        if version < 4 && !self.transactions.is_empty() {
+            w.refuse();
+        }
+        if version > 3 && !self.v3_and_below_transactional_id.is_empty() {
+            w.refuse();
+        }
+        if version > 3 && self.v3_and_below_producer_id != 0 {
+            w.refuse();
+        }
+        if version > 3 && self.v3_and_below_producer_epoch != 0 {
+            w.refuse();
+        }
+        if version > 3 && !self.v3_and_below_topics.is_empty() {
+            w.refuse();
+        }
         if version >= 4 {
             self.transactions.write(w, version, flexible);
         }
@@ -404,7 +423,9 @@ impl c::Encode for AddPartitionsToTxnRequest<'_> {
             self.v3_and_below_topics.write(w, version, flexible);
         }
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 }
@@ -657,6 +678,10 @@ impl c::Encode for AddPartitionsToTxnTransaction<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.transactional_id, true);
@@ -666,7 +691,7 @@ impl c::Encode for AddPartitionsToTxnTransaction<'_> {
             w.bool(self.verify_only);
         }
         self.topics.write(w, version, true);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -876,13 +901,19 @@ impl c::Encode for AddPartitionsToTxnTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.string(self.name, flexible);
         self.partitions.write(w, version, flexible);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 }

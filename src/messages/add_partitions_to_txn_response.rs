@@ -315,9 +315,19 @@ impl c::Encode for AddPartitionsToTxnResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
+        if version < 4 && !self.results_by_transaction.is_empty() {
+            w.refuse();
+        }
+        if version > 3 && !self.results_by_topic_v3_and_below.is_empty() {
+            w.refuse();
+        }
         if let Some(mut w) = w.sub(4usize.wrapping_add(if version >= 4 { 2 } else { 0 })) {
             w.i32(self.throttle_time_ms);
             if version >= 4 {
@@ -332,7 +342,9 @@ impl c::Encode for AddPartitionsToTxnResponse<'_> {
                 .write(w, version, flexible);
         }
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -544,11 +556,15 @@ impl c::Encode for AddPartitionsToTxnResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.transactional_id, true);
         self.topic_results.write(w, version, true);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -762,13 +778,19 @@ impl c::Encode for AddPartitionsToTxnTopicResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.string(self.name, flexible);
         self.results_by_partition.write(w, version, flexible);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 }
@@ -972,6 +994,10 @@ impl c::Encode for AddPartitionsToTxnPartitionResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
@@ -988,7 +1014,9 @@ impl c::Encode for AddPartitionsToTxnPartitionResult<'_> {
             w.i16(self.partition_error_code);
         }
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 }

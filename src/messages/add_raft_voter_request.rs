@@ -316,8 +316,15 @@ impl c::Encode for AddRaftVoterRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if version < 1 && !self.ack_when_committed {
+            w.refuse();
+        }
         w.nullable_string(self.cluster_id, true);
         if let Some(mut w) = w.sub(24) {
             w.i32(self.timeout_ms);
@@ -328,7 +335,7 @@ impl c::Encode for AddRaftVoterRequest<'_> {
         if version >= 1 {
             w.bool(self.ack_when_committed);
         }
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -529,7 +536,10 @@ impl c::Encode for Listener<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         w.string(self.name, true);
         w.string(self.host, true);
         if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
@@ -540,7 +550,7 @@ impl c::Encode for Listener<'_> {
             return;
         }
         w.u16(self.port);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

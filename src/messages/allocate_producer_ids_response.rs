@@ -243,14 +243,17 @@ impl c::Encode for AllocateProducerIdsResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         if let Some(mut w) = w.sub(18) {
             w.i32(self.throttle_time_ms);
             w.i16(self.error_code);
             w.i64(self.producer_id_start);
             w.i32(self.producer_id_len);
         }
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

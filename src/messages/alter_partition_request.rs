@@ -214,6 +214,10 @@ impl c::Encode for AlterPartitionRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(12) {
@@ -221,7 +225,7 @@ impl c::Encode for AlterPartitionRequest<'_> {
             w.i64(self.broker_epoch);
         }
         self.topics.write(w, version, true);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 
     fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
@@ -459,6 +463,10 @@ impl c::Encode for TopicData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version <= 1 {
@@ -468,7 +476,7 @@ impl c::Encode for TopicData<'_> {
             w.uuid(self.topic_id);
         }
         self.partitions.write(w, version, true);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 
     fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
@@ -821,8 +829,21 @@ impl c::Encode for PartitionData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if version > 2 && !self.new_isr.is_empty() {
+            w.refuse();
+        }
+        if version < 3 && !self.new_isr_with_epochs.is_empty() {
+            w.refuse();
+        }
+        if version < 1 && self.leader_recovery_state != 0 {
+            w.refuse();
+        }
         if let Some(mut w) = w.sub(8) {
             w.i32(self.partition_index);
             w.i32(self.leader_epoch);
@@ -839,7 +860,7 @@ impl c::Encode for PartitionData<'_> {
             }
             w.i32(self.partition_epoch);
         }
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -1016,7 +1037,10 @@ impl c::Encode for BrokerState<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
             if let Some(mut w) = w.sub(13) {
                 w.i32(self.broker_id);
@@ -1029,7 +1053,7 @@ impl c::Encode for BrokerState<'_> {
             w.i32(self.broker_id);
             w.i64(self.broker_epoch);
         }
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

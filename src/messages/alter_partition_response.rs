@@ -214,6 +214,10 @@ impl c::Encode for AlterPartitionResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(6) {
@@ -221,7 +225,7 @@ impl c::Encode for AlterPartitionResponse<'_> {
             w.i16(self.error_code);
         }
         self.topics.write(w, version, true);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 
     fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
@@ -459,6 +463,10 @@ impl c::Encode for TopicData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version <= 1 {
@@ -468,7 +476,7 @@ impl c::Encode for TopicData<'_> {
             w.uuid(self.topic_id);
         }
         self.partitions.write(w, version, true);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 
     fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
@@ -783,6 +791,10 @@ impl c::Encode for PartitionData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(14) {
@@ -798,7 +810,7 @@ impl c::Encode for PartitionData<'_> {
             }
             w.i32(self.partition_epoch);
         }
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 
     fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {

@@ -214,11 +214,15 @@ impl c::Encode for AlterUserScramCredentialsRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         self.deletions.write(w, version, true);
         self.upsertions.write(w, version, true);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -398,7 +402,10 @@ impl c::Encode for ScramCredentialDeletion<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         w.string(self.name, true);
         if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
             if let Some(mut w) = w.sub(2) {
@@ -408,7 +415,7 @@ impl c::Encode for ScramCredentialDeletion<'_> {
             return;
         }
         w.i8(self.mechanism);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -653,7 +660,10 @@ impl c::Encode for ScramCredentialUpsertion<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         w.string(self.name, true);
         if let Some(mut w) = w.sub(5) {
             w.i8(self.mechanism);
@@ -661,7 +671,7 @@ impl c::Encode for ScramCredentialUpsertion<'_> {
         }
         w.bytes(self.salt, true);
         w.bytes(self.salted_password, true);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

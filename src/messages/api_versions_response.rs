@@ -407,6 +407,10 @@ impl c::Encode for ApiVersionsResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
@@ -428,33 +432,57 @@ impl c::Encode for ApiVersionsResponse<'_> {
             w.uvarint(count);
             if count != 0 {
                 if tagged_0 {
-                    let size = self.tagged_len_supported_features(version).unwrap_or(0);
+                    let size = match self.tagged_len_supported_features(version) {
+                        Ok(n) => n,
+                        Err(_) => {
+                            w.refuse();
+                            0
+                        }
+                    };
                     w.uvarint(0);
                     w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
                     self.supported_features.write(w, version, true);
                 }
                 if tagged_1 {
-                    let size = self
-                        .tagged_len_finalized_features_epoch(version)
-                        .unwrap_or(0);
+                    let size = match self.tagged_len_finalized_features_epoch(version) {
+                        Ok(n) => n,
+                        Err(_) => {
+                            w.refuse();
+                            0
+                        }
+                    };
                     w.uvarint(1);
                     w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
                     w.i64(self.finalized_features_epoch);
                 }
                 if tagged_2 {
-                    let size = self.tagged_len_finalized_features(version).unwrap_or(0);
+                    let size = match self.tagged_len_finalized_features(version) {
+                        Ok(n) => n,
+                        Err(_) => {
+                            w.refuse();
+                            0
+                        }
+                    };
                     w.uvarint(2);
                     w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
                     self.finalized_features.write(w, version, true);
                 }
                 if tagged_3 {
-                    let size = self.tagged_len_zk_migration_ready(version).unwrap_or(0);
+                    let size = match self.tagged_len_zk_migration_ready(version) {
+                        Ok(n) => n,
+                        Err(_) => {
+                            w.refuse();
+                            0
+                        }
+                    };
                     w.uvarint(3);
                     w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
                     w.bool(self.zk_migration_ready);
                 }
-                self.unknown_tagged_fields.write(w);
+                self.unknown_tagged_fields.write(w, 4);
             }
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -709,6 +737,10 @@ impl c::Encode for ApiVersion<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
@@ -727,7 +759,9 @@ impl c::Encode for ApiVersion<'_> {
             w.i16(self.max_version);
         }
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 }
@@ -926,7 +960,10 @@ impl c::Encode for SupportedFeatureKey<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         w.string(self.name, true);
         if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
             if let Some(mut w) = w.sub(5) {
@@ -940,7 +977,7 @@ impl c::Encode for SupportedFeatureKey<'_> {
             w.i16(self.min_version);
             w.i16(self.max_version);
         }
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -1138,7 +1175,10 @@ impl c::Encode for FinalizedFeatureKey<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         w.string(self.name, true);
         if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
             if let Some(mut w) = w.sub(5) {
@@ -1152,7 +1192,7 @@ impl c::Encode for FinalizedFeatureKey<'_> {
             w.i16(self.max_version_level);
             w.i16(self.min_version_level);
         }
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

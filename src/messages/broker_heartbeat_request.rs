@@ -384,8 +384,18 @@ impl c::Encode for BrokerHeartbeatRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if version < 1 && !self.offline_log_dirs.is_empty() {
+            w.refuse();
+        }
+        if version < 2 && self.cordoned_log_dirs.is_some() {
+            w.refuse();
+        }
         if let Some(mut w) = w.sub(22) {
             w.i32(self.broker_id);
             w.i64(self.broker_epoch);
@@ -401,18 +411,30 @@ impl c::Encode for BrokerHeartbeatRequest<'_> {
         w.uvarint(count);
         if count != 0 {
             if tagged_0 {
-                let size = self.tagged_len_offline_log_dirs(version).unwrap_or(0);
+                let size = match self.tagged_len_offline_log_dirs(version) {
+                    Ok(n) => n,
+                    Err(_) => {
+                        w.refuse();
+                        0
+                    }
+                };
                 w.uvarint(0);
                 w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
                 self.offline_log_dirs.write(w, version, true);
             }
             if tagged_1 {
-                let size = self.tagged_len_cordoned_log_dirs(version).unwrap_or(0);
+                let size = match self.tagged_len_cordoned_log_dirs(version) {
+                    Ok(n) => n,
+                    Err(_) => {
+                        w.refuse();
+                        0
+                    }
+                };
                 w.uvarint(1);
                 w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
                 c::Array::write_nullable(self.cordoned_log_dirs.as_ref(), w, version, true);
             }
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write(w, 2);
         }
     }
 }

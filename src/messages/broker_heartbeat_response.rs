@@ -241,7 +241,10 @@ impl c::Encode for BrokerHeartbeatResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         if let Some(mut w) = w.sub(9) {
             w.i32(self.throttle_time_ms);
             w.i16(self.error_code);
@@ -249,7 +252,7 @@ impl c::Encode for BrokerHeartbeatResponse<'_> {
             w.bool(self.is_fenced);
             w.bool(self.should_shut_down);
         }
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

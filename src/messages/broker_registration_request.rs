@@ -379,8 +379,15 @@ impl c::Encode for BrokerRegistrationRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if version < 1 && self.is_migrating_zk_broker {
+            w.refuse();
+        }
         w.i32(self.broker_id);
         w.string(self.cluster_id, true);
         w.uuid(self.incarnation_id);
@@ -396,7 +403,7 @@ impl c::Encode for BrokerRegistrationRequest<'_> {
         if version >= 3 {
             w.i64(self.previous_broker_epoch);
         }
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 
     fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
@@ -636,7 +643,10 @@ impl c::Encode for Listener<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         w.string(self.name, true);
         w.string(self.host, true);
         if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
@@ -651,7 +661,7 @@ impl c::Encode for Listener<'_> {
             w.u16(self.port);
             w.i16(self.security_protocol);
         }
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -849,7 +859,10 @@ impl c::Encode for Feature<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         w.string(self.name, true);
         if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
             if let Some(mut w) = w.sub(5) {
@@ -863,7 +876,7 @@ impl c::Encode for Feature<'_> {
             w.i16(self.min_supported_version);
             w.i16(self.max_supported_version);
         }
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

@@ -411,8 +411,15 @@ impl c::Encode for ConsumerGroupHeartbeatRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if version < 1 && self.subscribed_topic_regex.is_some() {
+            w.refuse();
+        }
         w.string(self.group_id, true);
         w.string(self.member_id, true);
         w.i32(self.member_epoch);
@@ -425,7 +432,7 @@ impl c::Encode for ConsumerGroupHeartbeatRequest<'_> {
         }
         w.nullable_string(self.server_assignor, true);
         c::Array::write_nullable(self.topic_partitions.as_ref(), w, version, true);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -611,11 +618,15 @@ impl c::Encode for TopicPartitions<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

@@ -184,10 +184,17 @@ impl c::Encode for ConsumerProtocolAssignment<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         self.assigned_partitions.write(w, version, false);
         w.nullable_bytes(self.user_data, false);
+        if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
+        }
     }
 }
 
@@ -355,10 +362,17 @@ impl c::Encode for TopicPartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.topic, false);
         self.partitions.write(w, version, false);
+        if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
+        }
     }
 }
 

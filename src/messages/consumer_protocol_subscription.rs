@@ -281,6 +281,10 @@ impl c::Encode for ConsumerProtocolSubscription<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         self.topics.write(w, version, false);
@@ -293,6 +297,9 @@ impl c::Encode for ConsumerProtocolSubscription<'_> {
         }
         if version >= 3 {
             w.nullable_string(self.rack_id, false);
+        }
+        if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -488,10 +495,17 @@ impl c::Encode for TopicPartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.topic, false);
         self.partitions.write(w, version, false);
+        if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
+        }
     }
 }
 

@@ -144,8 +144,14 @@ impl c::Encode for ControlRecordTypeSchema<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         w.i16(self.r#type);
+        if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
+        }
     }
 }
 

@@ -325,9 +325,29 @@ impl c::Encode for CreateDelegationTokenRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
+        if version < 3
+            && self
+                .owner_principal_type
+                .as_ref()
+                .is_none_or(|v| !v.is_empty())
+        {
+            w.refuse();
+        }
+        if version < 3
+            && self
+                .owner_principal_name
+                .as_ref()
+                .is_none_or(|v| !v.is_empty())
+        {
+            w.refuse();
+        }
         if version >= 3 {
             w.nullable_string(self.owner_principal_type, flexible);
         }
@@ -337,7 +357,9 @@ impl c::Encode for CreateDelegationTokenRequest<'_> {
         self.renewers.write(w, version, flexible);
         w.i64(self.max_lifetime_ms);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 }
@@ -546,13 +568,19 @@ impl c::Encode for CreatableRenewers<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.string(self.principal_type, flexible);
         w.string(self.principal_name, flexible);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 }

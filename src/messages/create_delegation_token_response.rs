@@ -477,9 +477,19 @@ impl c::Encode for CreateDelegationTokenResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
+        if version < 3 && !self.token_requester_principal_type.is_empty() {
+            w.refuse();
+        }
+        if version < 3 && !self.token_requester_principal_name.is_empty() {
+            w.refuse();
+        }
         w.i16(self.error_code);
         w.string(self.principal_type, flexible);
         w.string(self.principal_name, flexible);
@@ -498,7 +508,9 @@ impl c::Encode for CreateDelegationTokenResponse<'_> {
         w.bytes(self.hmac, flexible);
         w.i32(self.throttle_time_ms);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 }

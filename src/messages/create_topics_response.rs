@@ -218,6 +218,10 @@ impl c::Encode for CreateTopicsResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
@@ -226,7 +230,9 @@ impl c::Encode for CreateTopicsResponse<'_> {
         }
         self.topics.write(w, version, flexible);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -644,6 +650,10 @@ impl c::Encode for CreatableTopicResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
@@ -673,15 +683,21 @@ impl c::Encode for CreatableTopicResult<'_> {
             w.uvarint(count);
             if count != 0 {
                 if tagged_0 {
-                    let size = self
-                        .tagged_len_topic_config_error_code(version)
-                        .unwrap_or(0);
+                    let size = match self.tagged_len_topic_config_error_code(version) {
+                        Ok(n) => n,
+                        Err(_) => {
+                            w.refuse();
+                            0
+                        }
+                    };
                     w.uvarint(0);
                     w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
                     w.i16(self.topic_config_error_code);
                 }
-                self.unknown_tagged_fields.write(w);
+                self.unknown_tagged_fields.write(w, 1);
             }
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -963,7 +979,10 @@ impl c::Encode for CreatableTopicConfigs<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         w.string(self.name, true);
         w.nullable_string(self.value, true);
         if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
@@ -980,7 +999,7 @@ impl c::Encode for CreatableTopicConfigs<'_> {
             w.i8(self.config_source);
             w.bool(self.is_sensitive);
         }
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

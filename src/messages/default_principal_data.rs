@@ -209,11 +209,14 @@ impl c::Encode for DefaultPrincipalData<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         w.string(self.r#type, true);
         w.string(self.name, true);
         w.bool(self.token_authenticated);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

@@ -271,9 +271,16 @@ impl c::Encode for DeleteTopicsRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
+        if version < 6 && !self.topics.is_empty() {
+            w.refuse();
+        }
         if version >= 6 {
             self.topics.write(w, version, flexible);
         }
@@ -282,7 +289,9 @@ impl c::Encode for DeleteTopicsRequest<'_> {
         }
         w.i32(self.timeout_ms);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -496,7 +505,10 @@ impl c::Encode for DeleteTopicState<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         w.nullable_string(self.name, true);
         if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
             if let Some(mut w) = w.sub(17) {
@@ -506,7 +518,7 @@ impl c::Encode for DeleteTopicState<'_> {
             return;
         }
         w.uuid(self.topic_id);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

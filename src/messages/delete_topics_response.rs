@@ -221,6 +221,10 @@ impl c::Encode for DeleteTopicsResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
@@ -229,7 +233,9 @@ impl c::Encode for DeleteTopicsResponse<'_> {
         }
         self.responses.write(w, version, flexible);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -526,13 +532,22 @@ impl c::Encode for DeletableTopicResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         if version >= 6 {
             w.nullable_string(self.name, flexible);
-        } else if let Some(v) = self.name {
-            w.string(v, flexible);
+        } else {
+            match self.name {
+                Some(v) => {
+                    w.string(v, flexible);
+                }
+                None => w.refuse(),
+            }
         }
         if let Some(mut w) = w.sub(2usize.wrapping_add(if version >= 6 { 16 } else { 0 })) {
             if version >= 6 {
@@ -544,7 +559,9 @@ impl c::Encode for DeletableTopicResult<'_> {
             w.nullable_string(self.error_message, flexible);
         }
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 

@@ -339,9 +339,16 @@ impl c::Encode for DescribeAclsRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
+        if version < 1 && self.pattern_type_filter != 3 {
+            w.refuse();
+        }
         w.i8(self.resource_type_filter);
         w.nullable_string(self.resource_name_filter, flexible);
         if version >= 1 {
@@ -354,7 +361,9 @@ impl c::Encode for DescribeAclsRequest<'_> {
             w.i8(self.permission_type);
         }
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 }

@@ -242,8 +242,18 @@ impl c::Encode for DescribeClusterRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if version < 1 && self.endpoint_type != 1 {
+            w.refuse();
+        }
+        if version < 2 && self.include_fenced_brokers {
+            w.refuse();
+        }
         if let Some(mut w) = w.sub(
             1usize
                 .wrapping_add(if version >= 1 { 1 } else { 0 })
@@ -257,7 +267,7 @@ impl c::Encode for DescribeClusterRequest<'_> {
                 w.bool(self.include_fenced_brokers);
             }
         }
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

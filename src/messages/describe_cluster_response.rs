@@ -339,8 +339,15 @@ impl c::Encode for DescribeClusterResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if version < 1 && self.endpoint_type != 1 {
+            w.refuse();
+        }
         if let Some(mut w) = w.sub(6) {
             w.i32(self.throttle_time_ms);
             w.i16(self.error_code);
@@ -353,7 +360,7 @@ impl c::Encode for DescribeClusterResponse<'_> {
         w.i32(self.controller_id);
         self.brokers.write(w, version, true);
         w.i32(self.cluster_authorized_operations);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -611,8 +618,15 @@ impl c::Encode for DescribeClusterBroker<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if version < 2 && self.is_fenced {
+            w.refuse();
+        }
         w.i32(self.broker_id);
         w.string(self.host, true);
         w.i32(self.port);
@@ -620,7 +634,7 @@ impl c::Encode for DescribeClusterBroker<'_> {
         if version >= 2 {
             w.bool(self.is_fenced);
         }
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

@@ -264,9 +264,19 @@ impl c::Encode for DescribeConfigsRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
+        if version < 1 && self.include_synonyms {
+            w.refuse();
+        }
+        if version < 3 && self.include_documentation {
+            w.refuse();
+        }
         self.resources.write(w, version, flexible);
         if let Some(mut w) = w.sub(
             0usize
@@ -281,7 +291,9 @@ impl c::Encode for DescribeConfigsRequest<'_> {
             }
         }
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 }
@@ -511,6 +523,10 @@ impl c::Encode for DescribeConfigsResource<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
@@ -518,7 +534,9 @@ impl c::Encode for DescribeConfigsResource<'_> {
         w.string(self.resource_name, flexible);
         c::Array::write_nullable(self.configuration_keys.as_ref(), w, version, flexible);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 }

@@ -213,13 +213,19 @@ impl c::Encode for DescribeConfigsResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.i32(self.throttle_time_ms);
         self.results.write(w, version, flexible);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -503,6 +509,10 @@ impl c::Encode for DescribeConfigsResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
@@ -512,7 +522,9 @@ impl c::Encode for DescribeConfigsResult<'_> {
         w.string(self.resource_name, flexible);
         self.configs.write(w, version, flexible);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -935,9 +947,16 @@ impl c::Encode for DescribeConfigsResourceResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
+        if version > 0 && self.is_default {
+            w.refuse();
+        }
         w.string(self.name, flexible);
         w.nullable_string(self.value, flexible);
         if let Some(mut w) = w.sub(
@@ -964,7 +983,9 @@ impl c::Encode for DescribeConfigsResourceResult<'_> {
             w.nullable_string(self.documentation, flexible);
         }
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -1231,6 +1252,10 @@ impl c::Encode for DescribeConfigsSynonym<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
@@ -1245,7 +1270,9 @@ impl c::Encode for DescribeConfigsSynonym<'_> {
         }
         w.i8(self.source);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 }

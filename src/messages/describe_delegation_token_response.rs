@@ -243,6 +243,10 @@ impl c::Encode for DescribeDelegationTokenResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
@@ -250,7 +254,9 @@ impl c::Encode for DescribeDelegationTokenResponse<'_> {
         self.tokens.write(w, version, flexible);
         w.i32(self.throttle_time_ms);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 }
@@ -710,9 +716,19 @@ impl c::Encode for DescribedDelegationToken<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
+        if version < 3 && !self.token_requester_principal_type.is_empty() {
+            w.refuse();
+        }
+        if version < 3 && !self.token_requester_principal_name.is_empty() {
+            w.refuse();
+        }
         w.string(self.principal_type, flexible);
         w.string(self.principal_name, flexible);
         if version >= 3 {
@@ -730,7 +746,9 @@ impl c::Encode for DescribedDelegationToken<'_> {
         w.bytes(self.hmac, flexible);
         self.renewers.write(w, version, flexible);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 }
@@ -939,13 +957,19 @@ impl c::Encode for DescribedDelegationTokenRenewer<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.string(self.principal_type, flexible);
         w.string(self.principal_name, flexible);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 }

@@ -225,15 +225,24 @@ impl c::Encode for DescribeGroupsRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
+        if version < 3 && self.include_authorized_operations {
+            w.refuse();
+        }
         self.groups.write(w, version, flexible);
         if version >= 3 {
             w.bool(self.include_authorized_operations);
         }
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 }

@@ -217,6 +217,10 @@ impl c::Encode for DescribeGroupsResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
@@ -225,7 +229,9 @@ impl c::Encode for DescribeGroupsResponse<'_> {
         }
         self.groups.write(w, version, flexible);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -618,9 +624,19 @@ impl c::Encode for DescribedGroup<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
+        if version < 6 && self.error_message.is_some() {
+            w.refuse();
+        }
+        if version < 3 && self.authorized_operations != -2147483648 {
+            w.refuse();
+        }
         w.i16(self.error_code);
         if version >= 6 {
             w.nullable_string(self.error_message, flexible);
@@ -634,7 +650,9 @@ impl c::Encode for DescribedGroup<'_> {
             w.i32(self.authorized_operations);
         }
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -962,6 +980,10 @@ impl c::Encode for DescribedGroupMember<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
@@ -974,7 +996,9 @@ impl c::Encode for DescribedGroupMember<'_> {
         w.bytes(self.member_metadata, flexible);
         w.bytes(self.member_assignment, flexible);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 

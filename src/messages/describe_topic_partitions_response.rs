@@ -229,6 +229,10 @@ impl c::Encode for DescribeTopicPartitionsResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.i32(self.throttle_time_ms);
@@ -242,7 +246,7 @@ impl c::Encode for DescribeTopicPartitionsResponse<'_> {
                 w.i8(-1);
             }
         }
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -536,6 +540,10 @@ impl c::Encode for DescribeTopicPartitionsResponseTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.i16(self.error_code);
@@ -553,7 +561,7 @@ impl c::Encode for DescribeTopicPartitionsResponseTopic<'_> {
             return;
         }
         w.i32(self.topic_authorized_operations);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -907,6 +915,10 @@ impl c::Encode for DescribeTopicPartitionsResponsePartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(14) {
@@ -920,7 +932,7 @@ impl c::Encode for DescribeTopicPartitionsResponsePartition<'_> {
         c::Array::write_nullable(self.eligible_leader_replicas.as_ref(), w, version, true);
         c::Array::write_nullable(self.last_known_elr.as_ref(), w, version, true);
         self.offline_replicas.write(w, version, true);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -1100,10 +1112,13 @@ impl c::Encode for Cursor<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         w.string(self.topic_name, true);
         w.i32(self.partition_index);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

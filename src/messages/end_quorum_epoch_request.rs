@@ -256,6 +256,10 @@ impl c::Encode for EndQuorumEpochRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
@@ -265,7 +269,9 @@ impl c::Encode for EndQuorumEpochRequest<'_> {
             self.leader_endpoints.write(w, version, flexible);
         }
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -486,13 +492,19 @@ impl c::Encode for TopicData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.string(self.topic_name, flexible);
         self.partitions.write(w, version, flexible);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -797,6 +809,10 @@ impl c::Encode for PartitionData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
@@ -812,7 +828,9 @@ impl c::Encode for PartitionData<'_> {
             self.preferred_candidates.write(w, version, flexible);
         }
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -1033,7 +1051,10 @@ impl c::Encode for ReplicaInfo<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
             if let Some(mut w) = w.sub(21) {
                 w.i32(self.candidate_id);
@@ -1046,7 +1067,7 @@ impl c::Encode for ReplicaInfo<'_> {
             w.i32(self.candidate_id);
             w.uuid(self.candidate_directory_id);
         }
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -1249,7 +1270,10 @@ impl c::Encode for LeaderEndpoint<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         w.string(self.name, true);
         w.string(self.host, true);
         if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
@@ -1260,7 +1284,7 @@ impl c::Encode for LeaderEndpoint<'_> {
             return;
         }
         w.u16(self.port);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

@@ -139,8 +139,14 @@ impl c::Encode for EndTxnMarker<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         w.i32(self.coordinator_epoch);
+        if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
+        }
     }
 }
 

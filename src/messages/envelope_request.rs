@@ -215,11 +215,14 @@ impl c::Encode for EnvelopeRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         w.bytes(self.request_data, true);
         w.nullable_bytes(self.request_principal, true);
         w.bytes(self.client_host_address, true);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

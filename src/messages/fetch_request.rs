@@ -529,9 +529,22 @@ impl c::Encode for FetchRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
+        if version > 14 && self.replica_id != -1 {
+            w.refuse();
+        }
+        if version < 15 && !self.replica_state.is_default() {
+            w.refuse();
+        }
+        if version < 7 && !self.forgotten_topics_data.is_empty() {
+            w.refuse();
+        }
         if let Some(mut w) = w.sub(
             8usize
                 .wrapping_add(if version <= 14 { 4 } else { 0 })
@@ -574,19 +587,33 @@ impl c::Encode for FetchRequest<'_> {
             w.uvarint(count);
             if count != 0 {
                 if tagged_0 {
-                    let size = self.tagged_len_cluster_id(version).unwrap_or(0);
+                    let size = match self.tagged_len_cluster_id(version) {
+                        Ok(n) => n,
+                        Err(_) => {
+                            w.refuse();
+                            0
+                        }
+                    };
                     w.uvarint(0);
                     w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
                     w.nullable_string(self.cluster_id, true);
                 }
                 if tagged_1 {
-                    let size = self.tagged_len_replica_state(version).unwrap_or(0);
+                    let size = match self.tagged_len_replica_state(version) {
+                        Ok(n) => n,
+                        Err(_) => {
+                            w.refuse();
+                            0
+                        }
+                    };
                     w.uvarint(1);
                     w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
                     c::Encode::write(&self.replica_state, w, version);
                 }
-                self.unknown_tagged_fields.write(w);
+                self.unknown_tagged_fields.write(w, 2);
             }
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -810,12 +837,15 @@ impl c::Encode for ReplicaState<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         if let Some(mut w) = w.sub(12) {
             w.i32(self.replica_id);
             w.i64(self.replica_epoch);
         }
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -1058,6 +1088,10 @@ impl c::Encode for FetchTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
@@ -1069,7 +1103,9 @@ impl c::Encode for FetchTopic<'_> {
         }
         self.partitions.write(w, version, flexible);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -1478,9 +1514,16 @@ impl c::Encode for FetchPartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
+        if version < 12 && self.last_fetched_epoch != -1 {
+            w.refuse();
+        }
         if let Some(mut w) = w.sub(
             16usize
                 .wrapping_add(if version >= 9 { 4 } else { 0 })
@@ -1509,19 +1552,33 @@ impl c::Encode for FetchPartition<'_> {
             w.uvarint(count);
             if count != 0 {
                 if tagged_0 {
-                    let size = self.tagged_len_replica_directory_id(version).unwrap_or(0);
+                    let size = match self.tagged_len_replica_directory_id(version) {
+                        Ok(n) => n,
+                        Err(_) => {
+                            w.refuse();
+                            0
+                        }
+                    };
                     w.uvarint(0);
                     w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
                     w.uuid(self.replica_directory_id);
                 }
                 if tagged_1 {
-                    let size = self.tagged_len_high_watermark(version).unwrap_or(0);
+                    let size = match self.tagged_len_high_watermark(version) {
+                        Ok(n) => n,
+                        Err(_) => {
+                            w.refuse();
+                            0
+                        }
+                    };
                     w.uvarint(1);
                     w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
                     w.i64(self.high_watermark);
                 }
-                self.unknown_tagged_fields.write(w);
+                self.unknown_tagged_fields.write(w, 2);
             }
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -1803,6 +1860,10 @@ impl c::Encode for ForgottenTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
@@ -1814,7 +1875,9 @@ impl c::Encode for ForgottenTopic<'_> {
         }
         self.partitions.write(w, version, flexible);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 

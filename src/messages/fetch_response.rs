@@ -326,9 +326,19 @@ impl c::Encode for FetchResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
+        if version < 7 && self.session_id != 0 {
+            w.refuse();
+        }
+        if version < 16 && !self.node_endpoints.is_empty() {
+            w.refuse();
+        }
         if let Some(mut w) = w.sub(
             0usize
                 .wrapping_add(if version >= 1 { 4 } else { 0 })
@@ -353,13 +363,21 @@ impl c::Encode for FetchResponse<'_> {
             w.uvarint(count);
             if count != 0 {
                 if tagged_0 {
-                    let size = self.tagged_len_node_endpoints(version).unwrap_or(0);
+                    let size = match self.tagged_len_node_endpoints(version) {
+                        Ok(n) => n,
+                        Err(_) => {
+                            w.refuse();
+                            0
+                        }
+                    };
                     w.uvarint(0);
                     w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
                     self.node_endpoints.write(w, version, true);
                 }
-                self.unknown_tagged_fields.write(w);
+                self.unknown_tagged_fields.write(w, 1);
             }
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -624,6 +642,10 @@ impl c::Encode for FetchableTopicResponse<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
@@ -635,7 +657,9 @@ impl c::Encode for FetchableTopicResponse<'_> {
         }
         self.partitions.write(w, version, flexible);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -1176,9 +1200,25 @@ impl c::Encode for PartitionData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
+        if version < 12 && !self.diverging_epoch.is_default() {
+            w.refuse();
+        }
+        if version < 12 && !self.current_leader.is_default() {
+            w.refuse();
+        }
+        if version < 12 && !self.snapshot_id.is_default() {
+            w.refuse();
+        }
+        if version < 11 && self.preferred_read_replica != -1 {
+            w.refuse();
+        }
         if let Some(mut w) = w.sub(
             14usize
                 .wrapping_add(if version >= 4 { 8 } else { 0 })
@@ -1212,25 +1252,45 @@ impl c::Encode for PartitionData<'_> {
             w.uvarint(count);
             if count != 0 {
                 if tagged_0 {
-                    let size = self.tagged_len_diverging_epoch(version).unwrap_or(0);
+                    let size = match self.tagged_len_diverging_epoch(version) {
+                        Ok(n) => n,
+                        Err(_) => {
+                            w.refuse();
+                            0
+                        }
+                    };
                     w.uvarint(0);
                     w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
                     c::Encode::write(&self.diverging_epoch, w, version);
                 }
                 if tagged_1 {
-                    let size = self.tagged_len_current_leader(version).unwrap_or(0);
+                    let size = match self.tagged_len_current_leader(version) {
+                        Ok(n) => n,
+                        Err(_) => {
+                            w.refuse();
+                            0
+                        }
+                    };
                     w.uvarint(1);
                     w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
                     c::Encode::write(&self.current_leader, w, version);
                 }
                 if tagged_2 {
-                    let size = self.tagged_len_snapshot_id(version).unwrap_or(0);
+                    let size = match self.tagged_len_snapshot_id(version) {
+                        Ok(n) => n,
+                        Err(_) => {
+                            w.refuse();
+                            0
+                        }
+                    };
                     w.uvarint(2);
                     w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
                     c::Encode::write(&self.snapshot_id, w, version);
                 }
-                self.unknown_tagged_fields.write(w);
+                self.unknown_tagged_fields.write(w, 3);
             }
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -1438,12 +1498,15 @@ impl c::Encode for EpochEndOffset<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         if let Some(mut w) = w.sub(12) {
             w.i32(self.epoch);
             w.i64(self.end_offset);
         }
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -1618,12 +1681,15 @@ impl c::Encode for LeaderIdAndEpoch<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         if let Some(mut w) = w.sub(8) {
             w.i32(self.leader_id);
             w.i32(self.leader_epoch);
         }
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -1798,12 +1864,15 @@ impl c::Encode for SnapshotId<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         if let Some(mut w) = w.sub(12) {
             w.i64(self.end_offset);
             w.i32(self.epoch);
         }
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -2041,6 +2110,10 @@ impl c::Encode for AbortedTransaction<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
@@ -2057,7 +2130,9 @@ impl c::Encode for AbortedTransaction<'_> {
             w.i64(self.first_offset);
         }
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 }
@@ -2275,12 +2350,15 @@ impl c::Encode for NodeEndpoint<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         w.i32(self.node_id);
         w.string(self.host, true);
         w.i32(self.port);
         w.nullable_string(self.rack, true);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

@@ -249,6 +249,10 @@ impl c::Encode for FetchSnapshotRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(8) {
@@ -262,12 +266,18 @@ impl c::Encode for FetchSnapshotRequest<'_> {
         w.uvarint(count);
         if count != 0 {
             if tagged_0 {
-                let size = self.tagged_len_cluster_id(version).unwrap_or(0);
+                let size = match self.tagged_len_cluster_id(version) {
+                    Ok(n) => n,
+                    Err(_) => {
+                        w.refuse();
+                        0
+                    }
+                };
                 w.uvarint(0);
                 w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
                 w.nullable_string(self.cluster_id, true);
             }
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write(w, 1);
         }
     }
 
@@ -466,11 +476,15 @@ impl c::Encode for TopicSnapshot<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.name, true);
         self.partitions.write(w, version, true);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 
     fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
@@ -741,6 +755,10 @@ impl c::Encode for PartitionSnapshot<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(8) {
@@ -755,12 +773,18 @@ impl c::Encode for PartitionSnapshot<'_> {
         w.uvarint(count);
         if count != 0 {
             if tagged_0 {
-                let size = self.tagged_len_replica_directory_id(version).unwrap_or(0);
+                let size = match self.tagged_len_replica_directory_id(version) {
+                    Ok(n) => n,
+                    Err(_) => {
+                        w.refuse();
+                        0
+                    }
+                };
                 w.uvarint(0);
                 w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
                 w.uuid(self.replica_directory_id);
             }
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write(w, 1);
         }
     }
 
@@ -951,12 +975,15 @@ impl c::Encode for SnapshotId<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         if let Some(mut w) = w.sub(12) {
             w.i64(self.end_offset);
             w.i32(self.epoch);
         }
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

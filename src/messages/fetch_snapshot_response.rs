@@ -263,8 +263,15 @@ impl c::Encode for FetchSnapshotResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if version < 1 && !self.node_endpoints.is_empty() {
+            w.refuse();
+        }
         if let Some(mut w) = w.sub(6) {
             w.i32(self.throttle_time_ms);
             w.i16(self.error_code);
@@ -276,12 +283,18 @@ impl c::Encode for FetchSnapshotResponse<'_> {
         w.uvarint(count);
         if count != 0 {
             if tagged_0 {
-                let size = self.tagged_len_node_endpoints(version).unwrap_or(0);
+                let size = match self.tagged_len_node_endpoints(version) {
+                    Ok(n) => n,
+                    Err(_) => {
+                        w.refuse();
+                        0
+                    }
+                };
                 w.uvarint(0);
                 w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
                 self.node_endpoints.write(w, version, true);
             }
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write(w, 1);
         }
     }
 }
@@ -473,11 +486,15 @@ impl c::Encode for TopicSnapshot<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.name, true);
         self.partitions.write(w, version, true);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -796,6 +813,10 @@ impl c::Encode for PartitionSnapshot<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(6) {
@@ -814,12 +835,18 @@ impl c::Encode for PartitionSnapshot<'_> {
         w.uvarint(count);
         if count != 0 {
             if tagged_0 {
-                let size = self.tagged_len_current_leader(version).unwrap_or(0);
+                let size = match self.tagged_len_current_leader(version) {
+                    Ok(n) => n,
+                    Err(_) => {
+                        w.refuse();
+                        0
+                    }
+                };
                 w.uvarint(0);
                 w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
                 c::Encode::write(&self.current_leader, w, version);
             }
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write(w, 1);
         }
     }
 }
@@ -995,12 +1022,15 @@ impl c::Encode for SnapshotId<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         if let Some(mut w) = w.sub(12) {
             w.i64(self.end_offset);
             w.i32(self.epoch);
         }
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -1176,12 +1206,15 @@ impl c::Encode for LeaderIdAndEpoch<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         if let Some(mut w) = w.sub(8) {
             w.i32(self.leader_id);
             w.i32(self.leader_epoch);
         }
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -1378,7 +1411,10 @@ impl c::Encode for NodeEndpoint<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         w.i32(self.node_id);
         w.string(self.host, true);
         if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
@@ -1389,7 +1425,7 @@ impl c::Encode for NodeEndpoint<'_> {
             return;
         }
         w.u16(self.port);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

@@ -293,9 +293,22 @@ impl c::Encode for FindCoordinatorRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
+        if version > 3 && !self.key.is_empty() {
+            w.refuse();
+        }
+        if version < 1 && self.key_type != 0 {
+            w.refuse();
+        }
+        if version < 4 && !self.coordinator_keys.is_empty() {
+            w.refuse();
+        }
         if version <= 3 {
             w.string(self.key, flexible);
         }
@@ -306,7 +319,9 @@ impl c::Encode for FindCoordinatorRequest<'_> {
             self.coordinator_keys.write(w, version, flexible);
         }
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 }

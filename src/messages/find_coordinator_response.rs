@@ -420,9 +420,28 @@ impl c::Encode for FindCoordinatorResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
+        if version > 3 && self.error_code != 0 {
+            w.refuse();
+        }
+        if version > 3 && self.node_id != 0 {
+            w.refuse();
+        }
+        if version > 3 && !self.host.is_empty() {
+            w.refuse();
+        }
+        if version > 3 && self.port != 0 {
+            w.refuse();
+        }
+        if version < 4 && !self.coordinators.is_empty() {
+            w.refuse();
+        }
         if let Some(mut w) = w.sub(
             0usize
                 .wrapping_add(if version >= 1 { 4 } else { 0 })
@@ -451,7 +470,9 @@ impl c::Encode for FindCoordinatorResponse<'_> {
             self.coordinators.write(w, version, flexible);
         }
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -735,7 +756,10 @@ impl c::Encode for Coordinator<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         w.string(self.key, true);
         w.i32(self.node_id);
         w.string(self.host, true);
@@ -744,7 +768,7 @@ impl c::Encode for Coordinator<'_> {
             w.i16(self.error_code);
         }
         w.nullable_string(self.error_message, true);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

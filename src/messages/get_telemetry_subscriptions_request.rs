@@ -189,9 +189,12 @@ impl c::Encode for GetTelemetrySubscriptionsRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         w.uuid(self.client_instance_id);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

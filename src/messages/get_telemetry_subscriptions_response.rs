@@ -367,6 +367,10 @@ impl c::Encode for GetTelemetrySubscriptionsResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(26) {
@@ -382,7 +386,7 @@ impl c::Encode for GetTelemetrySubscriptionsResponse<'_> {
             w.bool(self.delta_temporality);
         }
         self.requested_metrics.write(w, version, true);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

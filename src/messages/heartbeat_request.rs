@@ -275,9 +275,16 @@ impl c::Encode for HeartbeatRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
+        if version < 3 && self.group_instance_id.is_some() {
+            w.refuse();
+        }
         w.string(self.group_id, flexible);
         w.i32(self.generation_id);
         w.string(self.member_id, flexible);
@@ -285,7 +292,9 @@ impl c::Encode for HeartbeatRequest<'_> {
             w.nullable_string(self.group_instance_id, flexible);
         }
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 }

@@ -350,9 +350,25 @@ impl c::Encode for InitProducerIdRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
+        if version < 3 && self.producer_id != -1 {
+            w.refuse();
+        }
+        if version < 3 && self.producer_epoch != -1 {
+            w.refuse();
+        }
+        if version < 6 && self.enable2_pc {
+            w.refuse();
+        }
+        if version < 6 && self.keep_prepared_txn {
+            w.refuse();
+        }
         w.nullable_string(self.transactional_id, flexible);
         if let Some(mut w) = w.sub(
             4usize
@@ -376,7 +392,9 @@ impl c::Encode for InitProducerIdRequest<'_> {
             }
         }
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 }

@@ -327,9 +327,19 @@ impl c::Encode for InitProducerIdResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
+        if version < 6 && self.ongoing_txn_producer_id != -1 {
+            w.refuse();
+        }
+        if version < 6 && self.ongoing_txn_producer_epoch != -1 {
+            w.refuse();
+        }
         if let Some(mut w) = w.sub(
             16usize
                 .wrapping_add(if version >= 6 { 8 } else { 0 })
@@ -347,7 +357,9 @@ impl c::Encode for InitProducerIdResponse<'_> {
             }
         }
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 }

@@ -386,9 +386,16 @@ impl c::Encode for JoinGroupRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
+        if version < 5 && self.group_instance_id.is_some() {
+            w.refuse();
+        }
         w.string(self.group_id, flexible);
         if let Some(mut w) = w.sub(4usize.wrapping_add(if version >= 1 { 4 } else { 0 })) {
             w.i32(self.session_timeout_ms);
@@ -406,7 +413,9 @@ impl c::Encode for JoinGroupRequest<'_> {
             w.nullable_string(self.reason, flexible);
         }
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -628,13 +637,19 @@ impl c::Encode for JoinGroupRequestProtocol<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.string(self.name, flexible);
         w.bytes(self.metadata, flexible);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 }

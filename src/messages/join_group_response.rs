@@ -417,9 +417,16 @@ impl c::Encode for JoinGroupResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
+        if version < 9 && self.skip_assignment {
+            w.refuse();
+        }
         if let Some(mut w) = w.sub(6usize.wrapping_add(if version >= 2 { 4 } else { 0 })) {
             if version >= 2 {
                 w.i32(self.throttle_time_ms);
@@ -432,8 +439,13 @@ impl c::Encode for JoinGroupResponse<'_> {
         }
         if version >= 7 {
             w.nullable_string(self.protocol_name, flexible);
-        } else if let Some(v) = self.protocol_name {
-            w.string(v, flexible);
+        } else {
+            match self.protocol_name {
+                Some(v) => {
+                    w.string(v, flexible);
+                }
+                None => w.refuse(),
+            }
         }
         w.string(self.leader, flexible);
         if version >= 9 {
@@ -442,7 +454,9 @@ impl c::Encode for JoinGroupResponse<'_> {
         w.string(self.member_id, flexible);
         self.members.write(w, version, flexible);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -704,6 +718,10 @@ impl c::Encode for JoinGroupResponseMember<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
@@ -713,7 +731,9 @@ impl c::Encode for JoinGroupResponseMember<'_> {
         }
         w.bytes(self.metadata, flexible);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 

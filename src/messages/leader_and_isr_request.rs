@@ -426,9 +426,25 @@ impl c::Encode for LeaderAndIsrRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
+        if version < 7 && self.is_k_raft_controller {
+            w.refuse();
+        }
+        if version < 5 && self.r#type != 0 {
+            w.refuse();
+        }
+        if version > 1 && !self.ungrouped_partition_states.is_empty() {
+            w.refuse();
+        }
+        if version < 2 && !self.topic_states.is_empty() {
+            w.refuse();
+        }
         if let Some(mut w) = w.sub(
             8usize
                 .wrapping_add(if version >= 7 { 1 } else { 0 })
@@ -455,7 +471,9 @@ impl c::Encode for LeaderAndIsrRequest<'_> {
         }
         self.live_leaders.write(w, version, flexible);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -718,6 +736,10 @@ impl c::Encode for LeaderAndIsrTopicState<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
@@ -727,7 +749,9 @@ impl c::Encode for LeaderAndIsrTopicState<'_> {
         }
         self.partition_states.write(w, version, flexible);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -964,6 +988,10 @@ impl c::Encode for LeaderAndIsrLiveLeader<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
@@ -978,7 +1006,9 @@ impl c::Encode for LeaderAndIsrLiveLeader<'_> {
         }
         w.i32(self.port);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 }
@@ -1484,9 +1514,16 @@ impl c::Encode for LeaderAndIsrPartitionState<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
+        if version < 6 && self.leader_recovery_state != 0 {
+            w.refuse();
+        }
         if version <= 1 {
             w.string(self.topic_name, flexible);
         }
@@ -1518,7 +1555,9 @@ impl c::Encode for LeaderAndIsrPartitionState<'_> {
             }
         }
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 

@@ -276,9 +276,19 @@ impl c::Encode for LeaveGroupRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
+        if version > 2 && !self.member_id.is_empty() {
+            w.refuse();
+        }
+        if version < 3 && !self.members.is_empty() {
+            w.refuse();
+        }
         w.string(self.group_id, flexible);
         if version <= 2 {
             w.string(self.member_id, flexible);
@@ -287,7 +297,9 @@ impl c::Encode for LeaveGroupRequest<'_> {
             self.members.write(w, version, flexible);
         }
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -538,6 +550,10 @@ impl c::Encode for MemberIdentity<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
@@ -547,7 +563,9 @@ impl c::Encode for MemberIdentity<'_> {
             w.nullable_string(self.reason, flexible);
         }
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 

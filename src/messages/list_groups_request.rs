@@ -253,9 +253,19 @@ impl c::Encode for ListGroupsRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
+        if version < 4 && !self.states_filter.is_empty() {
+            w.refuse();
+        }
+        if version < 5 && !self.types_filter.is_empty() {
+            w.refuse();
+        }
         if version >= 4 {
             self.states_filter.write(w, version, flexible);
         }
@@ -263,7 +273,9 @@ impl c::Encode for ListGroupsRequest<'_> {
             self.types_filter.write(w, version, flexible);
         }
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 }

@@ -286,8 +286,18 @@ impl c::Encode for ListTransactionsRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if version < 1 && self.duration_filter != -1 {
+            w.refuse();
+        }
+        if version < 2 && self.transactional_id_pattern.is_some() {
+            w.refuse();
+        }
         self.state_filters.write(w, version, true);
         self.producer_id_filters.write(w, version, true);
         if version >= 1 {
@@ -296,7 +306,7 @@ impl c::Encode for ListTransactionsRequest<'_> {
         if version >= 2 {
             w.nullable_string(self.transactional_id_pattern, true);
         }
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

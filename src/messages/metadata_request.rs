@@ -320,13 +320,31 @@ impl c::Encode for MetadataRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
+        if version < 4 && !self.allow_auto_topic_creation {
+            w.refuse();
+        }
+        if !(8..=10).contains(&version) && self.include_cluster_authorized_operations {
+            w.refuse();
+        }
+        if version < 8 && self.include_topic_authorized_operations {
+            w.refuse();
+        }
         if version >= 1 {
             c::Array::write_nullable(self.topics.as_ref(), w, version, flexible);
-        } else if let Some(v) = self.topics {
-            v.write(w, version, flexible);
+        } else {
+            match self.topics {
+                Some(v) => {
+                    v.write(w, version, flexible);
+                }
+                None => w.refuse(),
+            }
         }
         if let Some(mut w) = w.sub(
             0usize
@@ -345,7 +363,9 @@ impl c::Encode for MetadataRequest<'_> {
             }
         }
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -584,6 +604,10 @@ impl c::Encode for MetadataRequestTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
@@ -592,11 +616,18 @@ impl c::Encode for MetadataRequestTopic<'_> {
         }
         if version >= 10 {
             w.nullable_string(self.name, flexible);
-        } else if let Some(v) = self.name {
-            w.string(v, flexible);
+        } else {
+            match self.name {
+                Some(v) => {
+                    w.string(v, flexible);
+                }
+                None => w.refuse(),
+            }
         }
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 

@@ -374,9 +374,16 @@ impl c::Encode for MetadataResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
+        if !(8..=10).contains(&version) && self.cluster_authorized_operations != -2147483648 {
+            w.refuse();
+        }
         if version >= 3 {
             w.i32(self.throttle_time_ms);
         }
@@ -401,7 +408,9 @@ impl c::Encode for MetadataResponse<'_> {
             }
         }
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -695,6 +704,10 @@ impl c::Encode for MetadataResponseBroker<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
@@ -705,7 +718,9 @@ impl c::Encode for MetadataResponseBroker<'_> {
             w.nullable_string(self.rack, flexible);
         }
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -1052,14 +1067,26 @@ impl c::Encode for MetadataResponseTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
+        if version < 8 && self.topic_authorized_operations != -2147483648 {
+            w.refuse();
+        }
         w.i16(self.error_code);
         if version >= 12 {
             w.nullable_string(self.name, flexible);
-        } else if let Some(v) = self.name {
-            w.string(v, flexible);
+        } else {
+            match self.name {
+                Some(v) => {
+                    w.string(v, flexible);
+                }
+                None => w.refuse(),
+            }
         }
         if let Some(mut w) = w.sub(
             0usize
@@ -1078,7 +1105,9 @@ impl c::Encode for MetadataResponseTopic<'_> {
             w.i32(self.topic_authorized_operations);
         }
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -1438,6 +1467,10 @@ impl c::Encode for MetadataResponsePartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
@@ -1455,7 +1488,9 @@ impl c::Encode for MetadataResponsePartition<'_> {
             self.offline_replicas.write(w, version, flexible);
         }
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 

@@ -353,9 +353,16 @@ impl c::Encode for OffsetCommitRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
+        if version < 7 && self.group_instance_id.is_some() {
+            w.refuse();
+        }
         w.string(self.group_id, flexible);
         if version >= 1 {
             w.i32(self.generation_id_or_member_epoch);
@@ -371,7 +378,9 @@ impl c::Encode for OffsetCommitRequest<'_> {
         }
         self.topics.write(w, version, flexible);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -651,6 +660,10 @@ impl c::Encode for OffsetCommitRequestTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
@@ -662,7 +675,9 @@ impl c::Encode for OffsetCommitRequestTopic<'_> {
         }
         self.partitions.write(w, version, flexible);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -972,9 +987,16 @@ impl c::Encode for OffsetCommitRequestPartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
+        if !(1..=1).contains(&version) && self.commit_timestamp != -1 {
+            w.refuse();
+        }
         if let Some(mut w) = w.sub(
             12usize
                 .wrapping_add(if version >= 6 { 4 } else { 0 })
@@ -991,7 +1013,9 @@ impl c::Encode for OffsetCommitRequestPartition<'_> {
         }
         w.nullable_string(self.committed_metadata, flexible);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 

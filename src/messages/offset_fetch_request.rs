@@ -366,17 +366,38 @@ impl c::Encode for OffsetFetchRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
+        if version > 7 && !self.group_id.is_empty() {
+            w.refuse();
+        }
+        if version > 7 && self.topics.as_ref().is_none_or(|v| !v.is_empty()) {
+            w.refuse();
+        }
+        if version < 8 && !self.groups.is_empty() {
+            w.refuse();
+        }
+        if version < 7 && self.require_stable {
+            w.refuse();
+        }
         if version <= 7 {
             w.string(self.group_id, flexible);
         }
         if version <= 7 {
             if (2..=7).contains(&version) {
                 c::Array::write_nullable(self.topics.as_ref(), w, version, flexible);
-            } else if let Some(v) = self.topics {
-                v.write(w, version, flexible);
+            } else {
+                match self.topics {
+                    Some(v) => {
+                        v.write(w, version, flexible);
+                    }
+                    None => w.refuse(),
+                }
             }
         }
         if version >= 8 {
@@ -386,7 +407,9 @@ impl c::Encode for OffsetFetchRequest<'_> {
             w.bool(self.require_stable);
         }
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -606,13 +629,19 @@ impl c::Encode for OffsetFetchRequestTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.string(self.name, flexible);
         self.partition_indexes.write(w, version, flexible);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 }
@@ -865,6 +894,10 @@ impl c::Encode for OffsetFetchRequestGroup<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.group_id, true);
@@ -875,7 +908,7 @@ impl c::Encode for OffsetFetchRequestGroup<'_> {
             w.i32(self.member_epoch);
         }
         c::Array::write_nullable(self.topics.as_ref(), w, version, true);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 
     fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
@@ -1127,6 +1160,10 @@ impl c::Encode for OffsetFetchRequestTopics<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version <= 9 {
@@ -1136,7 +1173,7 @@ impl c::Encode for OffsetFetchRequestTopics<'_> {
             w.uuid(self.topic_id);
         }
         self.partition_indexes.write(w, version, true);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 
     fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {

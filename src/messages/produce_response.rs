@@ -264,9 +264,16 @@ impl c::Encode for ProduceResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
+        if version < 10 && !self.node_endpoints.is_empty() {
+            w.refuse();
+        }
         self.responses.write(w, version, flexible);
         if version >= 1 {
             w.i32(self.throttle_time_ms);
@@ -278,13 +285,21 @@ impl c::Encode for ProduceResponse<'_> {
             w.uvarint(count);
             if count != 0 {
                 if tagged_0 {
-                    let size = self.tagged_len_node_endpoints(version).unwrap_or(0);
+                    let size = match self.tagged_len_node_endpoints(version) {
+                        Ok(n) => n,
+                        Err(_) => {
+                            w.refuse();
+                            0
+                        }
+                    };
                     w.uvarint(0);
                     w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
                     self.node_endpoints.write(w, version, true);
                 }
-                self.unknown_tagged_fields.write(w);
+                self.unknown_tagged_fields.write(w, 1);
             }
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -551,6 +566,10 @@ impl c::Encode for TopicProduceResponse<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
@@ -562,7 +581,9 @@ impl c::Encode for TopicProduceResponse<'_> {
         }
         self.partition_responses.write(w, version, flexible);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -984,9 +1005,16 @@ impl c::Encode for PartitionProduceResponse<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
+        if version < 10 && !self.current_leader.is_default() {
+            w.refuse();
+        }
         if let Some(mut w) = w.sub(
             14usize
                 .wrapping_add(if version >= 2 { 8 } else { 0 })
@@ -1015,13 +1043,21 @@ impl c::Encode for PartitionProduceResponse<'_> {
             w.uvarint(count);
             if count != 0 {
                 if tagged_0 {
-                    let size = self.tagged_len_current_leader(version).unwrap_or(0);
+                    let size = match self.tagged_len_current_leader(version) {
+                        Ok(n) => n,
+                        Err(_) => {
+                            w.refuse();
+                            0
+                        }
+                    };
                     w.uvarint(0);
                     w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
                     c::Encode::write(&self.current_leader, w, version);
                 }
-                self.unknown_tagged_fields.write(w);
+                self.unknown_tagged_fields.write(w, 1);
             }
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -1257,13 +1293,19 @@ impl c::Encode for BatchIndexAndErrorMessage<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         w.i32(self.batch_index);
         w.nullable_string(self.batch_index_error_message, flexible);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 }
@@ -1441,12 +1483,15 @@ impl c::Encode for LeaderIdAndEpoch<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         if let Some(mut w) = w.sub(8) {
             w.i32(self.leader_id);
             w.i32(self.leader_epoch);
         }
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -1663,12 +1708,15 @@ impl c::Encode for NodeEndpoint<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         w.i32(self.node_id);
         w.string(self.host, true);
         w.i32(self.port);
         w.nullable_string(self.rack, true);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

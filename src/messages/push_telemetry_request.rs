@@ -269,7 +269,10 @@ impl c::Encode for PushTelemetryRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         if let Some(mut w) = w.sub(22) {
             w.uuid(self.client_instance_id);
             w.i32(self.subscription_id);
@@ -277,7 +280,7 @@ impl c::Encode for PushTelemetryRequest<'_> {
             w.i8(self.compression_type);
         }
         w.bytes(self.metrics, true);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

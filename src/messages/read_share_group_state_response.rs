@@ -175,10 +175,14 @@ impl c::Encode for ReadShareGroupStateResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         self.results.write(w, version, true);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -362,11 +366,15 @@ impl c::Encode for ReadStateResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -635,6 +643,10 @@ impl c::Encode for PartitionResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(6) {
@@ -647,7 +659,7 @@ impl c::Encode for PartitionResult<'_> {
             w.i64(self.start_offset);
         }
         self.state_batches.write(w, version, true);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -883,7 +895,10 @@ impl c::Encode for StateBatch<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
             if let Some(mut w) = w.sub(20) {
                 w.i64(self.first_offset);
@@ -900,7 +915,7 @@ impl c::Encode for StateBatch<'_> {
             w.i8(self.delivery_state);
             w.i16(self.delivery_count);
         }
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

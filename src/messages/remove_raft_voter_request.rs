@@ -234,13 +234,16 @@ impl c::Encode for RemoveRaftVoterRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         w.nullable_string(self.cluster_id, true);
         if let Some(mut w) = w.sub(20) {
             w.i32(self.voter_id);
             w.uuid(self.voter_directory_id);
         }
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

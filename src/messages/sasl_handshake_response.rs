@@ -174,10 +174,17 @@ impl c::Encode for SaslHandshakeResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.i16(self.error_code);
         self.mechanisms.write(w, version, false);
+        if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
+        }
     }
 }
 

@@ -194,11 +194,15 @@ impl c::Encode for ShareGroupDescribeResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.i32(self.throttle_time_ms);
         self.groups.write(w, version, true);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -536,6 +540,10 @@ impl c::Encode for DescribedGroup<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.i16(self.error_code);
@@ -556,7 +564,7 @@ impl c::Encode for DescribedGroup<'_> {
             return;
         }
         w.i32(self.authorized_operations);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -853,6 +861,10 @@ impl c::Encode for Member<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.member_id, true);
@@ -862,7 +874,7 @@ impl c::Encode for Member<'_> {
         w.string(self.client_host, true);
         self.subscribed_topic_names.write(w, version, true);
         c::Encode::write(&self.assignment, w, version);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -1071,12 +1083,16 @@ impl c::Encode for TopicPartitions<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.uuid(self.topic_id);
         w.string(self.topic_name, true);
         self.partitions.write(w, version, true);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -1246,10 +1262,14 @@ impl c::Encode for Assignment<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         self.topic_partitions.write(w, version, true);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

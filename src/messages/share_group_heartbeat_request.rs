@@ -269,6 +269,10 @@ impl c::Encode for ShareGroupHeartbeatRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.group_id, true);
@@ -276,7 +280,7 @@ impl c::Encode for ShareGroupHeartbeatRequest<'_> {
         w.i32(self.member_epoch);
         w.nullable_string(self.rack_id, true);
         c::Array::write_nullable(self.subscribed_topic_names.as_ref(), w, version, true);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

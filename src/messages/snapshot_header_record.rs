@@ -186,12 +186,15 @@ impl c::Encode for SnapshotHeaderRecord<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         if let Some(mut w) = w.sub(10) {
             w.i16(self.version);
             w.i64(self.last_contained_log_timestamp);
         }
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

@@ -443,9 +443,28 @@ impl c::Encode for StopReplicaRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
+        if version < 4 && self.is_k_raft_controller {
+            w.refuse();
+        }
+        if version > 2 && self.delete_partitions {
+            w.refuse();
+        }
+        if version > 0 && !self.ungrouped_partitions.is_empty() {
+            w.refuse();
+        }
+        if !(1..=2).contains(&version) && !self.topics.is_empty() {
+            w.refuse();
+        }
+        if version < 3 && !self.topic_states.is_empty() {
+            w.refuse();
+        }
         if let Some(mut w) = w.sub(
             8usize
                 .wrapping_add(if version >= 4 { 1 } else { 0 })
@@ -474,7 +493,9 @@ impl c::Encode for StopReplicaRequest<'_> {
             self.topic_states.write(w, version, flexible);
         }
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -645,9 +666,15 @@ impl c::Encode for StopReplicaPartitionV0<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         w.string(self.topic_name, false);
         w.i32(self.partition_index);
+        if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
+        }
     }
 }
 
@@ -852,13 +879,19 @@ impl c::Encode for StopReplicaTopicV1<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.string(self.name, flexible);
         self.partition_indexes.write(w, version, flexible);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 }
@@ -1050,11 +1083,15 @@ impl c::Encode for StopReplicaTopicState<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.topic_name, true);
         self.partition_states.write(w, version, true);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -1249,7 +1286,10 @@ impl c::Encode for StopReplicaPartitionState<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
             if let Some(mut w) = w.sub(10) {
                 w.i32(self.partition_index);
@@ -1264,7 +1304,7 @@ impl c::Encode for StopReplicaPartitionState<'_> {
             w.i32(self.leader_epoch);
             w.bool(self.delete_partition);
         }
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

@@ -230,8 +230,15 @@ impl c::Encode for StreamsGroupDescribeRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if version < 1 && self.include_topology_description {
+            w.refuse();
+        }
         self.group_ids.write(w, version, true);
         if let Some(mut w) = w.sub(1usize.wrapping_add(if version >= 1 { 1 } else { 0 })) {
             w.bool(self.include_authorized_operations);
@@ -239,7 +246,7 @@ impl c::Encode for StreamsGroupDescribeRequest<'_> {
                 w.bool(self.include_topology_description);
             }
         }
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

@@ -399,9 +399,22 @@ impl c::Encode for TxnOffsetCommitRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
+        if version < 3 && self.generation_id_or_member_epoch != -1 {
+            w.refuse();
+        }
+        if version < 3 && !self.member_id.is_empty() {
+            w.refuse();
+        }
+        if version < 3 && self.group_instance_id.is_some() {
+            w.refuse();
+        }
         w.string(self.transactional_id, flexible);
         w.string(self.group_id, flexible);
         if let Some(mut w) = w.sub(10usize.wrapping_add(if version >= 3 { 4 } else { 0 })) {
@@ -419,7 +432,9 @@ impl c::Encode for TxnOffsetCommitRequest<'_> {
         }
         self.topics.write(w, version, flexible);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -681,6 +696,10 @@ impl c::Encode for TxnOffsetCommitRequestTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
@@ -692,7 +711,9 @@ impl c::Encode for TxnOffsetCommitRequestTopic<'_> {
         }
         self.partitions.write(w, version, flexible);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -967,6 +988,10 @@ impl c::Encode for TxnOffsetCommitRequestPartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
@@ -979,7 +1004,9 @@ impl c::Encode for TxnOffsetCommitRequestPartition<'_> {
         }
         w.nullable_string(self.committed_metadata, flexible);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 

@@ -237,14 +237,21 @@ impl c::Encode for UpdateFeaturesRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if version < 1 && self.validate_only {
+            w.refuse();
+        }
         w.i32(self.timeout_ms);
         self.feature_updates.write(w, version, true);
         if version >= 1 {
             w.bool(self.validate_only);
         }
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -497,8 +504,18 @@ impl c::Encode for FeatureUpdateKey<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if version > 0 && self.allow_downgrade {
+            w.refuse();
+        }
+        if version < 1 && self.upgrade_type != 1 {
+            w.refuse();
+        }
         w.string(self.feature, true);
         if let Some(mut w) = w.sub(
             2usize
@@ -513,7 +530,7 @@ impl c::Encode for FeatureUpdateKey<'_> {
                 w.i8(self.upgrade_type);
             }
         }
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

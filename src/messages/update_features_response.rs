@@ -251,6 +251,10 @@ impl c::Encode for UpdateFeaturesResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(6) {
@@ -261,7 +265,7 @@ impl c::Encode for UpdateFeaturesResponse<'_> {
         if version <= 1 {
             self.results.write(w, version, true);
         }
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 
     fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
@@ -475,11 +479,14 @@ impl c::Encode for UpdatableFeatureResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         w.string(self.feature, true);
         w.i16(self.error_code);
         w.nullable_string(self.error_message, true);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

@@ -439,9 +439,25 @@ impl c::Encode for UpdateMetadataRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
+        if version < 8 && self.is_k_raft_controller {
+            w.refuse();
+        }
+        if version < 8 && self.r#type != 0 {
+            w.refuse();
+        }
+        if version > 4 && !self.ungrouped_partition_states.is_empty() {
+            w.refuse();
+        }
+        if version < 5 && !self.topic_states.is_empty() {
+            w.refuse();
+        }
         if let Some(mut w) = w.sub(
             8usize
                 .wrapping_add(if version >= 8 { 1 } else { 0 })
@@ -470,13 +486,21 @@ impl c::Encode for UpdateMetadataRequest<'_> {
             w.uvarint(count);
             if count != 0 {
                 if tagged_0 {
-                    let size = self.tagged_len_type(version).unwrap_or(0);
+                    let size = match self.tagged_len_type(version) {
+                        Ok(n) => n,
+                        Err(_) => {
+                            w.refuse();
+                            0
+                        }
+                    };
                     w.uvarint(0);
                     w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
                     w.i8(self.r#type);
                 }
-                self.unknown_tagged_fields.write(w);
+                self.unknown_tagged_fields.write(w, 1);
             }
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -743,6 +767,10 @@ impl c::Encode for UpdateMetadataTopicState<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
@@ -752,7 +780,9 @@ impl c::Encode for UpdateMetadataTopicState<'_> {
         }
         self.partition_states.write(w, version, flexible);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -1081,6 +1111,10 @@ impl c::Encode for UpdateMetadataBroker<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
@@ -1098,7 +1132,9 @@ impl c::Encode for UpdateMetadataBroker<'_> {
             w.nullable_string(self.rack, flexible);
         }
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -1397,6 +1433,10 @@ impl c::Encode for UpdateMetadataEndpoint<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
@@ -1414,7 +1454,9 @@ impl c::Encode for UpdateMetadataEndpoint<'_> {
         }
         w.i16(self.security_protocol);
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 
@@ -1833,6 +1875,10 @@ impl c::Encode for UpdateMetadataPartitionState<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
@@ -1852,7 +1898,9 @@ impl c::Encode for UpdateMetadataPartitionState<'_> {
             self.offline_replicas.write(w, version, flexible);
         }
         if flexible {
-            self.unknown_tagged_fields.write_section(w);
+            self.unknown_tagged_fields.write_section(w, 0);
+        } else if !self.unknown_tagged_fields.is_empty() {
+            w.refuse();
         }
     }
 

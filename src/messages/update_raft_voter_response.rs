@@ -228,6 +228,10 @@ impl c::Encode for UpdateRaftVoterResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(6) {
@@ -240,12 +244,18 @@ impl c::Encode for UpdateRaftVoterResponse<'_> {
         w.uvarint(count);
         if count != 0 {
             if tagged_0 {
-                let size = self.tagged_len_current_leader(version).unwrap_or(0);
+                let size = match self.tagged_len_current_leader(version) {
+                    Ok(n) => n,
+                    Err(_) => {
+                        w.refuse();
+                        0
+                    }
+                };
                 w.uvarint(0);
                 w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
                 c::Encode::write(&self.current_leader, w, version);
             }
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write(w, 1);
         }
     }
 }
@@ -464,14 +474,17 @@ impl c::Encode for CurrentLeader<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         if let Some(mut w) = w.sub(8) {
             w.i32(self.leader_id);
             w.i32(self.leader_epoch);
         }
         w.string(self.host, true);
         w.i32(self.port);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

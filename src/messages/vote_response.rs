@@ -238,8 +238,15 @@ impl c::Encode for VoteResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if version < 1 && !self.node_endpoints.is_empty() {
+            w.refuse();
+        }
         w.i16(self.error_code);
         self.topics.write(w, version, true);
         let mut count: u32 = self.unknown_tagged_fields.count();
@@ -248,12 +255,18 @@ impl c::Encode for VoteResponse<'_> {
         w.uvarint(count);
         if count != 0 {
             if tagged_0 {
-                let size = self.tagged_len_node_endpoints(version).unwrap_or(0);
+                let size = match self.tagged_len_node_endpoints(version) {
+                    Ok(n) => n,
+                    Err(_) => {
+                        w.refuse();
+                        0
+                    }
+                };
                 w.uvarint(0);
                 w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
                 self.node_endpoints.write(w, version, true);
             }
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write(w, 1);
         }
     }
 }
@@ -437,11 +450,15 @@ impl c::Encode for TopicData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.topic_name, true);
         self.partitions.write(w, version, true);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -685,7 +702,10 @@ impl c::Encode for PartitionData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
             if let Some(mut w) = w.sub(16) {
                 w.i32(self.partition_index);
@@ -704,7 +724,7 @@ impl c::Encode for PartitionData<'_> {
             w.i32(self.leader_epoch);
             w.bool(self.vote_granted);
         }
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -901,7 +921,10 @@ impl c::Encode for NodeEndpoint<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         w.i32(self.node_id);
         w.string(self.host, true);
         if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
@@ -912,7 +935,7 @@ impl c::Encode for NodeEndpoint<'_> {
             return;
         }
         w.u16(self.port);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

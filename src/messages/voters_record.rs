@@ -183,11 +183,15 @@ impl c::Encode for VotersRecord<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if !BUILT.range().contains(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.i16(self.version);
         self.voters.write(w, version, true);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -430,6 +434,10 @@ impl c::Encode for Voter<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(20) {
@@ -438,7 +446,7 @@ impl c::Encode for Voter<'_> {
         }
         self.endpoints.write(w, version, true);
         c::Encode::write(&self.k_raft_version_feature, w, version);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -639,7 +647,10 @@ impl c::Encode for Endpoint<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         w.string(self.name, true);
         w.string(self.host, true);
         if cfg!(feature = "perf") && self.unknown_tagged_fields.is_empty() {
@@ -650,7 +661,7 @@ impl c::Encode for Endpoint<'_> {
             return;
         }
         w.u16(self.port);
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 
@@ -827,12 +838,15 @@ impl c::Encode for KRaftVersionFeature<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        let _ = version;
+        if BUILT.refuses(version) {
+            w.refuse();
+            return;
+        }
         if let Some(mut w) = w.sub(4) {
             w.i16(self.min_supported_version);
             w.i16(self.max_supported_version);
         }
-        self.unknown_tagged_fields.write_section(w);
+        self.unknown_tagged_fields.write_section(w, 0);
     }
 }
 

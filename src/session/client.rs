@@ -1,7 +1,7 @@
 //! The client's side of a connection.
 
 use crate::api::{Response, common_range};
-use crate::codec::{Decode, DroppedField, Encode, Message, VersionRange, Writer, refuse_drops};
+use crate::codec::{Decode, DroppedField, Drops, Encode, Message, VersionRange, Writer};
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 use crate::frame::{self, Body};
 use crate::header::request_header_version;
@@ -298,10 +298,7 @@ impl<'a, const N: usize> Client<'a, N> {
             answered: body.expects_response(),
             drops,
         };
-        match drops {
-            Drops::Allowed => self.encode_erased(&Lenient(body), request, out),
-            Drops::Refused => self.encode_erased(body, request, out),
-        }
+        self.encode_erased(body, request, out)
     }
 
     /// [`Client::encode`], for every body.
@@ -322,30 +319,7 @@ impl<'a, const N: usize> Client<'a, N> {
         let correlation_id = self.next_id(answered)?;
         let header =
             RequestHeader::new(api_key, version, correlation_id).with_client_id(self.client_id);
-        let size = header
-            .encoded_len(hv)?
-            .saturating_add(body.body_len(version)?);
-        let prefix = i32::try_from(size).map_err(|_| EncodeError::LengthOverflow {
-            path: "Frame.size",
-            length: size,
-        })?;
-        if let Drops::Refused = drops {
-            refuse_drops(&header, hv)?;
-            if let Some(DroppedField { path, versions }) = body.dropped_value(version) {
-                return Err(SessionError::Encode(EncodeError::FieldNotInVersion {
-                    path,
-                    version,
-                    versions,
-                    ignorable: true,
-                }));
-            }
-        }
-        let len = size.saturating_add(frame::SIZE_LEN);
-        let mut w = Writer::new(out);
-        w.check_capacity(len)?;
-        w.i32(prefix);
-        header.write(&mut w, hv);
-        body.write_body(&mut w, version);
+        let len = frame::encode_frame(&header, hv, body, version, out, drops)?;
         self.sent(Sent {
             len,
             correlation_id,
@@ -460,16 +434,6 @@ fn no_correlation_id(len: usize) -> DecodeError {
     )
 }
 
-/// Whether an encode may leave out the value of an ignorable field its version lacks.
-#[derive(Debug, Clone, Copy)]
-enum Drops {
-    /// As Kafka's serializer does: for the session's own hints.
-    #[cfg_attr(not(feature = "ApiVersions"), allow(dead_code))]
-    Allowed,
-    /// Never: the caller's values are refused instead.
-    Refused,
-}
-
 /// What [`Client::encode`] reads of a request before its body is encoded.
 #[derive(Clone, Copy)]
 struct Request {
@@ -502,20 +466,18 @@ impl<B: Encode> ErasedBody for B {
     }
 }
 
-/// A body whose values the version lacks are left out: it finds none to refuse.
-struct Lenient<'b, B>(&'b B);
-
-impl<B: Encode> ErasedBody for Lenient<'_, B> {
-    fn body_len(&self, version: i16) -> Result<usize, EncodeError> {
-        Encode::encoded_len(self.0, version)
+/// The frame encoder's view of an erased body.
+impl Encode for dyn ErasedBody + '_ {
+    fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        self.body_len(version)
     }
 
-    fn write_body(&self, w: &mut Writer<'_>, version: i16) {
-        Encode::write(self.0, w, version);
+    fn write(&self, w: &mut Writer<'_>, version: i16) {
+        self.write_body(w, version);
     }
 
-    fn dropped_value(&self, _: i16) -> Option<DroppedField> {
-        None
+    fn dropped_field(&self, version: i16) -> Option<DroppedField> {
+        self.dropped_value(version)
     }
 }
 
