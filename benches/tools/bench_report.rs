@@ -3,7 +3,7 @@
 //! is faster):
 //!
 //! ```text
-//! cargo run --release --example bench_report [-- --quick] [-- --verbose] [-- --breadth]
+//! cargo run --release --example bench_report [-- --quick] [-- --verbose] [-- --breadth [--mixed-strings]]
 //! ```
 //!
 //! The two implementations run in interleaved rounds on the same input bytes, so slow phases of a
@@ -11,7 +11,9 @@
 //! those of the criterion benches (`benches/workloads/mod.rs`).
 //!
 //! With `--breadth`, it runs the breadth comparison instead ([`breadth`]): every message type
-//! both crates have, on a populated instance of about 64 KB each.
+//! both crates have, on a populated instance of about 64 KB each, its strings made of the
+//! characters of topic names, or with `--mixed-strings` of the testkit's mix, in which most
+//! strings hold characters of more than one byte.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -26,6 +28,194 @@ use kwire::{ApiKey, Encode, frame};
 mod workloads;
 
 use workloads::*;
+
+mod visitors;
+
+/// What a visit gathers from a decoded message: every value it reads, folded (so that no read
+/// can be left out), and the lengths of its strings, bytes and arrays, which the two crates must
+/// agree on for the same message.
+#[derive(Default)]
+struct Acc {
+    fold: u64,
+    lengths: u64,
+}
+
+impl Acc {
+    #[inline]
+    fn value(&mut self, v: u64) {
+        self.fold = self.fold.rotate_left(5) ^ v;
+    }
+
+    #[inline]
+    fn length(&mut self, n: usize) {
+        self.value(n as u64);
+        self.lengths = self.lengths.wrapping_add(n as u64);
+    }
+}
+
+/// Reads every value a decoded message holds: its fields, each element of each array, the
+/// payloads of unknown tagged fields. The impls for message structs are generated (`visitors.rs`).
+trait Visit {
+    fn visit(&self, acc: &mut Acc);
+}
+
+macro_rules! visit_as_u64 {
+    ($($t:ty),*) => {$(
+        impl Visit for $t {
+            #[inline]
+            fn visit(&self, acc: &mut Acc) {
+                acc.value(*self as u64);
+            }
+        }
+    )*};
+}
+visit_as_u64!(bool, i8, i16, u16, i32, u32, i64);
+
+impl Visit for f64 {
+    #[inline]
+    fn visit(&self, acc: &mut Acc) {
+        acc.value(self.to_bits());
+    }
+}
+
+impl<T: Visit> Visit for Option<T> {
+    #[inline]
+    fn visit(&self, acc: &mut Acc) {
+        match self {
+            Some(v) => v.visit(acc),
+            None => acc.value(u64::MAX),
+        }
+    }
+}
+
+/// kwire's field types.
+mod ours {
+    use kwire::codec::{Array, Element, TaggedFields, Uuid};
+    use kwire::records::{Records, UnalignedRecords};
+
+    use super::{Acc, Visit};
+
+    impl Visit for &str {
+        #[inline]
+        fn visit(&self, acc: &mut Acc) {
+            acc.length(self.len());
+        }
+    }
+
+    impl Visit for &[u8] {
+        #[inline]
+        fn visit(&self, acc: &mut Acc) {
+            acc.length(self.len());
+        }
+    }
+
+    impl Visit for Uuid {
+        #[inline]
+        fn visit(&self, acc: &mut Acc) {
+            let v = u128::from_be_bytes(self.0);
+            acc.value((v >> 64) as u64 ^ v as u64);
+        }
+    }
+
+    impl<'a, T: Element<'a> + Visit> Visit for Array<'a, T> {
+        #[inline]
+        fn visit(&self, acc: &mut Acc) {
+            acc.length(self.len());
+            for e in self {
+                e.visit(acc);
+            }
+        }
+    }
+
+    impl Visit for TaggedFields<'_> {
+        #[inline]
+        fn visit(&self, acc: &mut Acc) {
+            for f in self.iter() {
+                acc.value(u64::from(f.tag));
+                acc.length(f.data.len());
+            }
+        }
+    }
+
+    impl Visit for Records<'_> {
+        #[inline]
+        fn visit(&self, acc: &mut Acc) {
+            acc.length(self.as_bytes().len());
+        }
+    }
+
+    impl Visit for UnalignedRecords<'_> {
+        #[inline]
+        fn visit(&self, acc: &mut Acc) {
+            acc.length(self.as_bytes().len());
+        }
+    }
+}
+
+/// `kafka-protocol`'s field types.
+mod theirs {
+    use std::collections::BTreeMap;
+
+    use bytes::Bytes;
+    use kafka_protocol::messages::{BrokerId, GroupId, ProducerId, TopicName, TransactionalId};
+    use kafka_protocol::protocol::StrBytes;
+
+    use super::{Acc, Visit};
+
+    impl Visit for StrBytes {
+        #[inline]
+        fn visit(&self, acc: &mut Acc) {
+            acc.length(self.len());
+        }
+    }
+
+    impl Visit for Bytes {
+        #[inline]
+        fn visit(&self, acc: &mut Acc) {
+            acc.length(self.len());
+        }
+    }
+
+    impl Visit for uuid::Uuid {
+        #[inline]
+        fn visit(&self, acc: &mut Acc) {
+            let v = self.as_u128();
+            acc.value((v >> 64) as u64 ^ v as u64);
+        }
+    }
+
+    impl<T: Visit> Visit for Vec<T> {
+        #[inline]
+        fn visit(&self, acc: &mut Acc) {
+            acc.length(self.len());
+            for e in self {
+                e.visit(acc);
+            }
+        }
+    }
+
+    impl Visit for BTreeMap<i32, Bytes> {
+        #[inline]
+        fn visit(&self, acc: &mut Acc) {
+            for (tag, data) in self {
+                acc.value(*tag as u64);
+                acc.length(data.len());
+            }
+        }
+    }
+
+    macro_rules! visit_inner {
+        ($($t:ty),*) => {$(
+            impl Visit for $t {
+                #[inline]
+                fn visit(&self, acc: &mut Acc) {
+                    self.0.visit(acc);
+                }
+            }
+        )*};
+    }
+    visit_inner!(BrokerId, GroupId, ProducerId, TopicName, TransactionalId);
+}
 
 /// How long one timed batch of iterations should take.
 const BATCH: Duration = Duration::from_millis(2);
@@ -183,7 +373,12 @@ fn main() {
             budget: Duration::from_millis(if quick { 60 } else { 400 }),
             ..s
         };
-        breadth(&s);
+        let strings = if args.iter().any(|a| a == "--mixed-strings") {
+            kwire_testkit::Strings::Mixed
+        } else {
+            kwire_testkit::Strings::Names
+        };
+        breadth(&s, strings);
         return;
     }
     let started = Instant::now();
@@ -350,18 +545,20 @@ struct BreadthRow {
 
 /// Every message type both crates have, requests and responses, at the highest version both
 /// support: a populated instance of about [`BREADTH_TARGET`] bytes from the testkit
-/// (`populated_instance`, seeded by the API key), which `kafka-protocol` must decode and encode
-/// back to the same bytes to be compared. Each side decodes it and visits every value by
-/// encoding it again (a generic visit both crates offer for every type), then encodes the
-/// decoded value alone. Prints a line per type, the distribution of the ratios, and the ten
-/// slowest types.
-fn breadth(s: &Settings) {
+/// (`populated_instance`, seeded by the API key, its strings of the kind `strings`), which
+/// `kafka-protocol` must decode and encode back to the same bytes to be compared. Each side
+/// decodes it and visits every value (the generated visitors of `visitors.rs`, which must read
+/// the same total of string, bytes and array lengths on both sides), then encodes the decoded
+/// value alone. Prints a line per type, the distribution of the ratios, and the ten slowest
+/// types.
+fn breadth(s: &Settings, strings: kwire_testkit::Strings) {
     use kafka_protocol::messages::{ApiKey as KpKey, RequestKind, ResponseKind};
     use kwire::codec::MessageKind;
     use kwire::codec::Reader;
     use kwire::schema::MESSAGES;
     use kwire::{Request, Response};
 
+    println!("breadth: strings of {strings:?}");
     let mut rows = Vec::new();
     let mut left_out = Vec::new();
     for schema in MESSAGES {
@@ -380,7 +577,7 @@ fn breadth(s: &Settings) {
         let low = schema.valid_versions.min.max(theirs.min);
         let seed = u64::from(schema.api_key.unsigned_abs());
         let instance = |v| {
-            kwire_testkit::populated_instance(schema, v, seed, BREADTH_TARGET)
+            kwire_testkit::populated_instance(schema, v, seed, BREADTH_TARGET, strings)
                 .expect("a valid version")
         };
         let peer_decodes = |v, bytes: &[u8]| {
@@ -407,9 +604,10 @@ fn breadth(s: &Settings) {
         let mut out = vec![0u8; bytes.len()];
         let mut buf = bytes::BytesMut::with_capacity(bytes.len());
 
-        // Ours: decode, then the visit (an encode of the decoded value).
-        let ours_visit = |out: &mut [u8]| -> usize {
-            let mut r = Reader::new(black_box(&bytes));
+        // Both sides must write the instance back as it was: the comparison is of the same
+        // message.
+        let ours_encodes = |out: &mut [u8]| -> usize {
+            let mut r = Reader::new(&bytes);
             if request {
                 let v = Request::decode(&mut r, key, version).expect("ours decodes");
                 v.encode(version, out).expect("ours encodes")
@@ -418,29 +616,25 @@ fn breadth(s: &Settings) {
                 v.encode(version, out).expect("ours encodes")
             }
         };
-        let n = ours_visit(&mut out);
+        let n = ours_encodes(&mut out);
         assert_eq!(
             &out[..n],
             &bytes[..],
             "{} v{version}: ours round-trips",
             schema.name
         );
-        // Theirs: the same, with the owned value it builds.
-        let theirs_visit = |buf: &mut bytes::BytesMut| -> Result<usize, String> {
-            buf.clear();
-            let mut input = black_box(&shared).clone();
-            let done = if request {
-                RequestKind::decode(kp_key, &mut input, version)
-                    .and_then(|v| v.encode(buf, version))
-            } else {
-                ResponseKind::decode(kp_key, &mut input, version)
-                    .and_then(|v| v.encode(buf, version))
-            };
-            done.map(|()| buf.len()).map_err(|e| format!("{e:#}"))
+        buf.clear();
+        let mut input = shared.clone();
+        let theirs_encode = if request {
+            RequestKind::decode(kp_key, &mut input, version)
+                .and_then(|v| v.encode(&mut buf, version))
+        } else {
+            ResponseKind::decode(kp_key, &mut input, version)
+                .and_then(|v| v.encode(&mut buf, version))
         };
-        match theirs_visit(&mut buf) {
-            Ok(_) if buf[..] == bytes[..] => {}
-            Ok(_) => {
+        match theirs_encode {
+            Ok(()) if buf[..] == bytes[..] => {}
+            Ok(()) => {
                 left_out.push(format!(
                     "{} v{version}: kafka-protocol writes other bytes",
                     schema.name
@@ -448,15 +642,51 @@ fn breadth(s: &Settings) {
                 continue;
             }
             Err(e) => {
-                left_out.push(format!("{} v{version}: kafka-protocol: {e}", schema.name));
+                left_out.push(format!("{} v{version}: kafka-protocol: {e:#}", schema.name));
                 continue;
             }
         }
+
+        // Decode, then visit every value (the generated visitors of `visitors.rs`).
+        let ours_visit = || -> Acc {
+            let mut acc = Acc::default();
+            let mut r = Reader::new(black_box(&bytes));
+            if request {
+                Request::decode(&mut r, key, version)
+                    .expect("ours decodes")
+                    .visit(&mut acc);
+            } else {
+                Response::decode(&mut r, key, version)
+                    .expect("ours decodes")
+                    .visit(&mut acc);
+            }
+            acc
+        };
+        let theirs_visit = || -> Acc {
+            let mut acc = Acc::default();
+            let mut input = black_box(&shared).clone();
+            if request {
+                RequestKind::decode(kp_key, &mut input, version)
+                    .expect("decodes")
+                    .visit(&mut acc);
+            } else {
+                ResponseKind::decode(kp_key, &mut input, version)
+                    .expect("decodes")
+                    .visit(&mut acc);
+            }
+            acc
+        };
+        let (ours_lengths, theirs_lengths) = (ours_visit().lengths, theirs_visit().lengths);
+        assert_eq!(
+            ours_lengths, theirs_lengths,
+            "{} v{version}: both visits read the same strings, bytes and arrays",
+            schema.name
+        );
         let decode = ratio(
             s,
             &format!("{} v{version} decode+visit", schema.name),
-            &mut || ours_visit(&mut out) as u64,
-            &mut || theirs_visit(&mut buf).unwrap_or(0) as u64,
+            &mut || ours_visit().fold,
+            &mut || theirs_visit().fold,
         );
 
         // Encoding alone, from each side's decoded value.

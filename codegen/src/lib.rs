@@ -4,6 +4,7 @@
 pub mod emit;
 pub mod merge;
 pub mod spec;
+pub mod visitors;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

@@ -9,6 +9,10 @@
 //! and `--older-schemas` (Kafka 3.9, for the versions 4.0 removed) to `message-3.9` beside it;
 //! `--out` defaults to the repository root. `--check` writes nothing and fails, listing the stale
 //! files, when the committed output differs from what the schemas generate.
+//!
+//! Beside the library's code it writes the visitors of `bench_report --breadth`
+//! (`benches/tools/visitors.rs`, see [`kwire_codegen::visitors`]), which read the generated
+//! messages and those of the `kafka-protocol` the benchmarks compare with.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -43,13 +47,22 @@ fn main() -> ExitCode {
     let root = out.unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
     let schemas = schemas.unwrap_or_else(|| root.join("../shared/kafka-schemas/message"));
     let older = older.unwrap_or_else(|| kwire_codegen::older_beside(&schemas));
-    let files: BTreeMap<PathBuf, String> = match generate(&schemas, Some(&older), &root) {
+    let mut files: BTreeMap<PathBuf, String> = match generate(&schemas, Some(&older), &root) {
         Ok(f) => f,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::FAILURE;
         }
     };
+    match kwire_codegen::visitors::generate(&files, &root) {
+        Ok(text) => {
+            files.insert(PathBuf::from(kwire_codegen::visitors::OUT), text);
+        }
+        Err(e) => {
+            eprintln!("error: the benchmarks' visitors: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
     let mut stale = Vec::new();
     for (rel, text) in &files {
         let path = root.join(rel);

@@ -15,5 +15,6 @@ pub mod oracles;
 pub mod random;
 
 pub use random::{
-    Populated, Random, populated_instance, random_instance, random_instance_named, write_random,
+    Populated, Random, Strings, populated_instance, random_instance, random_instance_named,
+    write_random,
 };

@@ -268,19 +268,32 @@ impl Source for Random {
 
 /// A [`Source`] of populated instances, for measuring: the [`Random`] choices, but `width`
 /// elements in each top-level array, four in the arrays of their elements and two deeper down,
-/// strings and bytes of 8 to 32 bytes, few nulls, and no unknown tagged fields.
+/// strings (of the given kind) and bytes of 8 to 32 bytes, few nulls, and no unknown tagged
+/// fields.
 #[derive(Debug, Clone, Copy)]
 pub struct Populated {
     random: Random,
     width: usize,
+    strings: Strings,
+}
+
+/// The characters of a [`Populated`] instance's strings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Strings {
+    /// ASCII letters, digits, `.`, `_` and `-`: the characters of topic names, as Kafka allows
+    /// them, and of the ids clients usually choose.
+    Names,
+    /// [`Random`]'s mix, in which most strings hold a character of two, three or four bytes.
+    Mixed,
 }
 
 impl Populated {
     /// The source for `seed` with `width` elements in each top-level array.
-    pub const fn new(seed: u64, width: usize) -> Self {
+    pub const fn new(seed: u64, width: usize, strings: Strings) -> Self {
         Self {
             random: Random::new(seed),
             width,
+            strings,
         }
     }
 }
@@ -313,6 +326,18 @@ impl Source for Populated {
 
     fn primitive(&mut self, at: Spot<'_>, p: Primitive, slot: &mut Slot<'_, '_>) {
         match p {
+            Primitive::String if self.strings == Strings::Names => {
+                const NAME: &[u8; 40] = b"abcdefghijklmnopqrstuvwxyz0123456789._-Z";
+                let mut buf = [0u8; 32];
+                let len = 8 + self.random.below_usize(buf.len() - 7);
+                for b in buf.iter_mut().take(len) {
+                    *b = NAME
+                        .get(self.random.below_usize(NAME.len()))
+                        .copied()
+                        .unwrap_or(b'a');
+                }
+                slot.string(core::str::from_utf8(buf.get(..len).unwrap_or_default()).unwrap_or(""));
+            }
             Primitive::String => {
                 let mut buf = [0u8; 32];
                 let s = loop {
@@ -346,8 +371,9 @@ pub fn populated_instance(
     version: i16,
     seed: u64,
     target: usize,
+    strings: Strings,
 ) -> Result<Vec<u8>, EncodeError> {
-    let len = |width| walker::instance_len(schema, version, Populated::new(seed, width));
+    let len = |width| walker::instance_len(schema, version, Populated::new(seed, width, strings));
     // The largest width whose instance is at most `target` bytes: double, then bisect.
     let (mut low, mut high) = (1usize, 2usize);
     while high <= 1 << 16 && len(high)? <= target {
@@ -362,7 +388,7 @@ pub fn populated_instance(
             high = mid;
         }
     }
-    let source = Populated::new(seed, low);
+    let source = Populated::new(seed, low, strings);
     let mut out = vec![0u8; walker::instance_len(schema, version, source)?];
     let n = walker::write_instance(schema, version, source, &mut out)?;
     out.truncate(n);
