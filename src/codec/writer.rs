@@ -8,8 +8,9 @@ use super::{LengthPrefix, MAX_STRING_LEN, Uuid};
 ///
 /// Writes never fail and never panic. A write that does not fit is not performed; the writer
 /// still advances its position and remembers that it overflowed. That makes a writer over an
-/// empty buffer a byte counter, and lets encoders check capacity once, up front
-/// ([`Writer::check_capacity`]), and then write without a branch on every call.
+/// empty buffer a byte counter, and lets an encoder write in one pass and learn at the end how
+/// many bytes the encoding needs; one that found a value it cannot encode
+/// [refuses](Writer::refuse) the output instead of stopping.
 ///
 /// The writer holds the unwritten rest of the buffer, so a write that fits is one length
 /// comparison, the store, and the slice moving on; the bookkeeping of an overflow is out of line.
