@@ -372,23 +372,32 @@ fn dissect(args: &DissectArgs, out: &mut dyn Write) -> Result<(), Error> {
     }
     let frame = frame_bytes(&input)?;
     let mut text = String::new();
+    // The records are read whether or not they are shown: a damaged batch fails the command.
+    let mut report = if args.records {
+        records::Report::printed()
+    } else {
+        records::Report::checked()
+    };
     let result = match (args.response, args.api_key, args.version) {
         (true, Some(api), Some(version)) => {
             let result = describe::write_response_frame(&frame, api, version, &mut text);
-            if args.records {
-                records::write_response_records(&frame, api, version, &mut text);
-            }
+            records::response_records(&frame, api, version, &mut report);
             result
         }
         _ => {
             let result = describe::write_request_frame(&frame, &mut text);
-            if args.records {
-                records::write_request_records(&frame, &mut text);
-            }
+            records::request_records(&frame, &mut report);
             result
         }
     };
+    let damaged = report.summary();
+    text.push_str(&report.into_text());
     out.write_all(text.as_bytes())?;
+    if result.is_ok()
+        && let Some(summary) = damaged
+    {
+        return Err(Error::Failed(format!("damaged records: {summary}")));
+    }
     match result {
         Ok(()) => Ok(()),
         Err(DescribeError::Decode(e)) => Err(Error::Failed(format!("malformed frame: {e}"))),

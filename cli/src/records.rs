@@ -1,5 +1,6 @@
 //! `--records`: every record of every records field of a frame, with its offset, time, key,
-//! value and headers; compressed batches decompressed, control records named.
+//! value and headers; compressed batches decompressed, control records named. The same reading,
+//! without the lines, checks the records of every exchange ([`Report::checked`]).
 
 use std::fmt::{self, Write};
 
@@ -62,14 +63,71 @@ impl Visit for Fields {
     }
 }
 
-/// Writes the records of every records field in the tree `walk` gives of `frame`.
-pub fn write_frame_records(
+/// What reading a frame's records found: the lines to print, when they are wanted, and every
+/// problem (a batch whose CRC does not match, an entry or record that cannot be read), which
+/// marks the exchange whether or not the records are printed.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// The lines, when the records are printed.
+    text: Option<String>,
+    /// What is wrong with the records, a sentence each.
+    problems: Vec<String>,
+}
+
+impl Report {
+    /// A report that prints the records.
+    pub fn printed() -> Self {
+        Self {
+            text: Some(String::new()),
+            problems: Vec::new(),
+        }
+    }
+
+    /// A report that only checks them.
+    pub fn checked() -> Self {
+        Self::default()
+    }
+
+    /// The first problem, and how many more there are; `None` when the records are sound.
+    pub fn summary(&self) -> Option<String> {
+        let first = self.problems.first()?;
+        Some(match self.problems.len() - 1 {
+            0 => first.clone(),
+            1 => format!("{first} (and one more problem)"),
+            n => format!("{first} (and {n} more problems)"),
+        })
+    }
+
+    /// The printed lines (empty when only checked).
+    pub fn into_text(self) -> String {
+        self.text.unwrap_or_default()
+    }
+
+    /// Where a line goes, when lines are printed.
+    fn out(&mut self) -> Option<&mut String> {
+        self.text.as_mut()
+    }
+
+    /// A line under `indent` that says what is wrong, and the problem recorded, naming `field`.
+    fn problem(&mut self, indent: &str, field: &str, what: String) {
+        if let Some(out) = self.out() {
+            let _ = writeln!(out, "{indent}{what}");
+        }
+        self.problems.push(format!("{field}: {what}"));
+    }
+}
+
+/// Reads the records of every records field in the tree `walk` gives of `frame` into `report`.
+/// `partial_ok`: whether a field may end in a partial entry (a fetch response cut at its size
+/// limit, as brokers do; never in a request).
+fn frame_records(
     frame: &[u8],
     walk: impl FnOnce(&mut dyn Visit) -> Result<(), DescribeError>,
-    out: &mut String,
+    partial_ok: bool,
+    report: &mut Report,
 ) {
     let mut fields = Fields::default();
-    // The fields before a decoding error are still shown; the error is the tree's to report.
+    // The fields before a decoding error are still read; the error is the tree's to report.
     let _ = walk(&mut fields);
     for f in fields.found {
         // An empty field (a fetched partition with nothing new) has nothing to show.
@@ -79,86 +137,110 @@ pub fn write_frame_records(
         else {
             continue;
         };
-        let _ = write!(out, "records");
+        let mut name = String::from("records");
         if let Some(t) = &f.topic {
-            let _ = write!(out, " of topic {t}");
+            let _ = write!(name, " of topic {t}");
         }
         if let Some(p) = f.partition {
-            let _ = write!(out, " partition {p}");
+            let _ = write!(name, " partition {p}");
         }
-        let _ = writeln!(out, " ({} bytes at frame byte {}):", f.len, f.start);
-        write_records(Records::from(bytes), "  ", out);
+        if let Some(out) = report.out() {
+            let _ = writeln!(out, "{name} ({} bytes at frame byte {}):", f.len, f.start);
+        }
+        read_records(Records::from(bytes), &name, partial_ok, report);
     }
 }
 
-/// Writes the request frame's records.
-pub fn write_request_records(frame: &[u8], out: &mut String) {
-    write_frame_records(frame, |v| describe::visit_request_frame(frame, v), out);
-}
-
-/// Writes the response frame's records.
-pub fn write_response_records(frame: &[u8], api: kwire::ApiKey, version: i16, out: &mut String) {
-    write_frame_records(
+/// Reads the request frame's records into `report`.
+pub fn request_records(frame: &[u8], report: &mut Report) {
+    frame_records(
         frame,
-        |v| describe::visit_response_frame(frame, api, version, v),
-        out,
+        |v| describe::visit_request_frame(frame, v),
+        false,
+        report,
     );
 }
 
-/// Writes each entry of a records field and its records, indented by `indent`.
-fn write_records(records: Records<'_>, indent: &str, out: &mut String) {
+/// Reads the response frame's records into `report`.
+pub fn response_records(frame: &[u8], api: kwire::ApiKey, version: i16, report: &mut Report) {
+    frame_records(
+        frame,
+        |v| describe::visit_response_frame(frame, api, version, v),
+        true,
+        report,
+    );
+}
+
+/// Reads each entry of the records field `field` and its records, indented by two spaces.
+fn read_records(records: Records<'_>, field: &str, partial_ok: bool, report: &mut Report) {
+    let indent = "  ";
     let mut batches = records.batches();
     let mut any = false;
     for b in batches.by_ref() {
         any = true;
         match b {
-            Ok(Batch::V2(b)) => write_batch(&b, indent, out),
-            Ok(Batch::Legacy(m)) => write_legacy(&m, indent, out),
-            Err(e) => {
-                let _ = writeln!(out, "{indent}malformed entry: {e}");
-            }
+            Ok(Batch::V2(b)) => read_batch(&b, field, indent, report),
+            Ok(Batch::Legacy(m)) => read_legacy(&m, field, indent, report),
+            Err(e) => report.problem(indent, field, format!("malformed entry: {e}")),
         }
     }
     if let Some(p) = batches.partial() {
-        let _ = writeln!(
-            out,
-            "{indent}a partial entry at the end ({p:?}): cut by the fetch size, as brokers do"
+        let what = format!(
+            "a partial entry at the end: {} of its bytes are here, {} more were needed",
+            p.available, p.needed
         );
-    } else if !any {
+        if partial_ok {
+            if let Some(out) = report.out() {
+                let _ = writeln!(
+                    out,
+                    "{indent}{what}, as a broker cuts a fetch at its size limit"
+                );
+            }
+        } else {
+            report.problem(indent, field, what);
+        }
+    } else if !any && let Some(out) = report.out() {
         let _ = writeln!(out, "{indent}no entries");
     }
 }
 
-fn write_batch(b: &RecordBatch<'_>, indent: &str, out: &mut String) {
+fn read_batch(b: &RecordBatch<'_>, field: &str, indent: &str, report: &mut Report) {
     let codec = b.compression();
     let count = b.records_count();
-    let _ = write!(
-        out,
-        "{indent}batch offsets {}..={}, {count} record{}, {}",
-        b.base_offset(),
-        b.last_offset(),
-        if count == 1 { "" } else { "s" },
-        codec_name(codec)
-    );
-    if b.producer_id() >= 0 {
+    if let Some(out) = report.out() {
         let _ = write!(
             out,
-            ", producer {} epoch {} sequence {}",
-            b.producer_id(),
-            b.producer_epoch(),
-            b.base_sequence()
+            "{indent}batch offsets {}..={}, {count} record{}, {}",
+            b.base_offset(),
+            b.last_offset(),
+            if count == 1 { "" } else { "s" },
+            codec_name(codec)
         );
+        if b.producer_id() >= 0 {
+            let _ = write!(
+                out,
+                ", producer {} epoch {} sequence {}",
+                b.producer_id(),
+                b.producer_epoch(),
+                b.base_sequence()
+            );
+        }
+        if b.is_transactional() {
+            out.push_str(", transactional");
+        }
+        if b.is_control() {
+            out.push_str(", control");
+        }
+        out.push('\n');
     }
-    if b.is_transactional() {
-        out.push_str(", transactional");
-    }
-    if b.is_control() {
-        out.push_str(", control");
-    }
-    out.push('\n');
     let inner = format!("{indent}  ");
     if let Err(e) = b.verify_crc() {
-        let _ = writeln!(out, "{inner}{e}: the records are shown as they are");
+        let at = format!("batch at offset {}", b.base_offset());
+        report.problem(
+            &inner,
+            field,
+            format!("{at}: {e}; its records are shown as they are"),
+        );
     }
     let mut buf = Vec::new();
     let records = if codec == Compression::NONE {
@@ -172,21 +254,37 @@ fn write_batch(b: &RecordBatch<'_>, indent: &str, out: &mut String) {
         }
     };
     match records {
-        Ok(records) => write_v2_records(records, b.is_control(), &inner, out),
-        Err(e) => {
-            let _ = writeln!(out, "{inner}records not read: {e}");
-        }
+        Ok(records) => read_v2_records(records, b.is_control(), field, &inner, report),
+        Err(e) => report.problem(&inner, field, format!("records not read: {e}")),
     }
 }
 
-fn write_v2_records(records: RecordIter<'_>, control: bool, indent: &str, out: &mut String) {
+fn read_v2_records(
+    records: RecordIter<'_>,
+    control: bool,
+    field: &str,
+    indent: &str,
+    report: &mut Report,
+) {
     for r in records {
         let r = match r {
             Ok(r) => r,
             Err(e) => {
-                let _ = writeln!(out, "{indent}malformed record: {e}");
+                report.problem(indent, field, format!("malformed record: {e}"));
                 return;
             }
+        };
+        let control = control.then(|| ControlRecord::parse(&r));
+        if let Some(Err(e)) = &control {
+            report.problem(
+                indent,
+                field,
+                format!("control record at offset {} malformed: {e}", r.offset()),
+            );
+            continue;
+        }
+        let Some(out) = report.out() else {
+            continue;
         };
         let _ = write!(
             out,
@@ -194,21 +292,14 @@ fn write_v2_records(records: RecordIter<'_>, control: bool, indent: &str, out: &
             r.offset(),
             time(r.timestamp())
         );
-        if control {
-            match ControlRecord::parse(&r) {
-                Ok(c) => {
-                    let ty = c.record_type();
-                    match ty.name() {
-                        Some(name) => {
-                            let _ = write!(out, "  control {name}");
-                        }
-                        None => {
-                            let _ = write!(out, "  control type {}", ty.0);
-                        }
-                    }
+        if let Some(Ok(c)) = control {
+            let ty = c.record_type();
+            match ty.name() {
+                Some(name) => {
+                    let _ = write!(out, "  control {name}");
                 }
-                Err(e) => {
-                    let _ = write!(out, "  control record malformed: {e}");
+                None => {
+                    let _ = write!(out, "  control type {}", ty.0);
                 }
             }
             out.push('\n');
@@ -226,57 +317,67 @@ fn write_v2_records(records: RecordIter<'_>, control: bool, indent: &str, out: &
     }
 }
 
-fn write_legacy(m: &LegacyMessage<'_>, indent: &str, out: &mut String) {
+fn read_legacy(m: &LegacyMessage<'_>, field: &str, indent: &str, report: &mut Report) {
+    if let Err(e) = m.verify_crc() {
+        let at = format!("message at offset {}", m.offset());
+        report.problem(indent, field, format!("{at}: {e}"));
+    }
     let codec = m.compression();
     if !m.is_wrapper() {
-        let _ = writeln!(
-            out,
-            "{indent}offset {}  {}  key {}  value {}  (magic {})",
-            m.offset(),
-            m.timestamp().map_or_else(|| "-".into(), time),
-            shown(m.key()),
-            shown(m.value()),
-            m.magic()
-        );
+        if let Some(out) = report.out() {
+            let _ = writeln!(
+                out,
+                "{indent}offset {}  {}  key {}  value {}  (magic {})",
+                m.offset(),
+                m.timestamp().map_or_else(|| "-".into(), time),
+                shown(m.key()),
+                shown(m.value()),
+                m.magic()
+            );
+        }
         return;
     }
-    let _ = writeln!(
-        out,
-        "{indent}message set, magic {}, {}, wrapper offset {}",
-        m.magic(),
-        codec_name(codec),
-        m.offset()
-    );
+    if let Some(out) = report.out() {
+        let _ = writeln!(
+            out,
+            "{indent}message set, magic {}, {}, wrapper offset {}",
+            m.magic(),
+            codec_name(codec),
+            m.offset()
+        );
+    }
     let inner = format!("{indent}  ");
     let mut buf = Vec::new();
     let n = match decompress(codec, m.value().unwrap_or_default(), &mut buf) {
         Ok(n) => n,
         Err(e) => {
-            let _ = writeln!(out, "{inner}records not read: {e}");
+            report.problem(&inner, field, format!("records not read: {e}"));
             return;
         }
     };
     let messages = match m.inner(&buf[..n]) {
         Ok(messages) => messages,
         Err(e) => {
-            let _ = writeln!(out, "{inner}records not read: {e}");
+            report.problem(&inner, field, format!("records not read: {e}"));
             return;
         }
     };
     for r in messages {
         match r {
             Ok(r) => {
-                let _ = writeln!(
-                    out,
-                    "{inner}offset {}  {}  key {}  value {}",
-                    r.offset(),
-                    r.timestamp().map_or_else(|| "-".into(), time),
-                    shown(r.key()),
-                    shown(r.value())
-                );
+                if let Some(out) = report.out() {
+                    let _ = writeln!(
+                        out,
+                        "{inner}offset {}  {}  key {}  value {}",
+                        r.offset(),
+                        r.timestamp().map_or_else(|| "-".into(), time),
+                        shown(r.key()),
+                        shown(r.value())
+                    );
+                }
             }
             Err(e) => {
-                let _ = writeln!(out, "{inner}malformed message: {e}");
+                report.problem(&inner, field, format!("malformed message: {e}"));
                 return;
             }
         }

@@ -299,7 +299,7 @@ fn assert_pairs_both(out: &str) {
     );
     assert!(out.contains("Heartbeat v4  corr 8  client \"t\""), "{out}");
     assert!(
-        out.contains("2 requests on 1 connection: 2 answered, 0 with acks=0, 0 left waiting; 0 unanswered, 0 malformed, 0 responses without a request, 0 stream problems"),
+        out.contains("2 requests on 1 connection: 2 answered, 0 with acks=0, 0 left waiting; 0 unanswered, 0 malformed, 0 with damaged records, 0 responses without a request, 0 stream problems"),
         "{out}"
     );
 }
@@ -505,7 +505,7 @@ fn unanswered_acks_zero_and_orphans() {
         out.contains("corr 8  client \"t\"  25B  (no response: the client closed the connection)"),
         "{out}"
     );
-    assert!(out.contains("4 requests on 1 connection: 1 answered, 1 with acks=0, 1 left waiting; 1 unanswered, 0 malformed, 1 response without"));
+    assert!(out.contains("4 requests on 1 connection: 1 answered, 1 with acks=0, 1 left waiting; 1 unanswered, 0 malformed, 0 with damaged records, 1 response without"));
     assert_eq!(code, 1);
     assert!(err.contains("--check"), "{err}");
     // Without --check the same capture is a success: it was read.
@@ -534,6 +534,87 @@ fn a_malformed_frame_is_shown_and_the_stream_goes_on() {
         "{out}"
     );
     assert!(out.contains("2 requests on 1 connection: 2 answered, 0 with acks=0, 0 left waiting; 0 unanswered, 1 malformed"));
+}
+
+/// A Produce v9 request of one uncompressed batch of two records, and the offset of the batch's
+/// CRC in the frame.
+fn produce_with_a_batch(correlation_id: i32) -> (Vec<u8>, usize) {
+    use kwire::messages::produce_request::{PartitionProduceData, TopicProduceData};
+    use kwire::records::{BatchBuilder, NewRecord, Records};
+    let plain = [NewRecord::new(b"hello"), NewRecord::new(b"world")];
+    let mut records = vec![0u8; 256];
+    let n = BatchBuilder::new().write(&plain, &mut records).unwrap();
+    records.truncate(n);
+    let partitions = [PartitionProduceData::default()
+        .with_index(0)
+        .with_records(Some(Records::from(&records[..])))];
+    let topics = [TopicProduceData::default()
+        .with_name("orders")
+        .with_partition_data(&partitions[..])];
+    let body = ProduceRequest::default()
+        .with_acks(-1)
+        .with_topic_data(&topics[..]);
+    let header = RequestHeader::new(ApiKey::PRODUCE, 9, correlation_id).with_client_id(Some("t"));
+    let mut frame = vec![0u8; 1024];
+    let n = frame::encode_request(&header, &body, &mut frame).unwrap();
+    frame.truncate(n);
+    // The batch is the last thing in the frame but the tagged sections of its partition, topic
+    // and request; its CRC is 17 bytes into it.
+    let batch = frame
+        .windows(records.len())
+        .position(|w| w == records)
+        .unwrap();
+    (frame, batch + 17)
+}
+
+fn produce_response(correlation_id: i32) -> Vec<u8> {
+    let header = ResponseHeader::default().with_correlation_id(correlation_id);
+    let mut buf = vec![0u8; 256];
+    let body = kwire::messages::ProduceResponse::default();
+    let n = frame::encode_response(&header, &body, 9, &mut buf).unwrap();
+    buf.truncate(n);
+    buf
+}
+
+#[test]
+fn a_damaged_batch_marks_its_exchange_and_fails_the_check() {
+    let (good, crc) = produce_with_a_batch(3);
+    let mut bad = good.clone();
+    bad[crc] ^= 0x01;
+    let conn = |request: &[u8]| {
+        let mut c = Conn::opened();
+        c.send(true, request, &[])
+            .send(false, &produce_response(3), &[])
+            .close();
+        pcap(&packets(Ip::V4, &c.segs))
+    };
+    let (code, out, err) = capture(&conn(&good), &["--check"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("Produce v9  corr 3") && out.contains("  ok\n"),
+        "{out}"
+    );
+
+    // Without --records the line says what is wrong, and --check fails.
+    let (code, out, err) = capture(&conn(&bad), &["--check"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(err.contains("--check"), "{err}");
+    assert!(!out.contains("  ok"), "{out}");
+    assert!(
+        out.contains(
+            "  damaged records: records of topic \"orders\" partition 0: batch at offset 0: "
+        ),
+        "{out}"
+    );
+    assert!(out.contains("CRC mismatch"), "{out}");
+    assert!(out.contains("0 malformed, 1 with damaged records"), "{out}");
+    // With --records, the records are shown below it as they are.
+    let (code, out, _) = capture(&conn(&bad), &["--check", "--records"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("  damaged records: "), "{out}");
+    assert!(out.contains("value \"world\""), "{out}");
+    // Without --check the capture was read: a success.
+    assert_eq!(capture(&conn(&bad), &[]).0, 0);
 }
 
 #[test]
@@ -628,7 +709,9 @@ fn garbage_payloads_and_mutated_captures_never_panic() {
         assert!(out.contains(&line), "{out}");
     }
     assert!(
-        out.contains("0 malformed, 0 responses without a request, 2 stream problems"),
+        out.contains(
+            "0 malformed, 0 with damaged records, 0 responses without a request, 2 stream problems"
+        ),
         "{out}"
     );
 

@@ -306,4 +306,62 @@ fn damaged_records_are_named() {
         "{text}"
     );
     assert!(text.contains("control COMMIT"), "{text}");
+    // The command fails on damaged records, with or without --records.
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "damaged records: records of topic \"orders\" partition 2: batch at offset 2: "
+        ),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["dissect", "-", "--request"], Some(&frame));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(!stdout(&o).contains("records of topic"));
+}
+
+#[test]
+fn a_fetch_cut_at_its_size_limit_is_said_in_words() {
+    use kwire::messages::fetch_response::{FetchableTopicResponse, PartitionData};
+    use kwire::messages::{FetchResponse, ResponseHeader};
+    use kwire::records::{BatchBuilder, NewRecord, Records};
+    let plain = [NewRecord::new(b"hello"), NewRecord::new(b"world")];
+    let mut records = vec![0u8; 256];
+    let n = BatchBuilder::new().write(&plain, &mut records).unwrap();
+    // A whole batch, then the first 30 bytes of the same batch: a fetch cut at its size limit.
+    let mut cut = records[..n].to_vec();
+    cut.extend_from_slice(&records[..30]);
+    let partitions = [PartitionData::default().with_records(Some(Records::from(&cut[..])))];
+    let topics = [FetchableTopicResponse::default()
+        .with_topic("orders")
+        .with_partitions(&partitions[..])];
+    let body = FetchResponse::default().with_responses(&topics[..]);
+    let mut frame = vec![0u8; 1024];
+    let len =
+        kwire::frame::encode_response(&ResponseHeader::default(), &body, 11, &mut frame).unwrap();
+    frame.truncate(len);
+    let o = run(
+        &[
+            "dissect",
+            "-",
+            "--response",
+            "--api-key",
+            "1",
+            "--version",
+            "11",
+            "--records",
+        ],
+        Some(&frame),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    let more = n - 30;
+    assert!(
+        text.contains(&format!(
+            "  a partial entry at the end: 30 of its bytes are here, {more} more were needed, as a \
+             broker cuts a fetch at its size limit\n"
+        )),
+        "{text}"
+    );
+    assert!(!text.contains("PartialBatch"), "{text}");
 }

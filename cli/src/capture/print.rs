@@ -56,12 +56,19 @@ pub struct Tally {
     pub orphans: usize,
     /// Stretches of bytes lost or skipped.
     pub lost: usize,
+    /// Exchanges whose records are damaged (a CRC that does not match, an entry or record that
+    /// cannot be read).
+    pub damaged: usize,
 }
 
 impl Tally {
     /// Whether everything seen was answered and decoded.
     pub fn clean(&self) -> bool {
-        self.unanswered == 0 && self.malformed == 0 && self.orphans == 0 && self.lost == 0
+        self.unanswered == 0
+            && self.malformed == 0
+            && self.orphans == 0
+            && self.lost == 0
+            && self.damaged == 0
     }
 
     /// Every request seen.
@@ -77,8 +84,8 @@ impl std::fmt::Display for Tally {
         write!(
             f,
             "{requests} request{} on {} connection{}: {} answered, {} with acks=0, {} left \
-             waiting; {} unanswered, {} malformed, {} response{} without a request, {} stream \
-             problem{}",
+             waiting; {} unanswered, {} malformed, {} with damaged records, {} response{} \
+             without a request, {} stream problem{}",
             s(requests),
             self.connections,
             s(self.connections),
@@ -87,6 +94,7 @@ impl std::fmt::Display for Tally {
             self.waiting,
             self.unanswered,
             self.malformed,
+            self.damaged,
             self.orphans,
             s(self.orphans),
             self.lost,
@@ -200,6 +208,18 @@ impl Printer {
                     self.tally.malformed += 1;
                     let _ = write!(text, "  response malformed: {}", why(e));
                 }
+                // The records are read whether or not they are shown: damaged ones mark the line.
+                let mut records = if self.show.records {
+                    records::Report::printed()
+                } else {
+                    records::Report::checked()
+                };
+                records::request_records(&req.frame.bytes, &mut records);
+                records::response_records(&resp.bytes, req.api_key, req.version, &mut records);
+                if let Some(summary) = records.summary() {
+                    self.tally.damaged += 1;
+                    let _ = write!(text, "  damaged records: {summary}");
+                }
                 if !codes.0.is_empty() {
                     text.push_str("  errors:");
                     for (i, (code, n)) in codes.0.iter().enumerate() {
@@ -209,7 +229,7 @@ impl Printer {
                             let _ = write!(text, " x{n}");
                         }
                     }
-                } else if req_ok.is_ok() && resp_ok.is_ok() {
+                } else if req_ok.is_ok() && resp_ok.is_ok() && records.summary().is_none() {
                     text.push_str("  ok");
                 }
                 text.push('\n');
@@ -224,15 +244,7 @@ impl Printer {
                         &mut text,
                     );
                 }
-                if self.show.records {
-                    records::write_request_records(&req.frame.bytes, &mut text);
-                    records::write_response_records(
-                        &resp.bytes,
-                        req.api_key,
-                        req.version,
-                        &mut text,
-                    );
-                }
+                text.push_str(&records.into_text());
                 if self.show.tree {
                     text.push('\n');
                 }
@@ -247,14 +259,22 @@ impl Printer {
                     w if w.is_problem() => self.tally.unanswered += 1,
                     _ => self.tally.waiting += 1,
                 }
+                let mut records = if self.show.records {
+                    records::Report::printed()
+                } else {
+                    records::Report::checked()
+                };
+                records::request_records(&req.frame.bytes, &mut records);
+                if let Some(summary) = records.summary() {
+                    self.tally.damaged += 1;
+                    let _ = write!(text, "  damaged records: {summary}");
+                }
                 let _ = writeln!(text, "  ({})", why.text());
                 if self.show.tree {
                     text.push_str("request:\n");
                     let _ = describe::write_request_frame(&req.frame.bytes, &mut text);
                 }
-                if self.show.records {
-                    records::write_request_records(&req.frame.bytes, &mut text);
-                }
+                text.push_str(&records.into_text());
                 if self.show.tree {
                     text.push('\n');
                 }
