@@ -246,6 +246,7 @@ fn page(args: &PageArgs, out: &mut dyn Write) -> Result<(), Error> {
         describe::page(args.api, args.version, &mut scratch, &mut text)
             .map_err(|e| describe_error(args.api, args.version, e))?;
     } else {
+        schema_dirs(&args.schemas)?;
         describe::page_version(args.api, args.version)
             .map_err(|e| describe_error(args.api, args.version, e))?;
         text = site::page_text(args.api, args.version, &args.schemas).map_err(Error::Failed)?;
@@ -408,7 +409,27 @@ fn dissect(args: &DissectArgs, out: &mut dyn Write) -> Result<(), Error> {
     }
 }
 
+/// Fails unless each of `dirs` is a directory that holds JSON files: a `--schemas` that names
+/// nothing would otherwise leave the descriptions out without a word.
+fn schema_dirs(dirs: &[PathBuf]) -> Result<(), Error> {
+    for dir in dirs {
+        let entries = std::fs::read_dir(dir)
+            .map_err(|e| Error::Failed(format!("--schemas {}: {e}", dir.display())))?;
+        let json = entries
+            .filter_map(Result::ok)
+            .any(|e| e.path().extension().is_some_and(|x| x == "json"));
+        if !json {
+            return Err(Error::Failed(format!(
+                "--schemas {}: the directory holds no message schemas (no .json files)",
+                dir.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn site(args: &SiteArgs, out: &mut dyn Write) -> Result<(), Error> {
+    schema_dirs(&args.schemas)?;
     let summary = site::write_site(&site::Options {
         out: args.out_dir.clone(),
         schemas: args.schemas.clone(),

@@ -365,3 +365,25 @@ fn a_fetch_cut_at_its_size_limit_is_said_in_words() {
     );
     assert!(!text.contains("PartialBatch"), "{text}");
 }
+
+#[test]
+fn schemas_that_are_not_there_are_an_error() {
+    let missing = std::env::temp_dir().join("kwire-no-such-schemas-dir");
+    let empty = std::env::temp_dir().join(format!("kwire-empty-schemas-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    for dir in [&missing, &empty] {
+        let dir = dir.to_str().unwrap();
+        let o = run(&["page", "39", "--schemas", dir], None);
+        assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+        assert!(
+            stderr(&o).contains(&format!("--schemas {dir}: ")),
+            "{}",
+            stderr(&o)
+        );
+        let out = std::env::temp_dir().join(format!("kwire-site-{}", std::process::id()));
+        let o = run(&["site", out.to_str().unwrap(), "--schemas", dir], None);
+        assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+        assert!(stderr(&o).contains("--schemas "), "{}", stderr(&o));
+    }
+    let _ = std::fs::remove_dir(&empty);
+}
