@@ -100,6 +100,8 @@ enum Ip {
 #[derive(Clone)]
 struct Seg {
     from_client: bool,
+    /// The client's port.
+    client: u16,
     seq: u32,
     syn: bool,
     ack: bool,
@@ -109,9 +111,9 @@ struct Seg {
 
 fn ether(ip: Ip, s: &Seg) -> Vec<u8> {
     let (sport, dport) = if s.from_client {
-        (CLIENT, BROKER)
+        (s.client, BROKER)
     } else {
-        (BROKER, CLIENT)
+        (BROKER, s.client)
     };
     let b = PacketBuilder::ethernet2([2, 0, 0, 0, 0, 1], [2, 0, 0, 0, 0, 2]);
     let b = match ip {
@@ -147,14 +149,22 @@ struct Conn {
     segs: Vec<Seg>,
     /// Next sequence numbers, client and broker.
     next: (u32, u32),
+    /// The client's port.
+    client: u16,
 }
 
 impl Conn {
     /// Opened with a handshake.
     fn opened() -> Self {
+        Self::opened_from(CLIENT)
+    }
+
+    /// Opened with a handshake from the client's port `client`.
+    fn opened_from(client: u16) -> Self {
         let mut c = Self {
             segs: Vec::new(),
             next: (CLIENT_ISN, BROKER_ISN),
+            client,
         };
         c.raw(true, true, false, false, &[]);
         c.raw(false, true, true, false, &[]);
@@ -171,6 +181,7 @@ impl Conn {
         };
         self.segs.push(Seg {
             from_client,
+            client: self.client,
             seq,
             syn,
             ack,
@@ -615,6 +626,39 @@ fn a_damaged_batch_marks_its_exchange_and_fails_the_check() {
     assert!(out.contains("value \"world\""), "{out}");
     // Without --check the capture was read: a success.
     assert_eq!(capture(&conn(&bad), &[]).0, 0);
+}
+
+#[test]
+fn lines_are_in_request_order_unless_asked_otherwise() {
+    // Connection A asks first and is answered last; connection B asks second, answered first.
+    let mut a = Conn::opened_from(40001);
+    a.send(true, &metadata_request(7), &[]);
+    let mut b = Conn::opened_from(40002);
+    b.send(true, &heartbeat_request(8), &[])
+        .send(false, &heartbeat_response(8), &[]);
+    let mut segs = a.segs.clone();
+    segs.extend(b.segs.iter().cloned());
+    let asked = a.segs.len();
+    a.send(false, &metadata_response(7, 0), &[]);
+    segs.extend(a.segs[asked..].iter().cloned());
+    let file = pcap(&packets(Ip::V4, &segs));
+    let first = |out: &str| {
+        let m = out.find("Metadata v12").unwrap();
+        let h = out.find("Heartbeat v4").unwrap();
+        if m < h { "Metadata" } else { "Heartbeat" }
+    };
+    let (code, out, err) = capture(&file, &["--check"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(first(&out), "Metadata", "{out}");
+    let times: Vec<f64> = out
+        .lines()
+        .filter(|l| l.contains(" > "))
+        .map(|l| l.split_whitespace().next().unwrap().parse().unwrap())
+        .collect();
+    assert!(times.windows(2).all(|w| w[0] <= w[1]), "{out}");
+    let (code, out, _) = capture(&file, &["--check", "--order", "completion"]);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(first(&out), "Heartbeat", "{out}");
 }
 
 #[test]

@@ -96,6 +96,18 @@ pub enum Event {
     },
 }
 
+impl Event {
+    /// When the exchange began: its request's time (a response's without one); `None` for
+    /// bytes lost, which carry no time.
+    pub fn started(&self) -> Option<Time> {
+        match self {
+            Self::Exchange(req, _) | Self::Unanswered(req, _) => Some(req.frame.time),
+            Self::Orphan(frame, _) | Self::BadRequest(frame, _) => Some(frame.time),
+            Self::Lost { .. } => None,
+        }
+    }
+}
+
 /// Bytes kept while looking for a frame start: enough for a request header's first fields and
 /// a usual client id, which tell a request frame.
 const KEEP: usize = 256;

@@ -36,9 +36,66 @@ pub struct CaptureArgs {
     #[command(flatten)]
     pub show: Show,
     /// Exit with status 1 on any problem: a request the broker skipped or dropped, a frame
-    /// that does not decode, a response without its request, bytes missing from the capture.
+    /// that does not decode, damaged records, a response without its request, bytes missing
+    /// from the capture.
     #[arg(long)]
     pub check: bool,
+    /// The order of the lines: `request` (each exchange at its request's time, so that times
+    /// never go backwards; printed once the capture is read) or `completion` (each exchange as
+    /// its response completes it, printed as the capture is read).
+    #[arg(long, value_enum, default_value_t = Order::Request)]
+    pub order: Order,
+}
+
+/// The order `kwire capture` prints its lines in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Order {
+    /// By the time of each exchange's request.
+    Request,
+    /// As each exchange completes.
+    Completion,
+}
+
+/// Where the lines go: straight out, or held to be printed in request order.
+struct Lines<'o> {
+    out: &'o mut dyn Write,
+    /// With `--order request`: each line's time, its place in the order of completion, and its
+    /// text.
+    held: Option<Vec<(source::Time, usize, Vec<u8>)>>,
+}
+
+impl Lines<'_> {
+    /// Prints `event`, or holds its lines; `now` stands for the time of an event without one.
+    fn event(
+        &mut self,
+        printer: &mut Printer,
+        ends: Ends,
+        event: &Event,
+        now: source::Time,
+    ) -> io::Result<()> {
+        match self.held.as_mut() {
+            None => printer.event(ends, event, self.out),
+            Some(held) => {
+                let mut text = Vec::new();
+                printer.event(ends, event, &mut text)?;
+                if !text.is_empty() {
+                    held.push((event.started().unwrap_or(now), held.len(), text));
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Prints the lines held, in request order.
+    fn flush(&mut self) -> io::Result<()> {
+        if let Some(held) = self.held.as_mut() {
+            held.sort_by_key(|(time, seq, _)| (*time, *seq));
+            for (_, _, text) in held.drain(..) {
+                self.out.write_all(&text)?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// One TCP connection of the capture.
@@ -244,6 +301,10 @@ pub fn run(args: &CaptureArgs, out: &mut dyn Write) -> Result<(), crate::Error> 
         last: source::Time::default(),
     };
     let mut printer = Printer::new(args.show.clone());
+    let mut lines = Lines {
+        out,
+        held: (args.order == Order::Request).then(Vec::new),
+    };
     let mut written: io::Result<()> = Ok(());
     let mut packets = 0usize;
     let read = source::for_each_packet(input, |p| {
@@ -252,7 +313,7 @@ pub fn run(args: &CaptureArgs, out: &mut dyn Write) -> Result<(), crate::Error> 
             return;
         }
         for (ends, e) in tracker.packet(&p, &mut printer) {
-            if let Err(err) = printer.event(ends, &e, out) {
+            if let Err(err) = lines.event(&mut printer, ends, &e, p.time) {
                 written = Err(err);
                 return;
             }
@@ -260,9 +321,12 @@ pub fn run(args: &CaptureArgs, out: &mut dyn Write) -> Result<(), crate::Error> 
     });
     written?;
     // What a truncated or damaged capture left open is reported before its error.
+    let last = tracker.last;
     for (ends, e) in tracker.finish() {
-        printer.event(ends, &e, out)?;
+        lines.event(&mut printer, ends, &e, last)?;
     }
+    lines.flush()?;
+    let out = lines.out;
     if packets > 0 || read.is_ok() {
         writeln!(out, "{}", printer.tally)?;
     }
