@@ -105,7 +105,7 @@ impl<'b> Writer<'b> {
     }
 
     /// Marks the output as no encoding (see [`Writer::refused`]); later writes are not performed.
-    /// Inline with `perf`, as [`Writer::overflow`] is and for the same reason.
+    /// Inline with `perf`, as the overflow bookkeeping is and for the same reason.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline(never))]
     pub fn refuse(&mut self) {
