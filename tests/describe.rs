@@ -582,3 +582,55 @@ fn api_versions_fallback_reply_dissects_as_v0() {
     describe::write_response_frame(&buf[..n], ApiKey::API_VERSIONS, 3, &mut text).unwrap();
     assert!(text.contains("message v3"), "{text}");
 }
+
+#[test]
+fn enumerated_values_are_named_and_uuids_printed_as_kafka_does() {
+    use kwire::codec::Uuid;
+    use kwire::messages::fetch_request::{FetchPartition, FetchTopic};
+    use kwire::messages::fetch_response::{FetchableTopicResponse, PartitionData};
+    use kwire::messages::{ApiVersionsResponse, FetchRequest, FetchResponse};
+    let id = Uuid::from(0x0123_4567_89ab_cdef_0123_4567_89ab_cdef_u128);
+    let partitions = [FetchPartition::default()];
+    let topics = [FetchTopic::default()
+        .with_topic_id(id)
+        .with_partitions(&partitions[..])];
+    let request = FetchRequest::default()
+        .with_isolation_level(1)
+        .with_topics(&topics[..]);
+    let header = RequestHeader::default()
+        .with_request_api_key(1)
+        .with_request_api_version(17);
+    let mut frame = vec![0u8; 512];
+    let n = encode_request(&header, &request, &mut frame).unwrap();
+    let mut text = String::new();
+    describe::write_request_frame(&frame[..n], &mut text).unwrap();
+    assert!(text.contains("= 1 (READ_COMMITTED)"), "{text}");
+    assert!(text.contains(&format!("= {id} ")), "{text}");
+    assert!(!text.contains(&id.hyphenated().to_string()), "{text}");
+
+    let data = [PartitionData::default().with_error_code(1)];
+    let responses = [FetchableTopicResponse::default()
+        .with_topic_id(id)
+        .with_partitions(&data[..])];
+    let response = FetchResponse::default().with_responses(&responses[..]);
+    let mut body = vec![0u8; 512];
+    let len = response.encode(17, &mut body).unwrap();
+    let frame = frame_of(ApiKey::FETCH, 17, Side::Response, &body[..len]);
+    let mut text = String::new();
+    describe::write_response_frame(&frame, ApiKey::FETCH, 17, &mut text).unwrap();
+    assert!(text.contains("= 1 (OFFSET_OUT_OF_RANGE)"), "{text}");
+    // No error is shown bare, as the reference pages show it.
+    assert!(
+        text.contains("ErrorCode  ") && text.contains("= 0 "),
+        "{text}"
+    );
+
+    // An API key in a body is named as the header's is.
+    let keys = [kwire::messages::api_versions_response::ApiVersion::default().with_api_key(3)];
+    let response = ApiVersionsResponse::default().with_api_keys(&keys[..]);
+    let len = response.encode(3, &mut body).unwrap();
+    let frame = frame_of(ApiKey::API_VERSIONS, 3, Side::Response, &body[..len]);
+    let mut text = String::new();
+    describe::write_response_frame(&frame, ApiKey::API_VERSIONS, 3, &mut text).unwrap();
+    assert!(text.contains("= 3 (Metadata)"), "{text}");
+}

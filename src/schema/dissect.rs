@@ -2,6 +2,7 @@
 //! [`Visit`]or. The dissector (`describe`) shows the nodes; validation
 //! ([`super::walker::validate`]) walks without visiting, and reads `records` fields as bytes.
 
+use super::enums;
 use super::tree::{About, Category, DescribeError, LenNote, Name, Node, TypeWord, Value, Visit};
 use crate::api::ApiKey;
 use crate::codec::{Reader, TaggedEntry, TaggedSection};
@@ -130,6 +131,8 @@ fn composite<'a, 'n>(
 /// The version, flexibility and body category a body is walked with.
 #[derive(Debug, Clone, Copy)]
 struct Ctx {
+    /// The API of the message (`ApiKey(-1)` in headers), for the names of enumerated values.
+    api: ApiKey,
     version: i16,
     flexible: bool,
     body: Category,
@@ -545,6 +548,7 @@ fn request_header(r: &mut Reader<'_>, v: &mut Out<'_>, hv: i16) -> R {
 /// The tagged section that ends a flexible header.
 fn header_tags(name: &str, hv: i16, r: &mut Reader<'_>, v: &mut Out<'_>) -> R {
     let ctx = Ctx {
+        api: ApiKey(-1),
         version: hv,
         flexible: true,
         body: Category::Header,
@@ -603,6 +607,7 @@ fn body_at(
         )));
     }
     let ctx = Ctx {
+        api: ApiKey(schema.api_key),
         version,
         flexible: schema.is_flexible(version),
         body: category,
@@ -936,6 +941,7 @@ fn primitive(
             b.map_or(Value::Null(note), |b| Value::Bytes(b, note))
         }
     };
+    let value = named(ctx, name, value);
     leaf(
         v,
         r,
@@ -948,6 +954,21 @@ fn primitive(
         "",
         ctx.body,
     )
+}
+
+/// `value` with the name the protocol gives it, when field `name` is an enumeration.
+fn named<'a>(ctx: Ctx, name: Name<'_>, value: Value<'a>) -> Value<'a> {
+    let (Name::Plain(field) | Name::Indexed(field, _)) = name else {
+        return value;
+    };
+    match value {
+        Value::Int(n) if field == "ApiKey" => {
+            i16::try_from(n).map_or(value, |k| Value::ApiKey(k, ApiKey(k).name()))
+        }
+        Value::Int(n) => enums::value_name(ctx.api, ctx.body, field, n)
+            .map_or(value, |name| Value::Named(n, name)),
+        _ => value,
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@
     )
 )]
 pub(crate) mod dissect;
+mod enums;
 mod tables;
 #[cfg_attr(
     not(feature = "describe"),

@@ -119,11 +119,13 @@ pub enum Value<'a> {
     Uint(u64),
     /// An API key with its name.
     ApiKey(i16, Option<&'static str>),
+    /// A value of an enumeration (an error code, acks, a resource type, ...) with its name.
+    Named(i64, &'static str),
     /// A boolean.
     Bool(bool),
     /// A float.
     Float(f64),
-    /// A UUID.
+    /// A UUID, shown in Kafka's base64 form.
     Uuid(crate::codec::Uuid),
     /// A string and how its length was encoded.
     Str(&'a str, LenNote),
@@ -203,6 +205,18 @@ fn write_hex_preview(f: &mut fmt::Formatter<'_>, b: &[u8]) -> fmt::Result {
     Ok(())
 }
 
+impl Value<'_> {
+    /// The integer of an integer value, named or not (an error code, an API key, ...).
+    #[must_use]
+    pub fn int(&self) -> Option<i64> {
+        match *self {
+            Self::Int(v) | Self::Named(v, _) => Some(v),
+            Self::ApiKey(k, _) => Some(i64::from(k)),
+            _ => None,
+        }
+    }
+}
+
 impl fmt::Display for Value<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
@@ -211,18 +225,11 @@ impl fmt::Display for Value<'_> {
             Self::Uint(v) => write!(f, "= {v}"),
             Self::ApiKey(k, Some(name)) => write!(f, "= {k} ({name})"),
             Self::ApiKey(k, None) => write!(f, "= {k} (unknown API)"),
+            Self::Named(v, name) => write!(f, "= {v} ({name})"),
             Self::Bool(b) => write!(f, "= {b}"),
             Self::Float(v) => write!(f, "= {v:?}"),
-            Self::Uuid(u) => {
-                f.write_str("= ")?;
-                for (i, b) in u.0.iter().enumerate() {
-                    if matches!(i, 4 | 6 | 8 | 10) {
-                        f.write_str("-")?;
-                    }
-                    write!(f, "{b:02x}")?;
-                }
-                Ok(())
-            }
+            // Kafka's form, as its tools and logs print topic ids.
+            Self::Uuid(u) => write!(f, "= {u}"),
             Self::Str(s, note) => {
                 f.write_str("= ")?;
                 write_quoted(f, s)?;

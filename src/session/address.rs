@@ -709,10 +709,7 @@ mod tests {
                     Value::Str(s, _) => Some(s.to_string()),
                     _ => None,
                 },
-                int: match node.value {
-                    Value::Int(i) => Some(i),
-                    _ => None,
-                },
+                int: node.value.int(),
             });
             Ok(())
         }

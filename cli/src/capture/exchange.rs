@@ -352,8 +352,8 @@ pub struct ErrorCodes(pub Vec<(ErrorCode, usize)>);
 
 impl kwire::describe::Visit for ErrorCodes {
     fn node(&mut self, n: &kwire::describe::Node<'_>) -> std::fmt::Result {
-        use kwire::describe::{Name, Value};
-        if let (Name::Plain(name), Value::Int(v)) = (n.name, n.value)
+        use kwire::describe::Name;
+        if let (Name::Plain(name), Some(v)) = (n.name, n.value.int())
             && name.ends_with("ErrorCode")
             && v != 0
             && let Ok(code) = i16::try_from(v)
