@@ -795,3 +795,311 @@ fn reads_a_file_by_path() {
             .contains("opening /nonexistent/k.pcap")
     );
 }
+
+// --- --lint --------------------------------------------------------------------------------
+
+/// `frame` with the one-byte uvarint at `at` written in two bytes (the same value).
+fn widen_varint(frame: &[u8], at: usize) -> Vec<u8> {
+    assert!(frame[at] < 0x80);
+    let mut out = frame[..at].to_vec();
+    out.extend_from_slice(&[frame[at] | 0x80, 0]);
+    out.extend_from_slice(&frame[at + 1..]);
+    resize(out)
+}
+
+/// `frame` with `n` bytes at `at` replaced by `with`, its size prefix made to agree.
+fn splice(frame: &[u8], at: usize, n: usize, with: &[u8]) -> Vec<u8> {
+    let mut out = frame[..at].to_vec();
+    out.extend_from_slice(with);
+    out.extend_from_slice(&frame[at + n..]);
+    resize(out)
+}
+
+fn resize(mut frame: Vec<u8>) -> Vec<u8> {
+    let size = u32::try_from(frame.len() - 4).unwrap();
+    frame[..4].copy_from_slice(&size.to_be_bytes());
+    frame
+}
+
+/// `kwire capture --check --lint` on one connection of `frames` (request when `true`).
+fn lint(frames: &[(bool, Vec<u8>)]) -> (i32, String) {
+    let mut c = Conn::opened();
+    for (from_client, f) in frames {
+        c.send(*from_client, f, &[]);
+    }
+    c.close();
+    let (code, out, _) = capture(&pcap(&packets(Ip::V4, &c.segs)), &["--check", "--lint"]);
+    (code, out)
+}
+
+fn api_versions_exchange(correlation_id: i32, metadata: (i16, i16)) -> [(bool, Vec<u8>); 2] {
+    use kwire::messages::api_versions_response::ApiVersion;
+    use kwire::messages::{ApiVersionsRequest, ApiVersionsResponse};
+    let header =
+        RequestHeader::new(ApiKey::API_VERSIONS, 3, correlation_id).with_client_id(Some("t"));
+    let mut req = vec![0u8; 256];
+    let n = frame::encode_request(&header, &ApiVersionsRequest::default(), &mut req).unwrap();
+    req.truncate(n);
+    let keys = [
+        ApiVersion::default()
+            .with_api_key(ApiKey::METADATA.0)
+            .with_min_version(metadata.0)
+            .with_max_version(metadata.1),
+        ApiVersion::default()
+            .with_api_key(ApiKey::API_VERSIONS.0)
+            .with_max_version(4),
+        ApiVersion::default()
+            .with_api_key(ApiKey::HEARTBEAT.0)
+            .with_max_version(4),
+    ];
+    let body = ApiVersionsResponse::default().with_api_keys(&keys[..]);
+    let header = ResponseHeader::default().with_correlation_id(correlation_id);
+    let mut resp = vec![0u8; 256];
+    let n = frame::encode_response(&header, &body, 3, &mut resp).unwrap();
+    resp.truncate(n);
+    [(true, req), (false, resp)]
+}
+
+#[test]
+fn lint_passes_what_kafka_writes() {
+    let [v_req, v_resp] = api_versions_exchange(1, (0, 13));
+    let (code, out) = lint(&[
+        v_req,
+        v_resp,
+        (true, metadata_request(2)),
+        (false, metadata_response(2, 0)),
+        (true, heartbeat_request(3)),
+        (false, heartbeat_response(3)),
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("lint "), "{out}");
+    assert!(out.contains("; lint: 0 errors, 0 warnings"), "{out}");
+}
+
+#[test]
+fn lint_finds_varints_longer_than_needed() {
+    // Metadata v12: size, key, version, correlation id, client id "t", then the header's
+    // tagged-field count at byte 15.
+    let request = widen_varint(&metadata_request(2), 15);
+    let (code, out) = lint(&[(true, request), (false, metadata_response(2, 0))]);
+    assert!(
+        out.contains("lint warning [varint-not-minimal] request byte 15: a uvarint holding 0 takes 2 bytes where 1 suffices"),
+        "{out}"
+    );
+    // A warning: the exchange still passes the check.
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("; lint: 0 errors, 1 warning"), "{out}");
+}
+
+/// An ApiVersions v3 response whose top-level tagged section (its last byte) is `tags`.
+fn api_versions_response_with_tags(correlation_id: i32, tags: &[u8]) -> Vec<u8> {
+    let [_, (_, resp)] = api_versions_exchange(correlation_id, (0, 13));
+    splice(&resp, resp.len() - 1, 1, tags)
+}
+
+#[test]
+fn lint_finds_tagged_fields_at_their_default_and_out_of_order() {
+    let [req, _] = api_versions_exchange(1, (0, 13));
+    // ZkMigrationReady (tag 3) sent as false, its default.
+    let at_default = api_versions_response_with_tags(1, &[1, 3, 1, 0]);
+    let (code, out) = lint(&[req.clone(), (false, at_default.clone())]);
+    assert_eq!(code, 0, "{out}");
+    // The entry starts after the section's count.
+    let at = at_default.len() - 3;
+    assert!(
+        out.contains(&format!("lint warning [tagged-field-default] response byte {at}: tagged field ZkMigrationReady (tag 3) is sent with its default value")),
+        "{out}"
+    );
+    // Tag 3 before tag 1.
+    let mut tags = vec![2, 3, 1, 1, 1, 8];
+    tags.extend_from_slice(&5i64.to_be_bytes());
+    let (code, out) = lint(&[req, (false, api_versions_response_with_tags(1, &tags))]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("lint error [tagged-field-order] response byte ")
+            && out.contains("tag 1 follows tag 3"),
+        "{out}"
+    );
+}
+
+#[test]
+fn lint_finds_header_versions_that_do_not_match_the_api_version() {
+    // Metadata v12 takes request header v2: drop its tagged-field count.
+    let request = splice(&metadata_request(2), 15, 1, &[]);
+    let (code, out) = lint(&[(true, request), (false, metadata_response(2, 0))]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("lint error [request-header-version] request byte 4: the request header is v1, but Metadata v12 takes request header v2"),
+        "{out}"
+    );
+    // Heartbeat v4 takes response header v1: drop its tagged-field count.
+    let response = splice(&heartbeat_response(3), 8, 1, &[]);
+    let (code, out) = lint(&[(true, heartbeat_request(3)), (false, response)]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("lint error [response-header-version] response byte 4: the response header is v0, but a response to Heartbeat v4 takes response header v1"),
+        "{out}"
+    );
+}
+
+#[test]
+fn lint_finds_versions_the_broker_did_not_advertise_and_removed_ones() {
+    let [v_req, v_resp] = api_versions_exchange(1, (0, 11));
+    let (code, out) = lint(&[
+        v_req,
+        v_resp,
+        (true, metadata_request(2)),
+        (false, metadata_response(2, 0)),
+    ]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("lint error [version-not-advertised] request byte 6: Metadata v12 sent, but the broker advertised 0-11 on this connection"),
+        "{out}"
+    );
+    // Fetch v3 is a version Kafka 4.0 removed.
+    let header = RequestHeader::new(ApiKey::FETCH, 3, 4).with_client_id(Some("t"));
+    let mut request = vec![0u8; 256];
+    let n = frame::encode_request(
+        &header,
+        &kwire::messages::FetchRequest::default(),
+        &mut request,
+    )
+    .unwrap();
+    request.truncate(n);
+    let (_, out) = lint(&[(true, request)]);
+    assert!(
+        out.contains(
+            "lint warning [removed-version] request byte 6: Fetch v3 was removed in Kafka 4.0"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn lint_finds_reused_correlation_ids_size_prefixes_and_unknown_error_codes() {
+    let (code, out) = lint(&[
+        (true, heartbeat_request(3)),
+        (true, heartbeat_request(3)),
+        (false, heartbeat_response(3)),
+    ]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(
+            "lint error [correlation-id-reused] request byte 8: correlation id 3 was used again"
+        ),
+        "{out}"
+    );
+    // One byte more than the message: the size prefix disagrees with it.
+    let mut request = heartbeat_request(4);
+    request.push(0);
+    let (code, out) = lint(&[(true, resize(request)), (false, heartbeat_response(4))]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("lint error [size-prefix] request byte ")
+            && out.contains("but the message ends 1 bytes before them"),
+        "{out}"
+    );
+    let (code, out) = lint(&[
+        (true, metadata_request(5)),
+        (false, metadata_response(5, 9999)),
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("lint warning [unknown-error-code] response byte ")
+            && out.contains("error code 9999 is not one the protocol defines"),
+        "{out}"
+    );
+}
+
+#[test]
+fn lint_finds_leader_endpoints_that_disagree_with_the_metadata() {
+    use kwire::messages::metadata_response::MetadataResponseBroker;
+    use kwire::messages::produce_response::NodeEndpoint;
+    let brokers = [MetadataResponseBroker::default()
+        .with_node_id(1)
+        .with_host("broker-1")
+        .with_port(9092)];
+    let body = MetadataResponse::default().with_brokers(&brokers[..]);
+    let header = ResponseHeader::default().with_correlation_id(2);
+    let mut metadata = vec![0u8; 256];
+    let n = frame::encode_response(&header, &body, 12, &mut metadata).unwrap();
+    metadata.truncate(n);
+    let produce = |port| {
+        let header = RequestHeader::new(ApiKey::PRODUCE, 11, 3).with_client_id(Some("t"));
+        let mut req = vec![0u8; 256];
+        let n = frame::encode_request(&header, &ProduceRequest::default().with_acks(-1), &mut req)
+            .unwrap();
+        req.truncate(n);
+        let endpoints = [NodeEndpoint::default()
+            .with_node_id(1)
+            .with_host("broker-1")
+            .with_port(port)];
+        let body = kwire::messages::ProduceResponse::default().with_node_endpoints(&endpoints[..]);
+        let header = ResponseHeader::default().with_correlation_id(3);
+        let mut resp = vec![0u8; 256];
+        let n = frame::encode_response(&header, &body, 11, &mut resp).unwrap();
+        resp.truncate(n);
+        [(true, req), (false, resp)]
+    };
+    let exchange = |port| {
+        let mut frames = vec![(true, metadata_request(2)), (false, metadata.clone())];
+        frames.extend(produce(port));
+        lint(&frames)
+    };
+    let (code, out) = exchange(9092);
+    assert_eq!(code, 0, "{out}");
+    let (code, out) = exchange(9093);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("lint error [leader-endpoint] response byte ")
+            && out.contains("the leader endpoint of node 1 is broker-1:9093, but the Metadata response gave broker-1:9092"),
+        "{out}"
+    );
+}
+
+#[test]
+fn topic_ids_are_shown_with_the_names_metadata_gave() {
+    use kwire::codec::Uuid;
+    use kwire::messages::FetchRequest;
+    use kwire::messages::fetch_request::{FetchPartition, FetchTopic};
+    let id = Uuid::from(0x0123_4567_89ab_cdef_0123_4567_89ab_cdef_u128);
+    let topics = [MetadataResponseTopic::default()
+        .with_name(Some("orders"))
+        .with_topic_id(id)];
+    let body = MetadataResponse::default().with_topics(&topics[..]);
+    let header = ResponseHeader::default().with_correlation_id(2);
+    let mut metadata = vec![0u8; 256];
+    let n = frame::encode_response(&header, &body, 12, &mut metadata).unwrap();
+    metadata.truncate(n);
+    let partitions = [FetchPartition::default()];
+    let fetch_topics = [FetchTopic::default()
+        .with_topic_id(id)
+        .with_partitions(&partitions[..])];
+    let header = RequestHeader::new(ApiKey::FETCH, 13, 3).with_client_id(Some("t"));
+    let mut fetch = vec![0u8; 256];
+    let n = frame::encode_request(
+        &header,
+        &FetchRequest::default().with_topics(&fetch_topics[..]),
+        &mut fetch,
+    )
+    .unwrap();
+    fetch.truncate(n);
+    let mut c = Conn::opened();
+    c.send(true, &metadata_request(2), &[])
+        .send(false, &metadata, &[])
+        .send(true, &fetch, &[])
+        .close();
+    let (_, out, _) = capture(&pcap(&packets(Ip::V4, &c.segs)), &["--tree"]);
+    // Kafka's form of the id, everywhere; the name where the capture gave it.
+    assert!(!out.contains(&id.hyphenated().to_string()), "{out}");
+    let lines: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains(&id.to_string()))
+        .collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    // The Metadata response that names it, and the Fetch request that uses it.
+    assert!(
+        lines.iter().all(|l| l.ends_with("  (topic \"orders\")")),
+        "{out}"
+    );
+}

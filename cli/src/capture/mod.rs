@@ -2,9 +2,12 @@
 //! its request.
 
 pub mod exchange;
+pub mod lint;
 pub mod print;
 pub mod source;
+pub mod structs;
 pub mod tcp;
+pub mod topics;
 pub mod write;
 
 use std::collections::HashMap;
@@ -37,7 +40,7 @@ pub struct CaptureArgs {
     pub show: Show,
     /// Exit with status 1 on any problem: a request the broker skipped or dropped, a frame
     /// that does not decode, damaged records, a response without its request, bytes missing
-    /// from the capture.
+    /// from the capture, a lint finding of error level.
     #[arg(long)]
     pub check: bool,
     /// The order of the lines: `request` (each exchange at its request's time, so that times

@@ -9,7 +9,9 @@ use kwire::ApiKey;
 use kwire::describe::{self, DescribeError, Visit};
 
 use super::exchange::{ErrorCodes, Event, Frame, Request, Unanswered};
+use super::lint::{Finding, Level, Linter};
 use super::source::Time;
+use super::topics::TopicNames;
 use crate::records;
 
 /// What to print of each exchange: the options `kwire capture` and `kwire tap` share.
@@ -26,6 +28,12 @@ pub struct Show {
     /// named.
     #[arg(long)]
     pub records: bool,
+    /// Check every exchange against the protocol as Kafka writes it (varints in their shortest
+    /// form, tagged fields in order and not at their defaults, header versions, versions the
+    /// broker advertised, correlation ids, size prefixes, leader endpoints, removed versions)
+    /// and print each finding below its line; `--check` fails on findings of error level.
+    #[arg(long)]
+    pub lint: bool,
 }
 
 /// The two ends of a connection.
@@ -59,6 +67,12 @@ pub struct Tally {
     /// Exchanges whose records are damaged (a CRC that does not match, an entry or record that
     /// cannot be read).
     pub damaged: usize,
+    /// Whether the exchanges were linted.
+    pub linted: bool,
+    /// Lint findings of error level.
+    pub lint_errors: usize,
+    /// Lint findings of warning level.
+    pub lint_warnings: usize,
 }
 
 impl Tally {
@@ -69,11 +83,25 @@ impl Tally {
             && self.orphans == 0
             && self.lost == 0
             && self.damaged == 0
+            && self.lint_errors == 0
     }
 
     /// Every request seen.
     pub fn requests(&self) -> usize {
         self.exchanges + self.acks_zero + self.waiting + self.unanswered
+    }
+}
+
+impl Tally {
+    /// Counts `findings` and writes them, a line each, into `text`.
+    fn lint(&mut self, findings: &[Finding], text: &mut String) {
+        for f in findings {
+            match f.level {
+                Level::Error => self.lint_errors += 1,
+                Level::Warning => self.lint_warnings += 1,
+            }
+            let _ = writeln!(text, "  {f}");
+        }
     }
 }
 
@@ -99,7 +127,18 @@ impl std::fmt::Display for Tally {
             s(self.orphans),
             self.lost,
             s(self.lost)
-        )
+        )?;
+        if self.linted {
+            write!(
+                f,
+                "; lint: {} error{}, {} warning{}",
+                self.lint_errors,
+                s(self.lint_errors),
+                self.lint_warnings,
+                s(self.lint_warnings)
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -107,6 +146,10 @@ impl std::fmt::Display for Tally {
 #[derive(Debug)]
 pub struct Printer {
     show: Show,
+    /// With `--lint`: what the exchanges so far taught.
+    linter: Option<Linter>,
+    /// The topic names the responses so far gave.
+    topics: TopicNames,
     /// Times are printed from here.
     start: Option<Time>,
     /// The counts so far.
@@ -131,9 +174,14 @@ impl Printer {
     /// A printer of what `show` selects.
     pub fn new(show: Show) -> Self {
         Self {
+            linter: show.lint.then(Linter::default),
+            topics: TopicNames::default(),
+            tally: Tally {
+                linted: show.lint,
+                ..Tally::default()
+            },
             show,
             start: None,
-            tally: Tally::default(),
         }
     }
 
@@ -233,16 +281,23 @@ impl Printer {
                     text.push_str("  ok");
                 }
                 text.push('\n');
+                if let Some(linter) = self.linter.as_mut() {
+                    let findings = linter.exchange(ends, req, Some(resp));
+                    self.tally.lint(&findings, &mut text);
+                }
+                self.topics
+                    .learn(ends.server, &resp.bytes, req.api_key, req.version);
                 if self.show.tree {
-                    text.push_str("request:\n");
-                    let _ = describe::write_request_frame(&req.frame.bytes, &mut text);
-                    text.push_str("response:\n");
+                    let mut tree = String::from("request:\n");
+                    let _ = describe::write_request_frame(&req.frame.bytes, &mut tree);
+                    tree.push_str("response:\n");
                     let _ = describe::write_response_frame(
                         &resp.bytes,
                         req.api_key,
                         req.version,
-                        &mut text,
+                        &mut tree,
                     );
+                    text.push_str(&self.topics.annotate(ends.server, &tree));
                 }
                 text.push_str(&records.into_text());
                 if self.show.tree {
@@ -270,9 +325,14 @@ impl Printer {
                     let _ = write!(text, "  damaged records: {summary}");
                 }
                 let _ = writeln!(text, "  ({})", why.text());
+                if let Some(linter) = self.linter.as_mut() {
+                    let findings = linter.unanswered(ends, req, *why);
+                    self.tally.lint(&findings, &mut text);
+                }
                 if self.show.tree {
-                    text.push_str("request:\n");
-                    let _ = describe::write_request_frame(&req.frame.bytes, &mut text);
+                    let mut tree = String::from("request:\n");
+                    let _ = describe::write_request_frame(&req.frame.bytes, &mut tree);
+                    text.push_str(&self.topics.annotate(ends.server, &tree));
                 }
                 text.push_str(&records.into_text());
                 if self.show.tree {
