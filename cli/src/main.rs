@@ -382,12 +382,12 @@ fn dissect(args: &DissectArgs, out: &mut dyn Write) -> Result<(), Error> {
     let result = match (args.response, args.api_key, args.version) {
         (true, Some(api), Some(version)) => {
             let result = describe::write_response_frame(&frame, api, version, &mut text);
-            records::response_records(&frame, api, version, &mut report);
+            records::response_records(&frame, api, version, &|_| None, &mut report);
             result
         }
         _ => {
             let result = describe::write_request_frame(&frame, &mut text);
-            records::request_records(&frame, &mut report);
+            records::request_records(&frame, &|_| None, &mut report);
             result
         }
     };

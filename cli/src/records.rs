@@ -4,6 +4,8 @@
 
 use std::fmt::{self, Write};
 
+use kwire::DecodeErrorKind;
+use kwire::codec::Uuid;
 use kwire::describe::{self, DescribeError, Name, Node, Value, Visit};
 use kwire::records::compression::{BuiltinCodecs, CompressionError, Decompressor};
 use kwire::records::{
@@ -18,10 +20,19 @@ const HEX: usize = 32;
 /// producers batch up to a few).
 const MAX_DECOMPRESSED: usize = 256 << 20;
 
+/// A topic as a frame names it.
+#[derive(Debug, Clone)]
+enum Topic {
+    /// By name.
+    Name(String),
+    /// By id.
+    Id(Uuid),
+}
+
 /// A records field of a frame: where its bytes are, and the topic and partition before it.
 #[derive(Debug)]
 struct Field {
-    topic: Option<String>,
+    topic: Option<Topic>,
     partition: Option<i64>,
     start: usize,
     len: usize,
@@ -30,7 +41,7 @@ struct Field {
 /// Finds the records fields of a tree, each with the most recent topic and partition.
 #[derive(Debug, Default)]
 struct Fields {
-    topic: Option<String>,
+    topic: Option<Topic>,
     partition: Option<i64>,
     found: Vec<Field>,
 }
@@ -42,10 +53,9 @@ impl Visit for Fields {
         };
         match (name, n.value) {
             ("Name" | "Topic" | "TopicName", Value::Str(s, _)) => {
-                self.topic = Some(format!("{s:?}"))
+                self.topic = Some(Topic::Name(s.to_owned()));
             }
-            // In Kafka's base64 form, as its tools print topic ids.
-            ("TopicId", Value::Uuid(u)) => self.topic = Some(format!("id {u}")),
+            ("TopicId", Value::Uuid(u)) => self.topic = Some(Topic::Id(u)),
             ("Index" | "PartitionIndex" | "Partition", Value::Int(p)) => self.partition = Some(p),
             (_, Value::Records { len, .. }) => {
                 if let Some(size) = n.size {
@@ -117,13 +127,18 @@ impl Report {
     }
 }
 
-/// Reads the records of every records field in the tree `walk` gives of `frame` into `report`.
-/// `partial_ok`: whether a field may end in a partial entry (a fetch response cut at its size
-/// limit, as brokers do; never in a request).
+/// The name of a topic id, when it is known.
+pub type TopicNames<'n> = &'n dyn Fn(Uuid) -> Option<String>;
+
+/// Reads the records of every records field in the tree `walk` gives of `frame` into `report`,
+/// naming topic ids with `names`. `request`: the records are a producer's (a field may not end
+/// in a partial entry, as a fetch response cut at its size limit does, and each batch's last
+/// offset delta is its last record's).
 fn frame_records(
     frame: &[u8],
     walk: impl FnOnce(&mut dyn Visit) -> Result<(), DescribeError>,
-    partial_ok: bool,
+    request: bool,
+    names: TopicNames<'_>,
     report: &mut Report,
 ) {
     let mut fields = Fields::default();
@@ -138,8 +153,20 @@ fn frame_records(
             continue;
         };
         let mut name = String::from("records");
-        if let Some(t) = &f.topic {
-            let _ = write!(name, " of topic {t}");
+        match &f.topic {
+            Some(Topic::Name(t)) => {
+                let _ = write!(name, " of topic {t:?}");
+            }
+            // In Kafka's base64 form, as its tools print topic ids; with its name when known.
+            Some(Topic::Id(id)) => match names(*id) {
+                Some(t) => {
+                    let _ = write!(name, " of topic {t:?} (id {id})");
+                }
+                None => {
+                    let _ = write!(name, " of topic id {id}");
+                }
+            },
+            None => {}
         }
         if let Some(p) = f.partition {
             let _ = write!(name, " partition {p}");
@@ -147,39 +174,48 @@ fn frame_records(
         if let Some(out) = report.out() {
             let _ = writeln!(out, "{name} ({} bytes at frame byte {}):", f.len, f.start);
         }
-        read_records(Records::from(bytes), &name, partial_ok, report);
+        read_records(Records::from(bytes), &name, request, report);
     }
 }
 
-/// Reads the request frame's records into `report`.
-pub fn request_records(frame: &[u8], report: &mut Report) {
+/// Reads the request frame's records into `report`, naming topic ids with `names`.
+pub fn request_records(frame: &[u8], names: TopicNames<'_>, report: &mut Report) {
     frame_records(
         frame,
         |v| describe::visit_request_frame(frame, v),
-        false,
+        true,
+        names,
         report,
     );
 }
 
-/// Reads the response frame's records into `report`.
-pub fn response_records(frame: &[u8], api: kwire::ApiKey, version: i16, report: &mut Report) {
+/// Reads the response frame's records into `report`, naming topic ids with `names`.
+pub fn response_records(
+    frame: &[u8],
+    api: kwire::ApiKey,
+    version: i16,
+    names: TopicNames<'_>,
+    report: &mut Report,
+) {
     frame_records(
         frame,
         |v| describe::visit_response_frame(frame, api, version, v),
-        true,
+        false,
+        names,
         report,
     );
 }
 
-/// Reads each entry of the records field `field` and its records, indented by two spaces.
-fn read_records(records: Records<'_>, field: &str, partial_ok: bool, report: &mut Report) {
+/// Reads each entry of the records field `field` and its records, indented by two spaces;
+/// `request` as [`frame_records`] takes it.
+fn read_records(records: Records<'_>, field: &str, request: bool, report: &mut Report) {
     let indent = "  ";
     let mut batches = records.batches();
     let mut any = false;
     for b in batches.by_ref() {
         any = true;
         match b {
-            Ok(Batch::V2(b)) => read_batch(&b, field, indent, report),
+            Ok(Batch::V2(b)) => read_batch(&b, field, indent, request, report),
             Ok(Batch::Legacy(m)) => read_legacy(&m, field, indent, report),
             Err(e) => report.problem(indent, field, format!("malformed entry: {e}")),
         }
@@ -189,7 +225,7 @@ fn read_records(records: Records<'_>, field: &str, partial_ok: bool, report: &mu
             "a partial entry at the end: {} of its bytes are here, {} more were needed",
             p.available, p.needed
         );
-        if partial_ok {
+        if !request {
             if let Some(out) = report.out() {
                 let _ = writeln!(
                     out,
@@ -204,7 +240,7 @@ fn read_records(records: Records<'_>, field: &str, partial_ok: bool, report: &mu
     }
 }
 
-fn read_batch(b: &RecordBatch<'_>, field: &str, indent: &str, report: &mut Report) {
+fn read_batch(b: &RecordBatch<'_>, field: &str, indent: &str, request: bool, report: &mut Report) {
     let codec = b.compression();
     let count = b.records_count();
     if let Some(out) = report.out() {
@@ -254,26 +290,45 @@ fn read_batch(b: &RecordBatch<'_>, field: &str, indent: &str, report: &mut Repor
         }
     };
     match records {
-        Ok(records) => read_v2_records(records, b.is_control(), field, &inner, report),
+        Ok(records) => {
+            let last = read_v2_records(records, b, field, &inner, report);
+            check_last_offset(b, last, request, field, &inner, report);
+        }
         Err(e) => report.problem(&inner, field, format!("records not read: {e}")),
     }
 }
 
+/// The records of batch `b`, which `records` reads; returns the offset of the last one read.
 fn read_v2_records(
     records: RecordIter<'_>,
-    control: bool,
+    b: &RecordBatch<'_>,
     field: &str,
     indent: &str,
     report: &mut Report,
-) {
+) -> Option<i64> {
+    let control = b.is_control();
+    let mut last = None;
     for r in records {
         let r = match r {
             Ok(r) => r,
             Err(e) => {
-                report.problem(indent, field, format!("malformed record: {e}"));
-                return;
+                let at = format!("batch at offset {}", b.base_offset());
+                let what = match e.kind {
+                    DecodeErrorKind::TrailingBytes { .. } => format!(
+                        "{at}: it holds more than the {} records its header counts ({e})",
+                        b.records_count()
+                    ),
+                    DecodeErrorKind::Truncated { .. } => format!(
+                        "{at}: it holds fewer than the {} records its header counts ({e})",
+                        b.records_count()
+                    ),
+                    _ => format!("malformed record: {e}"),
+                };
+                report.problem(indent, field, what);
+                return last;
             }
         };
+        last = Some(r.offset());
         let control = control.then(|| ControlRecord::parse(&r));
         if let Some(Err(e)) = &control {
             report.problem(
@@ -314,6 +369,36 @@ fn read_v2_records(
             }
         }
         out.push('\n');
+    }
+    last
+}
+
+/// Checks the batch's last offset delta against its records (`last`: the last one's offset):
+/// none may be past it, and in a producer's batch the last record is at it (a compacted batch
+/// a broker returns keeps its last offset delta, so its last record may be before it).
+fn check_last_offset(
+    b: &RecordBatch<'_>,
+    last: Option<i64>,
+    request: bool,
+    field: &str,
+    indent: &str,
+    report: &mut Report,
+) {
+    let Some(last) = last else {
+        return;
+    };
+    let end = b.last_offset();
+    if last > end || (request && last != end) {
+        report.problem(
+            indent,
+            field,
+            format!(
+                "batch at offset {}: its last offset delta {} puts its last record at offset \
+                 {end}, but that record is at offset {last}",
+                b.base_offset(),
+                b.last_offset_delta()
+            ),
+        );
     }
 }
 

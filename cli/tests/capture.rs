@@ -1103,3 +1103,26 @@ fn topic_ids_are_shown_with_the_names_metadata_gave() {
         "{out}"
     );
 }
+
+#[test]
+fn a_batch_whose_last_offset_delta_disagrees_with_its_records_is_damaged() {
+    let (mut request, crc) = produce_with_a_batch(3);
+    // The two records are at deltas 0 and 1; say 4. The CRC, over the attributes on, is made
+    // to agree.
+    let delta = crc + 4 + 2;
+    request[delta..delta + 4].copy_from_slice(&4i32.to_be_bytes());
+    let batch_len = i32::from_be_bytes(request[crc - 9..crc - 5].try_into().unwrap());
+    let end = crc - 5 + usize::try_from(batch_len).unwrap();
+    let sum = kwire::records::crc::crc32c(&request[crc + 4..end]);
+    request[crc..crc + 4].copy_from_slice(&sum.to_be_bytes());
+    let mut c = Conn::opened();
+    c.send(true, &request, &[])
+        .send(false, &produce_response(3), &[])
+        .close();
+    let (code, out, _) = capture(&pcap(&packets(Ip::V4, &c.segs)), &["--check"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("damaged records: records of topic \"orders\" partition 0: batch at offset 0: its last offset delta 4 puts its last record at offset 4, but that record is at offset 1"),
+        "{out}"
+    );
+}

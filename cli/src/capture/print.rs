@@ -262,8 +262,17 @@ impl Printer {
                 } else {
                     records::Report::checked()
                 };
-                records::request_records(&req.frame.bytes, &mut records);
-                records::response_records(&resp.bytes, req.api_key, req.version, &mut records);
+                self.topics
+                    .learn(ends.server, &resp.bytes, req.api_key, req.version);
+                let names = |id| self.topics.name(ends.server, id).map(str::to_owned);
+                records::request_records(&req.frame.bytes, &names, &mut records);
+                records::response_records(
+                    &resp.bytes,
+                    req.api_key,
+                    req.version,
+                    &names,
+                    &mut records,
+                );
                 if let Some(summary) = records.summary() {
                     self.tally.damaged += 1;
                     let _ = write!(text, "  damaged records: {summary}");
@@ -285,8 +294,6 @@ impl Printer {
                     let findings = linter.exchange(ends, req, Some(resp));
                     self.tally.lint(&findings, &mut text);
                 }
-                self.topics
-                    .learn(ends.server, &resp.bytes, req.api_key, req.version);
                 if self.show.tree {
                     let mut tree = String::from("request:\n");
                     let _ = describe::write_request_frame(&req.frame.bytes, &mut tree);
@@ -319,7 +326,8 @@ impl Printer {
                 } else {
                     records::Report::checked()
                 };
-                records::request_records(&req.frame.bytes, &mut records);
+                let names = |id| self.topics.name(ends.server, id).map(str::to_owned);
+                records::request_records(&req.frame.bytes, &names, &mut records);
                 if let Some(summary) = records.summary() {
                     self.tally.damaged += 1;
                     let _ = write!(text, "  damaged records: {summary}");
