@@ -8,9 +8,10 @@
 //! kwire dissect [FILE|-] --request           the object tree of a request frame (-: stdin)
 //! kwire dissect [FILE|-] --response --api-key K --version V [--records]
 //! kwire site OUT_DIR [--schemas DIR]...      the catalogue as a static web site
-//! kwire capture FILE [--port N]... [--api A]... [--tree] [--records] [--check]
+//! kwire capture FILE [--port N]... [--api A]... [--tree] [--records] [--lint] [--check]
 //!                                            the Kafka exchanges of a pcap or pcapng capture
-//! kwire tap --listen ADDR --upstream ADDR [--api A]... [--tree] [--records] [--write FILE]
+//! kwire tap --listen ADDR --upstream ADDR [--api A]... [--tree] [--records] [--lint]
+//!           [--write FILE]
 //!                                            a proxy printing the exchanges it relays
 //! ```
 //!
@@ -29,9 +30,7 @@ use kwire::describe::{self, DescribeError, Side};
 
 use kwire_site as site;
 
-mod capture;
-mod records;
-mod tap;
+use kwire_cli::{Error, capture, parse_api, records, tap};
 
 /// Scratch space for one minimal frame (the largest is a few hundred bytes).
 const SCRATCH: usize = 1 << 16;
@@ -174,39 +173,6 @@ struct DissectArgs {
     /// headers (compressed batches decompressed, control records named).
     #[arg(long)]
     records: bool,
-}
-
-/// An API by name (any ASCII case) or by numeric key.
-pub(crate) fn parse_api(arg: &str) -> Result<ApiKey, String> {
-    let key = match arg.parse::<i16>() {
-        Ok(n) => ApiKey(n),
-        Err(_) => ApiKey::from_name(arg).ok_or_else(|| format!("unknown API {arg}"))?,
-    };
-    if key.info().is_none() {
-        return Err(format!("unknown API key {}", key.0));
-    }
-    Ok(key)
-}
-
-/// Why a command failed.
-#[derive(Debug)]
-pub(crate) enum Error {
-    /// A message for the user; exit code 1.
-    Failed(String),
-    /// Output failed.
-    Io(io::Error),
-}
-
-impl From<io::Error> for Error {
-    fn from(e: io::Error) -> Self {
-        Self::Io(e)
-    }
-}
-
-impl From<std::fmt::Error> for Error {
-    fn from(_: std::fmt::Error) -> Self {
-        Self::Failed("formatting failed".into())
-    }
 }
 
 fn describe_error(api: ApiKey, version: Option<i16>, e: DescribeError) -> Error {

@@ -1126,3 +1126,57 @@ fn a_batch_whose_last_offset_delta_disagrees_with_its_records_is_damaged() {
         "{out}"
     );
 }
+
+/// The corpus of the `capture` fuzz target, replayed: every file reads without a panic, with
+/// everything printed. `WRITE_CAPTURE_SEEDS=1` (re)writes its seeds from the captures these
+/// tests build.
+#[test]
+fn the_capture_fuzz_corpus_reads_without_a_panic() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/capture");
+    if std::env::var_os("WRITE_CAPTURE_SEEDS").is_some() {
+        let (produce, _) = produce_with_a_batch(9);
+        let [v_req, v_resp] = api_versions_exchange(1, (0, 11));
+        let mut lints = Conn::opened();
+        lints
+            .send(true, &v_req.1, &[])
+            .send(false, &v_resp.1, &[])
+            .send(true, &widen_varint(&metadata_request(2), 15), &[3])
+            .send(false, &metadata_response(2, 9999), &[])
+            .send(true, &produce, &[40])
+            .send(false, &produce_response(9), &[])
+            .send(true, &heartbeat_request(4), &[])
+            .send(true, &heartbeat_request(4), &[])
+            .close();
+        let seeds = [
+            (
+                "seed-pcap",
+                pcap(&packets(Ip::V4, &conversation(&[5], &[9]).segs)),
+            ),
+            (
+                "seed-pcapng-ipv6",
+                pcapng(
+                    Linktype::ETHERNET,
+                    &packets(Ip::V6, &conversation(&[], &[]).segs),
+                ),
+            ),
+            ("seed-lint", pcap(&packets(Ip::V4, &lints.segs))),
+        ];
+        std::fs::create_dir_all(&dir).unwrap();
+        for (name, bytes) in seeds {
+            std::fs::write(dir.join(name), bytes).unwrap();
+        }
+    }
+    let mut files = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let data = std::fs::read(&path).unwrap();
+        let (code, out, err) = capture(&data, &["--tree", "--records", "--lint"]);
+        assert!(
+            (code == 0 || code == 1) && !err.contains("panicked"),
+            "{}: exit {code}\n{out}{err}",
+            path.display()
+        );
+        files += 1;
+    }
+    assert!(files >= 3, "the capture corpus has {files} files");
+}

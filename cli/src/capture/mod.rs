@@ -297,6 +297,19 @@ pub fn run(args: &CaptureArgs, out: &mut dyn Write) -> Result<(), crate::Error> 
             .map_err(|e| crate::Error::Failed(format!("opening {}: {e}", args.file.display())))?;
         Box::new(BufReader::new(f))
     };
+    read(input, args, out)
+}
+
+/// Reads the capture `input` as `kwire capture` does with `args` (whose file is not opened).
+///
+/// # Errors
+///
+/// As [`run`].
+pub fn read(
+    input: impl Read + Send,
+    args: &CaptureArgs,
+    out: &mut dyn Write,
+) -> Result<(), crate::Error> {
     let mut tracker = Tracker {
         ports: ports(&args.ports),
         connections: HashMap::new(),
