@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use kwire::ApiKey;
 use kwire::api::{API_TABLE, ApiInfo};
 use kwire::codec::VersionRange;
-use kwire::describe::{self, Category, DescribeError, Name, Node, Side, Visit};
+use kwire::describe::{self, Category, DescribeError, Name, Node, Side, TypeWord, Visit};
 
 /// Scratch space for one minimal frame.
 const SCRATCH: usize = 1 << 16;
@@ -290,7 +290,7 @@ fn api_table(out: &mut String, title: &str, id: &str, apis: &[&ApiInfo], scratch
         let _ = writeln!(
             out,
             "<tr><td>{key}</td><td><a href=\"{name}.html\">{name}</a>{older}</td><td>{req}</td>\
-             <td>{resp}</td><td>{flex}</td><td>req v{hreq}, resp v{hresp}</td><td>{rs}</td>\
+             <td>{resp}</td><td>{flex}</td><td class=\"nowrap\">req v{hreq}, resp v{hresp}</td><td>{rs}</td>\
              <td>{ps}</td></tr>",
             key = info.key.0,
             name = Esc(info.name),
@@ -437,11 +437,17 @@ struct Info {
     about: String,
     /// An element of an array, which has no description of its own.
     element: bool,
+    /// The element count of an array.
+    count: bool,
 }
 
 /// Collects the nodes of a tree.
 #[derive(Debug, Default)]
-struct Collect(Vec<Info>);
+struct Collect {
+    nodes: Vec<Info>,
+    /// Whether the node at each depth on the way to the current one is an array.
+    arrays: Vec<bool>,
+}
 
 impl Visit for Collect {
     fn node(&mut self, n: &Node<'_>) -> fmt::Result {
@@ -449,7 +455,16 @@ impl Visit for Collect {
             Name::Plain(s) | Name::Indexed(s, _) => s.to_string(),
             _ => String::new(),
         };
-        self.0.push(Info {
+        self.arrays.truncate(n.depth);
+        let in_array = n
+            .depth
+            .checked_sub(1)
+            .and_then(|p| self.arrays.get(p))
+            .copied()
+            .unwrap_or(false);
+        self.arrays.push(matches!(n.ty, TypeWord::Array(_)));
+        self.nodes.push(Info {
+            count: in_array && n.name == Name::Plain("length"),
             depth: n.depth,
             name,
             offset: n.offset,
@@ -464,11 +479,13 @@ impl Visit for Collect {
 
 /// The tree's text lines, one per node, and the lines after them (a decoding error's); with a
 /// schema, each body field's description fills the description column, as the reference pages
-/// show it.
+/// show it. `sample`: the tree is a page's smallest legal instance, whose arrays hold one
+/// sample element each.
 fn tree_lines<'t>(
     text: &'t str,
     nodes: &[Info],
     doc: Option<&SchemaDoc>,
+    sample: bool,
 ) -> (Vec<(String, Option<String>)>, Vec<&'t str>) {
     let mut lines = text.lines();
     let node_lines: Vec<&str> = lines.by_ref().take(nodes.len()).collect();
@@ -484,6 +501,11 @@ fn tree_lines<'t>(
         parents.truncate(n.depth);
         let parent = parents.last().copied().unwrap_or("");
         let about = match (doc, n.category) {
+            (Some(_), Category::RequestBody | Category::ResponseBody | Category::Tagged)
+                if sample && n.count =>
+            {
+                Some("one sample element follows".to_owned())
+            }
             (Some(d), Category::RequestBody | Category::ResponseBody | Category::Tagged)
                 if n.about.is_empty() && !n.element =>
             {
@@ -556,17 +578,18 @@ fn dissect(frame: &[u8], kind: Frame) -> Result<Dissection, DescribeError> {
         Err(e) if !matches!(e, DescribeError::Decode(_)) => Err(e),
         result => Ok(Dissection {
             text,
-            nodes: nodes.0,
+            nodes: nodes.nodes,
             result,
         }),
     }
 }
 
 impl Dissection {
-    /// The tree as text with each body field's description from `doc` in the last column: the
-    /// tree `kwire page --schemas` prints and the pages show.
+    /// The tree of a page's smallest legal instance as text, with each body field's
+    /// description from `doc` in the last column: the tree `kwire page --schemas` prints and the
+    /// pages show.
     fn described_text(&self, doc: Option<&SchemaDoc>) -> String {
-        let (lines, rest) = tree_lines(&self.text, &self.nodes, doc);
+        let (lines, rest) = tree_lines(&self.text, &self.nodes, doc, true);
         let mut out = String::with_capacity(self.text.len());
         for line in lines.iter().map(|(l, _)| l.as_str()).chain(rest) {
             out.push_str(line);
@@ -620,12 +643,23 @@ pub fn write_frame(
     kind: Frame,
     doc: Option<&SchemaDoc>,
 ) -> Result<(), DescribeError> {
+    write_tree(out, frame, kind, doc, false)
+}
+
+/// [`write_frame`], for a page's smallest legal instance when `sample`.
+fn write_tree(
+    out: &mut String,
+    frame: &[u8],
+    kind: Frame,
+    doc: Option<&SchemaDoc>,
+    sample: bool,
+) -> Result<(), DescribeError> {
     let Dissection {
         text,
         nodes,
         result,
     } = dissect(frame, kind)?;
-    let (lines, rest) = tree_lines(&text, &nodes, doc);
+    let (lines, rest) = tree_lines(&text, &nodes, doc, sample);
     // The deepest node over each byte (children come after their parents).
     let mut owner = vec![0usize; frame.len()];
     for (i, node) in nodes.iter().enumerate() {
@@ -714,7 +748,7 @@ fn side_section(
         side.name(),
         side.header_version(api, version),
     );
-    write_frame(out, frame, kind, doc)?;
+    write_tree(out, frame, kind, doc, true)?;
     if let Some(doc) = doc {
         let _ = write!(
             out,
@@ -835,8 +869,14 @@ mod tests {
         let text = fs::read_to_string(shared().join("seeds").join(seed)).ok()?;
         let start = text.find(&format!("\n{side}\n"))?;
         let rest = &text[start..];
-        let tree = rest.find("object tree\n\n")? + "object tree\n\n".len();
-        let end = rest[tree..].find("\n\n")?;
+        // A tree of lines between blank lines, or one on a line of its own.
+        if let Some(at) = rest.find("object tree\n\n") {
+            let tree = at + "object tree\n\n".len();
+            let end = rest[tree..].find("\n\n")?;
+            return Some(rest[tree..tree + end].to_string());
+        }
+        let tree = rest.find("object tree\n")? + "object tree\n".len();
+        let end = rest[tree..].find('\n')?;
         Some(rest[tree..tree + end].to_string())
     }
 
@@ -915,6 +955,17 @@ mod tests {
         }
         assert!(html.contains("<h3>kafka message schema (.json)</h3>"));
         assert!(html.contains("&quot;name&quot;: &quot;RenewDelegationTokenRequest&quot;"));
+        // The seed's trees are stored on one line: compared word by word.
+        let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+        let html = page(ApiKey::UPDATE_FEATURES, 2, &schemas);
+        for (side, id) in [("Request", "request"), ("Response", "response")] {
+            let seed = seed_tree("UpdateFeatures-v2.txt", side).unwrap();
+            assert_eq!(
+                words(&page_tree(&html, id)),
+                words(&seed),
+                "UpdateFeatures {side}"
+            );
+        }
     }
 
     #[test]
