@@ -1,6 +1,5 @@
 //! The commands of `kwire`, the command-line tool of the kwire codec, that read traffic:
-//! `capture` (pcap and pcapng files), `tap` (a live proxy) and the `--records` listing they
-//! share with `dissect`. The binary parses the command line and calls them; the fuzz target of
+//! `capture` (pcap and pcapng files) and `tap` (a live proxy). The binary parses the command line and calls them; the fuzz target of
 //! the capture path calls [`capture::read`] directly.
 
 use std::io;
@@ -8,7 +7,6 @@ use std::io;
 use kwire::ApiKey;
 
 pub mod capture;
-pub mod records;
 pub mod tap;
 
 /// An API by name (any ASCII case) or by numeric key.

@@ -30,7 +30,8 @@ use kwire::describe::{self, DescribeError, Side};
 
 use kwire_site as site;
 
-use kwire_cli::{Error, capture, parse_api, records, tap};
+use kwire_cli::{Error, capture, parse_api, tap};
+use kwire_site::records;
 
 /// Scratch space for one minimal frame (the largest is a few hundred bytes).
 const SCRATCH: usize = 1 << 16;

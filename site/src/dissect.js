@@ -1,5 +1,6 @@
 // The catalogue's in-browser dissector: kwire compiled to WebAssembly (KWIRE_WASM, above)
-// renders a frame's grid and tree; site.js links them.
+// renders a frame's grid, tree and records, with the field descriptions of the message's schema
+// (KWIRE_SCHEMAS, above: by API key, the request's and the response's); site.js links them.
 
 let kwire = null;
 
@@ -33,6 +34,12 @@ function showError(result, message) {
   result.dataset.failed = "1";
 }
 
+// Copies `bytes` into the module's buffer that `room(len)` makes.
+function copyIn(k, room, bytes) {
+  const at = room(bytes.length);
+  new Uint8Array(k.memory.buffer, at, bytes.length).set(bytes);
+}
+
 async function dissect(form, result) {
   let bytes;
   try {
@@ -41,15 +48,24 @@ async function dissect(form, result) {
     showError(result, e.message);
     return;
   }
-  const k = await loadKwire();
-  const at = k.kwire_input(bytes.length);
-  new Uint8Array(k.memory.buffer, at, bytes.length).set(bytes);
   const response = form.elements.direction.value === "response";
-  const n = k.kwire_dissect(
-    response ? 1 : 0,
-    Number(form.elements.api.value),
-    Number(form.elements.version.value),
-  );
+  const api = form.elements.api.value;
+  const version = form.elements.version.value;
+  if (response && (api === "" || version === "")) {
+    showError(
+      result,
+      "A response does not name its API and version (only its request does): choose the API " +
+        "and the version of the request it answers, or add &api=KEY&version=N to the address.",
+    );
+    return;
+  }
+  const k = await loadKwire();
+  copyIn(k, k.kwire_input, bytes);
+  // A request's header names its API: the int16 after the size prefix.
+  const key = response ? Number(api) : bytes.length >= 6 ? (bytes[4] << 24) >> 16 | bytes[5] : -1;
+  const schema = (KWIRE_SCHEMAS[key] ?? [null, null])[response ? 1 : 0] ?? "";
+  copyIn(k, k.kwire_schema, new TextEncoder().encode(schema));
+  const n = k.kwire_dissect(response ? 1 : 0, Number(api), Number(version));
   const html = new TextDecoder().decode(new Uint8Array(k.memory.buffer, k.kwire_output(), n));
   result.innerHTML = html;
   result.dataset.failed = String(k.kwire_failed());

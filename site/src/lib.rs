@@ -18,6 +18,8 @@ use kwire::api::{API_TABLE, ApiInfo};
 use kwire::codec::VersionRange;
 use kwire::describe::{self, Category, DescribeError, Name, Node, Side, TypeWord, Visit};
 
+pub mod records;
+
 /// Scratch space for one minimal frame.
 const SCRATCH: usize = 1 << 16;
 
@@ -84,7 +86,8 @@ pub fn write_site(opts: &Options) -> Result<Summary, String> {
     let dissect = match &opts.wasm {
         Some(path) => {
             let module = fs::read(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
-            write("dissect.js", &dissect_script(&module))?;
+            let schemas = dissect_schemas(&opts.schemas);
+            write("dissect.js", &dissect_script(&module, &schemas))?;
             write("dissect.html", &dissect_page().map_err(|e| e.to_string())?)?;
             true
         }
@@ -117,12 +120,33 @@ pub fn write_site(opts: &Options) -> Result<Summary, String> {
 
 const DISSECT_GLUE: &str = include_str!("dissect.js");
 
+/// The schemas the dissect page describes fields with, as a JSON object: by API key, the
+/// request's and the response's schema text (`null` for one not found).
+fn dissect_schemas(dirs: &[PathBuf]) -> String {
+    let mut by_key = serde_json::Map::new();
+    for info in API_TABLE.iter() {
+        let [request, response] = [Side::Request, Side::Response].map(|side| {
+            load_schema(dirs, message_name(info.key, side)).map(|d| d.json().to_owned())
+        });
+        if request.is_some() || response.is_some() {
+            by_key.insert(
+                info.key.0.to_string(),
+                serde_json::json!([request, response]),
+            );
+        }
+    }
+    serde_json::Value::Object(by_key).to_string()
+}
+
 /// `dissect.js`: the module, embedded in base64 (a page opened from a file may not fetch
-/// one), and the code that runs it.
-fn dissect_script(module: &[u8]) -> String {
+/// one), the schemas (`schemas`, from [`dissect_schemas`]), and the code that runs them.
+fn dissect_script(module: &[u8], schemas: &str) -> String {
     use base64::Engine as _;
     let encoded = base64::engine::general_purpose::STANDARD.encode(module);
-    format!("\"use strict\";\nconst KWIRE_WASM = \"{encoded}\";\n{DISSECT_GLUE}")
+    format!(
+        "\"use strict\";\nconst KWIRE_WASM = \"{encoded}\";\nconst KWIRE_SCHEMAS = {schemas};\n\
+         {DISSECT_GLUE}"
+    )
 }
 
 /// `dissect.html`: a frame in hex, request or response (with its API and version), and its
@@ -142,7 +166,8 @@ fn dissect_page() -> Result<String, fmt::Error> {
          </textarea></p>\n<p><label><input type=\"radio\" name=\"direction\" value=\"request\" \
          checked> request</label> <label><input type=\"radio\" name=\"direction\" \
          value=\"response\"> response of</label> \
-         <label for=\"api\">API</label> <select id=\"api\" name=\"api\">",
+         <label for=\"api\">API</label> <select id=\"api\" name=\"api\">\
+         <option value=\"\">(choose)</option>",
     );
     for info in API_TABLE.iter().filter(|i| !i.request_versions.is_empty()) {
         write!(
@@ -155,7 +180,7 @@ fn dissect_page() -> Result<String, fmt::Error> {
     }
     out.push_str(
         "</select> <label for=\"version\">version</label> <input id=\"version\" \
-         name=\"version\" type=\"number\" min=\"0\" max=\"32767\" value=\"0\"> \
+         name=\"version\" type=\"number\" min=\"0\" max=\"32767\"> \
          <button type=\"submit\">Dissect</button></p>\n</form>\n",
     );
     legend(&mut out);
@@ -772,8 +797,9 @@ pub struct SchemaDoc {
 }
 
 impl SchemaDoc {
-    /// Parses a schema file's text.
-    fn parse(text: String) -> Option<Self> {
+    /// Parses a schema file's text (comments allowed, as Kafka writes them); `None` when it is
+    /// not a message schema.
+    pub fn parse(text: String) -> Option<Self> {
         let stripped = kwire_codegen::spec::strip_comments(&text);
         let value: serde_json::Value = serde_json::from_str(&stripped).ok()?;
         let mut doc = Self {

@@ -12,7 +12,7 @@ use super::exchange::{ErrorCodes, Event, Frame, Request, Unanswered};
 use super::lint::{Finding, Level, Linter};
 use super::source::Time;
 use super::topics::TopicNames;
-use crate::records;
+use kwire_site::records;
 
 /// What to print of each exchange: the options `kwire capture` and `kwire tap` share.
 #[derive(Debug, Clone, Default, clap::Args)]

@@ -1,6 +1,7 @@
-//! `--records`: every record of every records field of a frame, with its offset, time, key,
-//! value and headers; compressed batches decompressed, control records named. The same reading,
-//! without the lines, checks the records of every exchange ([`Report::checked`]).
+//! The records listing (`kwire dissect --records`, `kwire capture --records`, the dissect
+//! page): every record of every records field of a frame, with its offset, time, key, value and
+//! headers; compressed batches decompressed, control records named. The same reading, without
+//! the lines, checks the records of every exchange ([`Report::checked`]).
 
 use std::fmt::{self, Write};
 
