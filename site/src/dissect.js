@@ -34,6 +34,19 @@ function showError(result, message) {
   result.dataset.failed = "1";
 }
 
+// The sentence that refuses a response given without its API (`noApi`) or version
+// (`noVersion`): a response header names neither, so the frame cannot be read without them.
+function missingApi(noApi, noVersion) {
+  const missing = [noApi ? "the API" : null, noVersion ? "the version" : null].filter((m) => m);
+  const what = missing.join(" and ");
+  const params = (noApi ? "&api=KEY" : "") + (noVersion ? "&version=N" : "");
+  return (
+    "A response does not name its API and version (only its request does), and " + what +
+    (missing.length > 1 ? " are" : " is") + " not given: choose " + what +
+    " of the request it answers, or add " + params + " to the address."
+  );
+}
+
 // Copies `bytes` into the module's buffer that `room(len)` makes.
 function copyIn(k, room, bytes) {
   const at = room(bytes.length);
@@ -52,11 +65,7 @@ async function dissect(form, result) {
   const api = form.elements.api.value;
   const version = form.elements.version.value;
   if (response && (api === "" || version === "")) {
-    showError(
-      result,
-      "A response does not name its API and version (only its request does): choose the API " +
-        "and the version of the request it answers, or add &api=KEY&version=N to the address.",
-    );
+    showError(result, missingApi(api === "", version === ""));
     return;
   }
   const k = await loadKwire();
@@ -85,8 +94,16 @@ document.addEventListener("DOMContentLoaded", () => {
   if (frame !== null) {
     form.elements.frame.value = frame;
     form.elements.direction.value = params.has("response") ? "response" : "request";
-    if (params.has("api")) form.elements.api.value = params.get("api");
+    const api = (params.get("api") ?? "").trim();
+    // As the list writes keys: in decimal, without leading zeros.
+    if (api !== "") form.elements.api.value = /^[0-9]+$/.test(api) ? String(Number(api)) : api;
     if (params.has("version")) form.elements.version.value = params.get("version");
+    // A response's API key the list does not have would read as none given: said as it is.
+    const response = form.elements.direction.value === "response";
+    if (response && api !== "" && form.elements.api.value === "") {
+      showError(result, `The address names API key ${api}, not a Kafka API this page knows.`);
+      return;
+    }
     dissect(form, result);
   }
 });

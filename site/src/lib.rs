@@ -908,9 +908,13 @@ mod tests {
 
     /// The text of the tree on a page: the node lines without their markup.
     fn page_tree(html: &str, side: &str) -> String {
-        let section = &html[html.find(&format!("id=\"{side}\"")).unwrap()..];
+        tree_text(&html[html.find(&format!("id=\"{side}\"")).unwrap()..])
+    }
+
+    /// The text of the first tree in `html`: the node lines without their markup.
+    fn tree_text(html: &str) -> String {
         let open = "<pre class=\"tree\">";
-        let pre = &section[section.find(open).unwrap() + open.len()..];
+        let pre = &html[html.find(open).unwrap() + open.len()..];
         let pre = &pre[..pre.find("</pre>").unwrap()];
         pre.lines()
             .filter_map(|l| {
@@ -1010,12 +1014,62 @@ mod tests {
         .unwrap();
         let script = fs::read_to_string(out.join("dissect.js")).unwrap();
         assert!(script.contains("const KWIRE_WASM = \"AGFzbQ==\";"));
+        // Without schemas, no descriptions.
+        assert!(script.contains("const KWIRE_SCHEMAS = {};"));
         let page = fs::read_to_string(out.join("dissect.html")).unwrap();
         assert!(page.contains("<form id=\"dissect\">"));
+        // A response's API and version start unchosen: the page refuses one without them.
+        assert!(
+            page.contains("<select id=\"api\" name=\"api\"><option value=\"\">(choose)</option>")
+        );
+        assert!(page.contains("max=\"32767\"> <button"));
         assert!(page.contains("<option value=\"39\">RenewDelegationToken (39)</option>"));
         let index = fs::read_to_string(out.join("index.html")).unwrap();
         assert!(index.contains("<a href=\"dissect.html\">Dissect a frame</a>"));
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_dissect_page_describes_the_fields_as_the_pages_do() {
+        let schemas = [shared().join("kafka-schemas/message")];
+        assert_eq!(dissect_schemas(&[]), "{}");
+        // What dissect.js carries, as the page hands it to the module.
+        let by_key: serde_json::Value = serde_json::from_str(&dissect_schemas(&schemas)).unwrap();
+        let api = ApiKey::RENEW_DELEGATION_TOKEN;
+        let html = page(api, 2, &schemas);
+        let mut scratch = vec![0u8; SCRATCH];
+        for (i, side, id, kind) in [
+            (0, Side::Request, "request", Frame::Request),
+            (
+                1,
+                Side::Response,
+                "response",
+                Frame::Response { api, version: 2 },
+            ),
+        ] {
+            let text = by_key["39"][i].as_str().unwrap();
+            let doc = SchemaDoc::parse(text.to_owned()).unwrap();
+            let n = describe::write_minimal_frame(api, 2, side, &mut scratch).unwrap();
+            let mut dissected = String::new();
+            write_frame(&mut dissected, &scratch[..n], kind, Some(&doc)).unwrap();
+            let tree = tree_text(&dissected);
+            // Its messages have no arrays, whose sample count lines only the pages describe.
+            assert_eq!(tree, page_tree(&html, id), "{id}");
+            let about = [
+                "The HMAC of the delegation token to be renewed.",
+                "The timestamp",
+            ][i];
+            assert!(tree.contains(about), "{tree}");
+        }
+    }
+
+    #[test]
+    fn the_index_headers_stay_on_one_line() {
+        let html = index(false, &mut vec![0u8; SCRATCH]).unwrap();
+        let rows = html.matches("<tr><td>").count();
+        assert!(rows > 90, "{rows} rows");
+        assert_eq!(html.matches("<td class=\"nowrap\">req v").count(), rows);
+        assert!(STYLE.contains(".nowrap { white-space: nowrap; }"));
     }
 
     #[test]

@@ -135,7 +135,7 @@ pub extern "C" fn kwire_output() -> *const u8 {
     STATE.with_borrow(|s| s.output.as_ptr())
 }
 
-/// 1 when the last frame did not decode, else 0.
+/// 1 when the last frame did not decode or its records are damaged, else 0.
 #[unsafe(no_mangle)]
 pub extern "C" fn kwire_failed() -> i32 {
     STATE.with_borrow(|s| i32::from(s.failed))
