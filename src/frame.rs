@@ -5,13 +5,13 @@
 //! then a header, then a body.
 
 use crate::api::{ApiKey, Request, Response};
-use crate::codec::{Decode, Drops, Encode, Failed, Message, Reader, encode_with, refuse_drops};
+use crate::codec::{Decode, Drops, Encode, Message, encode_with, refuse_drops};
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, Status};
 use crate::header::{request_header_version, response_header_version};
 use crate::messages::{RequestHeader, ResponseHeader};
 
-/// Bytes in the size prefix.
-pub const SIZE_LEN: usize = 4;
+pub use crate::codec::framing::SIZE_LEN;
+use crate::codec::framing::{announced_len, header_start, payload};
 
 /// A body that knows its API key: every generated request and response, and the [`Request`]
 /// and [`Response`] enums.
@@ -291,30 +291,6 @@ pub fn response_len<B: Body>(
     frame_len(header, hv, body, version)
 }
 
-/// A size prefix as a length: `NegativeFrameSize` (at offset 0, where the prefix is) when it is
-/// negative.
-fn announced_len(size: i32) -> Result<usize, DecodeError> {
-    usize::try_from(size)
-        .map_err(|_| DecodeError::new(0, DecodeErrorKind::NegativeFrameSize(size), "Frame.size"))
-}
-
-/// Reads a frame's size prefix as a length (see [`announced_len`]).
-fn size_prefix(r: &mut Reader<'_>) -> Result<usize, Failed> {
-    let size = r.i32("Frame.size")?;
-    announced_len(size).map_err(|e| r.fail_with(e))
-}
-
-/// Reads the size prefix of `frame` and returns a reader over exactly the bytes it announces.
-pub(crate) fn payload(frame: &[u8]) -> Result<Reader<'_>, DecodeError> {
-    let mut r = Reader::new(frame);
-    let body = r.decode_with(|r| {
-        let size = size_prefix(r)?;
-        r.sub(size, "Frame")
-    })?;
-    r.finish("Frame")?;
-    Ok(body)
-}
-
 /// The start of a request header: what routing, logging and matching responses need, read
 /// by [`request_info`] without decoding the body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -407,17 +383,6 @@ pub fn response_correlation_id(frame: &[u8]) -> Result<i32, DecodeError> {
 fn truncated(offset: usize, wanted: usize, available: usize, path: &'static str) -> DecodeError {
     let needed = wanted.saturating_sub(available);
     DecodeError::new(offset, DecodeErrorKind::Truncated { needed }, path)
-}
-
-/// A reader over the part of a frame's payload that `frame` holds: from after the size prefix
-/// to the frame's end, or to the end of `frame` if that comes first.
-fn header_start(frame: &[u8]) -> Result<Reader<'_>, DecodeError> {
-    let mut r = Reader::new(frame);
-    r.decode_with(|r| {
-        let size = size_prefix(r)?;
-        let available = r.remaining().min(size);
-        r.sub(available, "Frame")
-    })
 }
 
 /// Decodes a whole request frame (size prefix included): the header, then the body by the API

@@ -6,7 +6,7 @@
 //! [`ResponseHeader`](crate::messages::ResponseHeader) (v0: correlation id; v1 adds a tagged-field
 //! section).
 
-use crate::api::ApiKey;
+use crate::wire::ApiKey;
 
 /// The request header version for `version` of `api_key`: 2 when the request version is
 /// flexible, else 1; 0 for ControlledShutdown v0 (the only request without a client id; the

@@ -265,8 +265,9 @@
 //!
 //! ## Layers
 //!
-//! Bottom first. A module imports only modules of its own row and of the rows above it
-//! (`tests/layers.rs` checks the imports against this table).
+//! Bottom first. A module imports only modules of the rows before its own, the layers below it;
+//! modules that share a row import none of each other (`tests/layers.rs` checks the imports
+//! against this table).
 //!
 //! | module | holds |
 //! |---|---|
@@ -275,7 +276,8 @@
 //! | [`codec`] | [`codec::Reader`], [`codec::Writer`], [`codec::Array`], tagged fields, the [`Decode`]/[`Encode`] traits |
 //! | [`records`] | record batches: the v2 batch view and builder, records, control record keys, legacy message sets, CRCs, the compression hook |
 //! | [`messages`] | generated: one struct per message and nested struct, for all versions |
-//! | [`api`], [`header`], [`frame`], [`control`] | the version tables, [`Request`] and [`Response`] by key, version negotiation; header versions; size-prefixed frames and finding them in a stream buffer; control record values |
+//! | [`api`], [`header`], [`control`] | the version tables, [`Request`] and [`Response`] by key, version negotiation; header versions; control record values |
+//! | [`frame`] | size-prefixed frames: encoding and decoding them whole, finding them in a stream buffer |
 //! | [`schema`] | generated tables of every schema, and the hand-written walks over them: the read walk behind the dissector and validation, the write walk behind instances |
 //! | [`session`] | the protocol session without I/O: a client's correlation ids, requests in flight and version negotiation, frames out of received chunks, a server's responses, broker addresses rewritten for a relay |
 //! | `describe` (feature) | the dissector and the reference pages |

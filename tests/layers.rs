@@ -1,6 +1,9 @@
-//! The library's layers, as its imports keep them: each module may name modules of its own
-//! layer and of the layers below, never one above. The table is the crate docs' "Layers"
-//! table; a module this test does not know fails it, so a new module is placed on purpose.
+//! The library's layers, as its imports keep them: each module may name modules of the layers
+//! below it, never one of its own layer or above. The table is the crate docs' "Layers" table; a
+//! module this test does not know fails it, so a new module is placed on purpose. A module's
+//! names are what the compiler resolves: `crate::` and `$crate::` paths anywhere in its code,
+//! the crate root's re-exports by the module they come from, and `super::` in a top-level file,
+//! which is the crate root.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -13,7 +16,8 @@ const LAYERS: &[&[&str]] = &[
     &["codec"],
     &["records"],
     &["messages"],
-    &["api", "header", "frame", "control"],
+    &["api", "header", "control"],
+    &["frame"],
     &["schema"],
     &["session"],
     &["describe"],
@@ -79,11 +83,25 @@ fn code(text: &str) -> String {
         .join("\n")
 }
 
-/// The modules a file's code names through `crate::` (or `$crate::` in macros).
-fn named_modules(code: &str, roots: &[(String, String)]) -> Vec<String> {
+/// The modules a file's code names through `crate::` (or `$crate::` in macros), and through
+/// `super::` when `top_level` (a file directly under `src/`, or a `mod.rs` there, whose parent
+/// is the crate root).
+fn named_modules(code: &str, roots: &[(String, String)], top_level: bool) -> Vec<String> {
     let mut out = Vec::new();
-    for (at, _) in code.match_indices("crate::") {
-        let name: String = code[at + "crate::".len()..]
+    let mut paths: Vec<usize> = code
+        .match_indices("crate::")
+        .map(|(at, _)| at + "crate::".len())
+        .collect();
+    if top_level {
+        paths.extend(
+            code.match_indices("super::")
+                .filter(|(at, _)| !code[..*at].ends_with("::"))
+                .map(|(at, _)| at + "super::".len()),
+        );
+    }
+    paths.sort_unstable();
+    for at in paths {
+        let name: String = code[at..]
             .chars()
             .take_while(|c| c.is_alphanumeric() || *c == '_')
             .collect();
@@ -133,9 +151,15 @@ fn every_module_imports_only_its_layer_and_those_below() {
             continue;
         };
         let text = fs::read_to_string(&path).unwrap();
-        for named in named_modules(&code(&text), &roots) {
+        let top_level = rel.components().count() == 1
+            || rel.ends_with("mod.rs") && rel.components().count() == 2;
+        for named in named_modules(&code(&text), &roots, top_level) {
             match layer_of(&named) {
-                Some(l) if l <= own => {}
+                Some(l) if l < own || named == module => {}
+                Some(l) if l == own => violations.push(format!(
+                    "{}: {module} imports {named}, a module of its own layer",
+                    rel.display()
+                )),
                 Some(_) => violations.push(format!(
                     "{}: {module} imports {named}, a layer above it",
                     rel.display()
@@ -157,7 +181,19 @@ fn the_check_sees_imports_and_only_code() {
                 let k: crate::ApiKey = $crate::codec::Reader::new(b);\n\
                 #[cfg(test)]\nmod tests {\n    use crate::schema;\n}\n";
     assert_eq!(
-        named_modules(&code(text), &roots),
+        named_modules(&code(text), &roots, false),
         ["api", "wire", "codec"].map(String::from)
+    );
+    // `super::` in a top-level file is the crate root; deeper, it is the module itself.
+    let text = "use super::frame::payload;
+use crate::codec::Reader;
+";
+    assert_eq!(
+        named_modules(&code(text), &roots, true),
+        ["frame", "codec"].map(String::from)
+    );
+    assert_eq!(
+        named_modules(&code(text), &roots, false),
+        ["codec"].map(String::from)
     );
 }

@@ -1,6 +1,6 @@
 //! The commands of `kwire`, the command-line tool of the kwire codec, that read traffic:
-//! `capture` (pcap and pcapng files) and `tap` (a live proxy). The binary parses the command line and calls them; the fuzz target of
-//! the capture path calls [`capture::read`] directly.
+//! `capture` (pcap and pcapng files) and `tap` (a live proxy). The binary parses the command
+//! line and calls them; the fuzz target of the capture path calls [`capture::read`] directly.
 
 use std::io;
 

@@ -222,7 +222,7 @@ pub struct ApiVersionsReply<'a> {
 /// `Truncated`, `TrailingBytes`, `NegativeFrameSize`, or any error of the header or body; when
 /// both layouts fail, the error of the layout tried first.
 pub fn decode_api_versions(frame: &[u8], sent: i16) -> Result<ApiVersionsReply<'_>, DecodeError> {
-    let mut payload = crate::frame::payload(frame)?;
+    let mut payload = crate::codec::framing::payload(frame)?;
     let header = ResponseHeader::decode(&mut payload, 0)?;
     let (body, version) = decode_body(&payload, sent)?;
     Ok(ApiVersionsReply {

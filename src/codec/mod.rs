@@ -35,6 +35,7 @@
 //! of line was decided by measuring that build: some are larger there out of line than inlined.
 
 mod array;
+pub(crate) mod framing;
 mod reader;
 mod tagged;
 mod walk;

@@ -5,6 +5,7 @@
 use super::enums;
 use super::tree::{About, Category, DescribeError, LenNote, Name, Node, TypeWord, Value, Visit};
 use crate::api::ApiKey;
+use crate::codec::framing::{SIZE_LEN, announced_len};
 use crate::codec::{Reader, TaggedEntry, TaggedSection};
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::header::{request_header_version, response_header_version};
@@ -211,14 +212,7 @@ fn len_note(mut r: Reader<'_>, compact: bool, short: bool) -> LenNote {
 fn frame_size(frame: &[u8]) -> Result<(i32, Option<usize>), DecodeError> {
     let mut r = Reader::new(frame);
     let size = r.decode_with(|r| r.i32("Frame.size"))?;
-    let Ok(n) = usize::try_from(size) else {
-        return Err(DecodeError::new(
-            0,
-            DecodeErrorKind::NegativeFrameSize(size),
-            "Frame.size",
-        ));
-    };
-    let total = n.saturating_add(4);
+    let total = announced_len(size)?.saturating_add(SIZE_LEN);
     Ok((size, (frame.len() >= total).then_some(total)))
 }
 
