@@ -14,6 +14,17 @@ const APIS: &[(&str, i16, i16, i16)] = &include!("build/apis.rs");
 
 const VAR: &str = "KWIRE_VERSIONS";
 
+/// The APIs (cargo features) whose responses name brokers, which `session::address` rewrites.
+const BROKER_APIS: &[&str] = &[
+    "Metadata",
+    "DescribeCluster",
+    "FindCoordinator",
+    "Fetch",
+    "Produce",
+    "ShareFetch",
+    "ShareAcknowledge",
+];
+
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=build/apis.rs");
@@ -26,6 +37,13 @@ fn main() {
             std::process::exit(1);
         }
     };
+    // The session's broker-address rewriting has work only with an API whose responses name
+    // brokers: one cfg for that set, instead of the list at each item it concerns.
+    if BROKER_APIS.iter().any(|api| {
+        std::env::var_os(format!("CARGO_FEATURE_{}", api.to_ascii_uppercase())).is_some()
+    }) {
+        println!("cargo:rustc-cfg=kwire_names_brokers");
+    }
     // Only a build that narrows something compiles the pinning (see `src/wire/built.rs`).
     if !named.is_empty() {
         println!("cargo:rustc-cfg=kwire_narrowed");

@@ -1409,56 +1409,39 @@ fn legacy(m: &LegacyMessage<'_>, v: &mut Out<'_>, depth: usize, last: bool) -> R
             cat,
         )
     };
-    let s = r.offset();
-    r.decode_with(|r| r.i64(""))?;
-    emit(&r, s, "offset", "int64", Value::Int(m.offset()), false)?;
-    let s = r.offset();
-    r.decode_with(|r| r.i32(""))?;
-    emit(
-        &r,
-        s,
-        "messageSize",
-        "int32",
-        Value::Int(i64::from(m.message_size())),
-        false,
-    )?;
-    let s = r.offset();
-    r.decode_with(|r| r.u32(""))?;
-    emit(
-        &r,
-        s,
-        "crc",
-        "uint32",
-        Value::Crc {
-            stored: m.crc(),
-            computed: m.compute_crc(),
-        },
-        false,
-    )?;
-    let s = r.offset();
-    r.decode_with(|r| r.i8(""))?;
-    emit(
-        &r,
-        s,
-        "magic",
-        "int8",
-        Value::Int(i64::from(m.magic())),
-        false,
-    )?;
-    let s = r.offset();
-    r.decode_with(|r| r.i8(""))?;
-    emit(
-        &r,
-        s,
-        "attributes",
-        "int8",
-        Value::Int(i64::from(m.attributes())),
-        false,
-    )?;
-    if let Some(ts) = m.timestamp() {
+    // The fixed fields: name, wire type, width, value; the timestamp from magic 1 on.
+    let header = [
+        ("offset", "int64", 8, Value::Int(m.offset())),
+        (
+            "messageSize",
+            "int32",
+            4,
+            Value::Int(i64::from(m.message_size())),
+        ),
+        (
+            "crc",
+            "uint32",
+            4,
+            Value::Crc {
+                stored: m.crc(),
+                computed: m.compute_crc(),
+            },
+        ),
+        ("magic", "int8", 1, Value::Int(i64::from(m.magic()))),
+        (
+            "attributes",
+            "int8",
+            1,
+            Value::Int(i64::from(m.attributes())),
+        ),
+    ];
+    let timestamp = m
+        .timestamp()
+        .map(|ts| ("timestamp", "int64", 8, Value::Int(ts)));
+    for (name, ty, width, value) in header.into_iter().chain(timestamp) {
         let s = r.offset();
-        r.decode_with(|r| r.i64(""))?;
-        emit(&r, s, "timestamp", "int64", Value::Int(ts), false)?;
+        r.decode_with(|r| r.take(width, ""))?;
+        emit(&r, s, name, ty, value, false)?;
     }
     for (name, value, last) in [("key", m.key(), false), ("value", m.value(), true)] {
         let s = r.offset();

@@ -281,15 +281,7 @@ pub const fn tells_broker_addresses(api_key: ApiKey, version: i16) -> bool {
 /// string can say, and `BufferTooSmall` when `out` cannot grow to hold the frame. `out` is left
 /// as it was then.
 #[cfg_attr(
-    not(any(
-        feature = "Metadata",
-        feature = "DescribeCluster",
-        feature = "FindCoordinator",
-        feature = "Fetch",
-        feature = "Produce",
-        feature = "ShareFetch",
-        feature = "ShareAcknowledge"
-    )),
+    not(kwire_names_brokers),
     allow(
         unused_variables,
         unused_mut,
@@ -413,15 +405,7 @@ pub fn rewrite_response<'a, H: AsRef<str>>(
 /// The caller's new address for each row given as (node id, host, port), `None` where the
 /// address stays (no broker there, or the caller kept it), and how many changed.
 #[cfg_attr(
-    not(any(
-        feature = "Metadata",
-        feature = "DescribeCluster",
-        feature = "FindCoordinator",
-        feature = "Fetch",
-        feature = "Produce",
-        feature = "ShareFetch",
-        feature = "ShareAcknowledge"
-    )),
+    not(kwire_names_brokers),
     allow(dead_code, reason = "used by each API that names brokers")
 )]
 fn new_addresses<'a, H: AsRef<str>>(
@@ -454,15 +438,7 @@ fn new_addresses<'a, H: AsRef<str>>(
 
 /// Appends the frame of `header` and `body` at `version` to `out`.
 #[cfg_attr(
-    not(any(
-        feature = "Metadata",
-        feature = "DescribeCluster",
-        feature = "FindCoordinator",
-        feature = "Fetch",
-        feature = "Produce",
-        feature = "ShareFetch",
-        feature = "ShareAcknowledge"
-    )),
+    not(kwire_names_brokers),
     allow(dead_code, reason = "used by each API that names brokers")
 )]
 fn append<B: Body>(
