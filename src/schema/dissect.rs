@@ -139,13 +139,6 @@ struct Ctx {
     body: Category,
 }
 
-impl Ctx {
-    fn compact(self, f: &FieldSchema) -> bool {
-        f.flexible_versions
-            .map_or(self.flexible, |r| r.contains(self.version))
-    }
-}
-
 /// Bytes a walk over a copy of `r` consumes, or `None` if it fails.
 fn measure<'a>(
     r: &Reader<'a>,
@@ -670,7 +663,7 @@ fn field(
     depth: usize,
     last: bool,
 ) -> R {
-    let compact = ctx.compact(f);
+    let compact = f.is_compact(ctx.version, ctx.flexible);
     let nullable = f.is_nullable(ctx.version);
     let child = depth.saturating_add(1);
     match f.ty {

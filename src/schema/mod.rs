@@ -153,6 +153,14 @@ pub struct FieldSchema {
 }
 
 impl FieldSchema {
+    /// True if the field's lengths use the compact encoding at `version` of a message whose
+    /// encoding there is `flexible`: the message's, unless the field names its own versions.
+    #[must_use]
+    pub fn is_compact(&self, version: i16, flexible: bool) -> bool {
+        self.flexible_versions
+            .map_or(flexible, |r| r.contains(version))
+    }
+
     /// True if the field is sent positionally at `version`.
     #[must_use]
     pub const fn is_positional(&self, version: i16) -> bool {

@@ -43,14 +43,6 @@ struct Ctx {
     flexible: bool,
 }
 
-impl Ctx {
-    /// Whether the length prefixes of `f` use the compact encoding.
-    fn compact(self, f: &FieldSchema) -> bool {
-        f.flexible_versions
-            .map_or(self.flexible, |r| r.contains(self.version))
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Validation
 // ---------------------------------------------------------------------------------------------
@@ -587,7 +579,7 @@ fn write_value<S: Source>(
     src: &mut S,
     w: &mut Writer<'_>,
 ) {
-    let compact = ctx.compact(f);
+    let compact = f.is_compact(ctx.version, ctx.flexible);
     let nullable = f.is_nullable(ctx.version);
     let default_null = f.default == DefaultValue::Null;
     let at = Spot {
