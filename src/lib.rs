@@ -271,7 +271,7 @@
 //!
 //! | module | holds |
 //! |---|---|
-//! | [`wire`] | the wire's primitive types: [`ApiKey`], [`codec::VersionRange`], [`codec::Uuid`], the span of a `records` field ([`records::Records`]) |
+//! | `wire` (private) | the wire's primitive types, each public where it is used: [`ApiKey`] (in [`api`] and here), [`codec::VersionRange`] and [`codec::Uuid`], the span of a `records` field ([`records::Records`]) |
 //! | [`error`] | [`DecodeError`] (offset, kind, field path), [`EncodeError`], [`Status`] |
 //! | [`codec`] | [`codec::Reader`], [`codec::Writer`], [`codec::Array`], tagged fields, the [`Decode`]/[`Encode`] traits |
 //! | [`records`] | record batches: the v2 batch view and builder, records, control record keys, legacy message sets, CRCs, the compression hook |
@@ -441,7 +441,7 @@ pub mod schema;
 pub mod session;
 #[cfg(test)]
 mod testdata;
-pub mod wire;
+mod wire;
 
 /// The `heapless` this crate builds with, so that arrays built in `heapless::Vec`s
 /// (`Array::from(&vec)`) need no version matched by hand.

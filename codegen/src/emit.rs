@@ -697,15 +697,17 @@ fn take_expr(x: &F<'_>) -> Result<String, String> {
                     .into(),
             },
             Ty::Struct(st) => {
-                let take = format!("{st}::take_wire(w, version)?");
+                let take = format!("{st}::read_fast_wire(w, version)?");
                 if nullable {
                     format!("if w.struct_marker()? {{ Some({take}) }} else {{ None }}")
                 } else {
                     take
                 }
             }
-            Ty::Array(_) if nullable => format!("c::Array::take_nullable(w, version, {flex})?"),
-            Ty::Array(_) => format!("c::Array::take(w, version, {flex})?"),
+            Ty::Array(_) if nullable => {
+                format!("c::Array::read_fast_nullable(w, version, {flex})?")
+            }
+            Ty::Array(_) => format!("c::Array::read_fast(w, version, {flex})?"),
         })
     };
     if !x.option {
@@ -856,7 +858,7 @@ fn class_patterns(classes: &[Range]) -> String {
         .join(", ")
 }
 
-/// `take_wire`: the read of a value through a `Walker`, which iterating a decoded
+/// `read_fast_wire`: the read of a value through a `FastReader`, which iterating a decoded
 /// array and `Decode::decode` run before (and instead of) the reader's `read`. It checks what
 /// `read` checks but records no error, reads each run of fixed-width fields present at every
 /// version with one bounds check. A message with tagged fields of its own reads a non-empty
@@ -963,7 +965,7 @@ fn emit_take(
     if !mentions(&body, "w") {
         head.push_str("let _ = w;\n");
     }
-    // An element's take is copied into each version class of `Decode::take`.
+    // An element's take is copied into each version class of `ReadFast::read_fast`.
     let inline = if s.is_root {
         "#[inline]"
     } else {
@@ -971,7 +973,7 @@ fn emit_take(
     };
     let _ = writeln!(
         out,
-        "impl<'a> {name}<'a> {{\n/// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`\n/// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to\n/// `read`.\n#[cfg(feature = \"perf\")]\n{inline}\npub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {{\n{head}{body}}}\n}}\n"
+        "impl<'a> {name}<'a> {{\n/// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`\n/// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to\n/// `read`.\n#[cfg(feature = \"perf\")]\n{inline}\npub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {{\n{head}{body}}}\n}}\n"
     );
     Ok(())
 }
@@ -1204,7 +1206,7 @@ fn expects_response(m: &Message) -> &'static str {
     }
 }
 
-/// `Decode`: `read` and `take`, and `read_tagged` for a struct with a tagged section.
+/// `Decode` (`read`, and `decode` through `ReadFast` with `perf`), `ReadFast`, and `read_tagged` for a struct with a tagged section.
 fn emit_decode(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
     let StructCtx {
         s,
@@ -1329,20 +1331,20 @@ fn emit_decode(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
         out.push_str("let _ = r;\n");
     }
     out.push_str(&body);
-    // A message is taken once per decode, an element once per element of its array: only
+    // A message is read once per decode, an element once per element of its array: only
     // the elements are worth one copy per version class.
-    let take = if s.is_root || element_classes.is_empty() {
-        "Self::take_wire(w, version)".to_string()
+    let read_fast = if s.is_root || element_classes.is_empty() {
+        "Self::read_fast_wire(w, version)".to_string()
     } else {
-        format!("{PIN}c::per_class!(version, v => Self::take_wire(w, v); {element_classes})")
+        format!("{PIN}c::per_class!(version, v => Self::read_fast_wire(w, v); {element_classes})")
     };
     let _ = writeln!(
         out,
-        "}}\n\n#[cfg(feature = \"perf\")]\n#[inline]\nfn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {{\n{take}\n}}\n}}\n"
+        "}}\n\n#[cfg(feature = \"perf\")]\n#[inline]\nfn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, crate::error::DecodeError> {{\nc::read_fast_or_read(r, version).map_err(|c::Failed| r.take_error())\n}}\n}}\n\n#[cfg(feature = \"perf\")]\nimpl<'a> c::ReadFast<'a> for {name}<'a> {{\n#[inline]\nfn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {{\n{read_fast}\n}}\n}}\n"
     );
     if let Some(section) = tagged_read {
         let head = format!("let this = self;\n{}", version_head(&section));
-        // Called by `read`, and by a message's `take_wire` for a non-empty section.
+        // Called by `read`, and by a message's `read_fast_wire` for a non-empty section.
         let _ = writeln!(
             out,
             "impl<'a> {name}<'a> {{\n/// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after\n/// the fields, and what a message's read through a walker hands to a reader.\n#[inline]\nfn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {{\n{head}{section}Ok(())\n}}\n}}\n"
@@ -1443,7 +1445,7 @@ fn emit_walk(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
     walk_fn.push_str(&walk);
     let _ = writeln!(
         out,
-        "impl<'a> {name}<'a> {{\n/// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,\n/// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and\n/// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.\n#[cfg_attr(feature = \"perf\", inline(always))]\n#[cfg_attr(not(feature = \"perf\"), inline)]\npub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {{\n{walk_fn}Some(())\n}}\n}}\n"
+        "impl<'a> {name}<'a> {{\n/// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,\n/// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and\n/// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.\n#[cfg_attr(feature = \"perf\", inline(always))]\n#[cfg_attr(not(feature = \"perf\"), inline)]\npub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {{\n{walk_fn}Some(())\n}}\n}}\n"
     );
 
     Ok(())

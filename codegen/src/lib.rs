@@ -402,7 +402,7 @@ fn emit_api(messages: &[Message]) -> Result<String, String> {
         for a in &live {
             let _ = writeln!(
                 out,
-                "{}{} => c::take_or_read_as::<m::{3}<'a>, _>(r, version, Self::{2}),",
+                "{}{} => c::read_fast_or_read_as::<m::{3}<'a>, _>(r, version, Self::{2}),",
                 gate(a),
                 a.key,
                 a.name,

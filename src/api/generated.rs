@@ -1859,479 +1859,533 @@ impl<'a> Request<'a> {
         let _ = version;
         match api_key.0 {
             #[cfg(feature = "Produce")]
-            0 => c::take_or_read_as::<m::ProduceRequest<'a>, _>(r, version, Self::Produce),
+            0 => c::read_fast_or_read_as::<m::ProduceRequest<'a>, _>(r, version, Self::Produce),
             #[cfg(feature = "Fetch")]
-            1 => c::take_or_read_as::<m::FetchRequest<'a>, _>(r, version, Self::Fetch),
+            1 => c::read_fast_or_read_as::<m::FetchRequest<'a>, _>(r, version, Self::Fetch),
             #[cfg(feature = "ListOffsets")]
-            2 => c::take_or_read_as::<m::ListOffsetsRequest<'a>, _>(r, version, Self::ListOffsets),
+            2 => c::read_fast_or_read_as::<m::ListOffsetsRequest<'a>, _>(
+                r,
+                version,
+                Self::ListOffsets,
+            ),
             #[cfg(feature = "Metadata")]
-            3 => c::take_or_read_as::<m::MetadataRequest<'a>, _>(r, version, Self::Metadata),
+            3 => c::read_fast_or_read_as::<m::MetadataRequest<'a>, _>(r, version, Self::Metadata),
             #[cfg(feature = "LeaderAndIsr")]
-            4 => {
-                c::take_or_read_as::<m::LeaderAndIsrRequest<'a>, _>(r, version, Self::LeaderAndIsr)
-            }
+            4 => c::read_fast_or_read_as::<m::LeaderAndIsrRequest<'a>, _>(
+                r,
+                version,
+                Self::LeaderAndIsr,
+            ),
             #[cfg(feature = "StopReplica")]
-            5 => c::take_or_read_as::<m::StopReplicaRequest<'a>, _>(r, version, Self::StopReplica),
+            5 => c::read_fast_or_read_as::<m::StopReplicaRequest<'a>, _>(
+                r,
+                version,
+                Self::StopReplica,
+            ),
             #[cfg(feature = "UpdateMetadata")]
-            6 => c::take_or_read_as::<m::UpdateMetadataRequest<'a>, _>(
+            6 => c::read_fast_or_read_as::<m::UpdateMetadataRequest<'a>, _>(
                 r,
                 version,
                 Self::UpdateMetadata,
             ),
             #[cfg(feature = "ControlledShutdown")]
-            7 => c::take_or_read_as::<m::ControlledShutdownRequest<'a>, _>(
+            7 => c::read_fast_or_read_as::<m::ControlledShutdownRequest<'a>, _>(
                 r,
                 version,
                 Self::ControlledShutdown,
             ),
             #[cfg(feature = "OffsetCommit")]
-            8 => {
-                c::take_or_read_as::<m::OffsetCommitRequest<'a>, _>(r, version, Self::OffsetCommit)
-            }
+            8 => c::read_fast_or_read_as::<m::OffsetCommitRequest<'a>, _>(
+                r,
+                version,
+                Self::OffsetCommit,
+            ),
             #[cfg(feature = "OffsetFetch")]
-            9 => c::take_or_read_as::<m::OffsetFetchRequest<'a>, _>(r, version, Self::OffsetFetch),
+            9 => c::read_fast_or_read_as::<m::OffsetFetchRequest<'a>, _>(
+                r,
+                version,
+                Self::OffsetFetch,
+            ),
             #[cfg(feature = "FindCoordinator")]
-            10 => c::take_or_read_as::<m::FindCoordinatorRequest<'a>, _>(
+            10 => c::read_fast_or_read_as::<m::FindCoordinatorRequest<'a>, _>(
                 r,
                 version,
                 Self::FindCoordinator,
             ),
             #[cfg(feature = "JoinGroup")]
-            11 => c::take_or_read_as::<m::JoinGroupRequest<'a>, _>(r, version, Self::JoinGroup),
+            11 => {
+                c::read_fast_or_read_as::<m::JoinGroupRequest<'a>, _>(r, version, Self::JoinGroup)
+            }
             #[cfg(feature = "Heartbeat")]
-            12 => c::take_or_read_as::<m::HeartbeatRequest<'a>, _>(r, version, Self::Heartbeat),
+            12 => {
+                c::read_fast_or_read_as::<m::HeartbeatRequest<'a>, _>(r, version, Self::Heartbeat)
+            }
             #[cfg(feature = "LeaveGroup")]
-            13 => c::take_or_read_as::<m::LeaveGroupRequest<'a>, _>(r, version, Self::LeaveGroup),
+            13 => {
+                c::read_fast_or_read_as::<m::LeaveGroupRequest<'a>, _>(r, version, Self::LeaveGroup)
+            }
             #[cfg(feature = "SyncGroup")]
-            14 => c::take_or_read_as::<m::SyncGroupRequest<'a>, _>(r, version, Self::SyncGroup),
+            14 => {
+                c::read_fast_or_read_as::<m::SyncGroupRequest<'a>, _>(r, version, Self::SyncGroup)
+            }
             #[cfg(feature = "DescribeGroups")]
-            15 => c::take_or_read_as::<m::DescribeGroupsRequest<'a>, _>(
+            15 => c::read_fast_or_read_as::<m::DescribeGroupsRequest<'a>, _>(
                 r,
                 version,
                 Self::DescribeGroups,
             ),
             #[cfg(feature = "ListGroups")]
-            16 => c::take_or_read_as::<m::ListGroupsRequest<'a>, _>(r, version, Self::ListGroups),
+            16 => {
+                c::read_fast_or_read_as::<m::ListGroupsRequest<'a>, _>(r, version, Self::ListGroups)
+            }
             #[cfg(feature = "SaslHandshake")]
-            17 => c::take_or_read_as::<m::SaslHandshakeRequest<'a>, _>(
+            17 => c::read_fast_or_read_as::<m::SaslHandshakeRequest<'a>, _>(
                 r,
                 version,
                 Self::SaslHandshake,
             ),
             #[cfg(feature = "ApiVersions")]
-            18 => c::take_or_read_as::<m::ApiVersionsRequest<'a>, _>(r, version, Self::ApiVersions),
+            18 => c::read_fast_or_read_as::<m::ApiVersionsRequest<'a>, _>(
+                r,
+                version,
+                Self::ApiVersions,
+            ),
             #[cfg(feature = "CreateTopics")]
-            19 => {
-                c::take_or_read_as::<m::CreateTopicsRequest<'a>, _>(r, version, Self::CreateTopics)
-            }
+            19 => c::read_fast_or_read_as::<m::CreateTopicsRequest<'a>, _>(
+                r,
+                version,
+                Self::CreateTopics,
+            ),
             #[cfg(feature = "DeleteTopics")]
-            20 => {
-                c::take_or_read_as::<m::DeleteTopicsRequest<'a>, _>(r, version, Self::DeleteTopics)
-            }
+            20 => c::read_fast_or_read_as::<m::DeleteTopicsRequest<'a>, _>(
+                r,
+                version,
+                Self::DeleteTopics,
+            ),
             #[cfg(feature = "DeleteRecords")]
-            21 => c::take_or_read_as::<m::DeleteRecordsRequest<'a>, _>(
+            21 => c::read_fast_or_read_as::<m::DeleteRecordsRequest<'a>, _>(
                 r,
                 version,
                 Self::DeleteRecords,
             ),
             #[cfg(feature = "InitProducerId")]
-            22 => c::take_or_read_as::<m::InitProducerIdRequest<'a>, _>(
+            22 => c::read_fast_or_read_as::<m::InitProducerIdRequest<'a>, _>(
                 r,
                 version,
                 Self::InitProducerId,
             ),
             #[cfg(feature = "OffsetForLeaderEpoch")]
-            23 => c::take_or_read_as::<m::OffsetForLeaderEpochRequest<'a>, _>(
+            23 => c::read_fast_or_read_as::<m::OffsetForLeaderEpochRequest<'a>, _>(
                 r,
                 version,
                 Self::OffsetForLeaderEpoch,
             ),
             #[cfg(feature = "AddPartitionsToTxn")]
-            24 => c::take_or_read_as::<m::AddPartitionsToTxnRequest<'a>, _>(
+            24 => c::read_fast_or_read_as::<m::AddPartitionsToTxnRequest<'a>, _>(
                 r,
                 version,
                 Self::AddPartitionsToTxn,
             ),
             #[cfg(feature = "AddOffsetsToTxn")]
-            25 => c::take_or_read_as::<m::AddOffsetsToTxnRequest<'a>, _>(
+            25 => c::read_fast_or_read_as::<m::AddOffsetsToTxnRequest<'a>, _>(
                 r,
                 version,
                 Self::AddOffsetsToTxn,
             ),
             #[cfg(feature = "EndTxn")]
-            26 => c::take_or_read_as::<m::EndTxnRequest<'a>, _>(r, version, Self::EndTxn),
+            26 => c::read_fast_or_read_as::<m::EndTxnRequest<'a>, _>(r, version, Self::EndTxn),
             #[cfg(feature = "WriteTxnMarkers")]
-            27 => c::take_or_read_as::<m::WriteTxnMarkersRequest<'a>, _>(
+            27 => c::read_fast_or_read_as::<m::WriteTxnMarkersRequest<'a>, _>(
                 r,
                 version,
                 Self::WriteTxnMarkers,
             ),
             #[cfg(feature = "TxnOffsetCommit")]
-            28 => c::take_or_read_as::<m::TxnOffsetCommitRequest<'a>, _>(
+            28 => c::read_fast_or_read_as::<m::TxnOffsetCommitRequest<'a>, _>(
                 r,
                 version,
                 Self::TxnOffsetCommit,
             ),
             #[cfg(feature = "DescribeAcls")]
-            29 => {
-                c::take_or_read_as::<m::DescribeAclsRequest<'a>, _>(r, version, Self::DescribeAcls)
-            }
+            29 => c::read_fast_or_read_as::<m::DescribeAclsRequest<'a>, _>(
+                r,
+                version,
+                Self::DescribeAcls,
+            ),
             #[cfg(feature = "CreateAcls")]
-            30 => c::take_or_read_as::<m::CreateAclsRequest<'a>, _>(r, version, Self::CreateAcls),
+            30 => {
+                c::read_fast_or_read_as::<m::CreateAclsRequest<'a>, _>(r, version, Self::CreateAcls)
+            }
             #[cfg(feature = "DeleteAcls")]
-            31 => c::take_or_read_as::<m::DeleteAclsRequest<'a>, _>(r, version, Self::DeleteAcls),
+            31 => {
+                c::read_fast_or_read_as::<m::DeleteAclsRequest<'a>, _>(r, version, Self::DeleteAcls)
+            }
             #[cfg(feature = "DescribeConfigs")]
-            32 => c::take_or_read_as::<m::DescribeConfigsRequest<'a>, _>(
+            32 => c::read_fast_or_read_as::<m::DescribeConfigsRequest<'a>, _>(
                 r,
                 version,
                 Self::DescribeConfigs,
             ),
             #[cfg(feature = "AlterConfigs")]
-            33 => {
-                c::take_or_read_as::<m::AlterConfigsRequest<'a>, _>(r, version, Self::AlterConfigs)
-            }
+            33 => c::read_fast_or_read_as::<m::AlterConfigsRequest<'a>, _>(
+                r,
+                version,
+                Self::AlterConfigs,
+            ),
             #[cfg(feature = "AlterReplicaLogDirs")]
-            34 => c::take_or_read_as::<m::AlterReplicaLogDirsRequest<'a>, _>(
+            34 => c::read_fast_or_read_as::<m::AlterReplicaLogDirsRequest<'a>, _>(
                 r,
                 version,
                 Self::AlterReplicaLogDirs,
             ),
             #[cfg(feature = "DescribeLogDirs")]
-            35 => c::take_or_read_as::<m::DescribeLogDirsRequest<'a>, _>(
+            35 => c::read_fast_or_read_as::<m::DescribeLogDirsRequest<'a>, _>(
                 r,
                 version,
                 Self::DescribeLogDirs,
             ),
             #[cfg(feature = "SaslAuthenticate")]
-            36 => c::take_or_read_as::<m::SaslAuthenticateRequest<'a>, _>(
+            36 => c::read_fast_or_read_as::<m::SaslAuthenticateRequest<'a>, _>(
                 r,
                 version,
                 Self::SaslAuthenticate,
             ),
             #[cfg(feature = "CreatePartitions")]
-            37 => c::take_or_read_as::<m::CreatePartitionsRequest<'a>, _>(
+            37 => c::read_fast_or_read_as::<m::CreatePartitionsRequest<'a>, _>(
                 r,
                 version,
                 Self::CreatePartitions,
             ),
             #[cfg(feature = "CreateDelegationToken")]
-            38 => c::take_or_read_as::<m::CreateDelegationTokenRequest<'a>, _>(
+            38 => c::read_fast_or_read_as::<m::CreateDelegationTokenRequest<'a>, _>(
                 r,
                 version,
                 Self::CreateDelegationToken,
             ),
             #[cfg(feature = "RenewDelegationToken")]
-            39 => c::take_or_read_as::<m::RenewDelegationTokenRequest<'a>, _>(
+            39 => c::read_fast_or_read_as::<m::RenewDelegationTokenRequest<'a>, _>(
                 r,
                 version,
                 Self::RenewDelegationToken,
             ),
             #[cfg(feature = "ExpireDelegationToken")]
-            40 => c::take_or_read_as::<m::ExpireDelegationTokenRequest<'a>, _>(
+            40 => c::read_fast_or_read_as::<m::ExpireDelegationTokenRequest<'a>, _>(
                 r,
                 version,
                 Self::ExpireDelegationToken,
             ),
             #[cfg(feature = "DescribeDelegationToken")]
-            41 => c::take_or_read_as::<m::DescribeDelegationTokenRequest<'a>, _>(
+            41 => c::read_fast_or_read_as::<m::DescribeDelegationTokenRequest<'a>, _>(
                 r,
                 version,
                 Self::DescribeDelegationToken,
             ),
             #[cfg(feature = "DeleteGroups")]
-            42 => {
-                c::take_or_read_as::<m::DeleteGroupsRequest<'a>, _>(r, version, Self::DeleteGroups)
-            }
+            42 => c::read_fast_or_read_as::<m::DeleteGroupsRequest<'a>, _>(
+                r,
+                version,
+                Self::DeleteGroups,
+            ),
             #[cfg(feature = "ElectLeaders")]
-            43 => {
-                c::take_or_read_as::<m::ElectLeadersRequest<'a>, _>(r, version, Self::ElectLeaders)
-            }
+            43 => c::read_fast_or_read_as::<m::ElectLeadersRequest<'a>, _>(
+                r,
+                version,
+                Self::ElectLeaders,
+            ),
             #[cfg(feature = "IncrementalAlterConfigs")]
-            44 => c::take_or_read_as::<m::IncrementalAlterConfigsRequest<'a>, _>(
+            44 => c::read_fast_or_read_as::<m::IncrementalAlterConfigsRequest<'a>, _>(
                 r,
                 version,
                 Self::IncrementalAlterConfigs,
             ),
             #[cfg(feature = "AlterPartitionReassignments")]
-            45 => c::take_or_read_as::<m::AlterPartitionReassignmentsRequest<'a>, _>(
+            45 => c::read_fast_or_read_as::<m::AlterPartitionReassignmentsRequest<'a>, _>(
                 r,
                 version,
                 Self::AlterPartitionReassignments,
             ),
             #[cfg(feature = "ListPartitionReassignments")]
-            46 => c::take_or_read_as::<m::ListPartitionReassignmentsRequest<'a>, _>(
+            46 => c::read_fast_or_read_as::<m::ListPartitionReassignmentsRequest<'a>, _>(
                 r,
                 version,
                 Self::ListPartitionReassignments,
             ),
             #[cfg(feature = "OffsetDelete")]
-            47 => {
-                c::take_or_read_as::<m::OffsetDeleteRequest<'a>, _>(r, version, Self::OffsetDelete)
-            }
+            47 => c::read_fast_or_read_as::<m::OffsetDeleteRequest<'a>, _>(
+                r,
+                version,
+                Self::OffsetDelete,
+            ),
             #[cfg(feature = "DescribeClientQuotas")]
-            48 => c::take_or_read_as::<m::DescribeClientQuotasRequest<'a>, _>(
+            48 => c::read_fast_or_read_as::<m::DescribeClientQuotasRequest<'a>, _>(
                 r,
                 version,
                 Self::DescribeClientQuotas,
             ),
             #[cfg(feature = "AlterClientQuotas")]
-            49 => c::take_or_read_as::<m::AlterClientQuotasRequest<'a>, _>(
+            49 => c::read_fast_or_read_as::<m::AlterClientQuotasRequest<'a>, _>(
                 r,
                 version,
                 Self::AlterClientQuotas,
             ),
             #[cfg(feature = "DescribeUserScramCredentials")]
-            50 => c::take_or_read_as::<m::DescribeUserScramCredentialsRequest<'a>, _>(
+            50 => c::read_fast_or_read_as::<m::DescribeUserScramCredentialsRequest<'a>, _>(
                 r,
                 version,
                 Self::DescribeUserScramCredentials,
             ),
             #[cfg(feature = "AlterUserScramCredentials")]
-            51 => c::take_or_read_as::<m::AlterUserScramCredentialsRequest<'a>, _>(
+            51 => c::read_fast_or_read_as::<m::AlterUserScramCredentialsRequest<'a>, _>(
                 r,
                 version,
                 Self::AlterUserScramCredentials,
             ),
             #[cfg(feature = "Vote")]
-            52 => c::take_or_read_as::<m::VoteRequest<'a>, _>(r, version, Self::Vote),
+            52 => c::read_fast_or_read_as::<m::VoteRequest<'a>, _>(r, version, Self::Vote),
             #[cfg(feature = "BeginQuorumEpoch")]
-            53 => c::take_or_read_as::<m::BeginQuorumEpochRequest<'a>, _>(
+            53 => c::read_fast_or_read_as::<m::BeginQuorumEpochRequest<'a>, _>(
                 r,
                 version,
                 Self::BeginQuorumEpoch,
             ),
             #[cfg(feature = "EndQuorumEpoch")]
-            54 => c::take_or_read_as::<m::EndQuorumEpochRequest<'a>, _>(
+            54 => c::read_fast_or_read_as::<m::EndQuorumEpochRequest<'a>, _>(
                 r,
                 version,
                 Self::EndQuorumEpoch,
             ),
             #[cfg(feature = "DescribeQuorum")]
-            55 => c::take_or_read_as::<m::DescribeQuorumRequest<'a>, _>(
+            55 => c::read_fast_or_read_as::<m::DescribeQuorumRequest<'a>, _>(
                 r,
                 version,
                 Self::DescribeQuorum,
             ),
             #[cfg(feature = "AlterPartition")]
-            56 => c::take_or_read_as::<m::AlterPartitionRequest<'a>, _>(
+            56 => c::read_fast_or_read_as::<m::AlterPartitionRequest<'a>, _>(
                 r,
                 version,
                 Self::AlterPartition,
             ),
             #[cfg(feature = "UpdateFeatures")]
-            57 => c::take_or_read_as::<m::UpdateFeaturesRequest<'a>, _>(
+            57 => c::read_fast_or_read_as::<m::UpdateFeaturesRequest<'a>, _>(
                 r,
                 version,
                 Self::UpdateFeatures,
             ),
             #[cfg(feature = "Envelope")]
-            58 => c::take_or_read_as::<m::EnvelopeRequest<'a>, _>(r, version, Self::Envelope),
+            58 => c::read_fast_or_read_as::<m::EnvelopeRequest<'a>, _>(r, version, Self::Envelope),
             #[cfg(feature = "FetchSnapshot")]
-            59 => c::take_or_read_as::<m::FetchSnapshotRequest<'a>, _>(
+            59 => c::read_fast_or_read_as::<m::FetchSnapshotRequest<'a>, _>(
                 r,
                 version,
                 Self::FetchSnapshot,
             ),
             #[cfg(feature = "DescribeCluster")]
-            60 => c::take_or_read_as::<m::DescribeClusterRequest<'a>, _>(
+            60 => c::read_fast_or_read_as::<m::DescribeClusterRequest<'a>, _>(
                 r,
                 version,
                 Self::DescribeCluster,
             ),
             #[cfg(feature = "DescribeProducers")]
-            61 => c::take_or_read_as::<m::DescribeProducersRequest<'a>, _>(
+            61 => c::read_fast_or_read_as::<m::DescribeProducersRequest<'a>, _>(
                 r,
                 version,
                 Self::DescribeProducers,
             ),
             #[cfg(feature = "BrokerRegistration")]
-            62 => c::take_or_read_as::<m::BrokerRegistrationRequest<'a>, _>(
+            62 => c::read_fast_or_read_as::<m::BrokerRegistrationRequest<'a>, _>(
                 r,
                 version,
                 Self::BrokerRegistration,
             ),
             #[cfg(feature = "BrokerHeartbeat")]
-            63 => c::take_or_read_as::<m::BrokerHeartbeatRequest<'a>, _>(
+            63 => c::read_fast_or_read_as::<m::BrokerHeartbeatRequest<'a>, _>(
                 r,
                 version,
                 Self::BrokerHeartbeat,
             ),
             #[cfg(feature = "UnregisterBroker")]
-            64 => c::take_or_read_as::<m::UnregisterBrokerRequest<'a>, _>(
+            64 => c::read_fast_or_read_as::<m::UnregisterBrokerRequest<'a>, _>(
                 r,
                 version,
                 Self::UnregisterBroker,
             ),
             #[cfg(feature = "DescribeTransactions")]
-            65 => c::take_or_read_as::<m::DescribeTransactionsRequest<'a>, _>(
+            65 => c::read_fast_or_read_as::<m::DescribeTransactionsRequest<'a>, _>(
                 r,
                 version,
                 Self::DescribeTransactions,
             ),
             #[cfg(feature = "ListTransactions")]
-            66 => c::take_or_read_as::<m::ListTransactionsRequest<'a>, _>(
+            66 => c::read_fast_or_read_as::<m::ListTransactionsRequest<'a>, _>(
                 r,
                 version,
                 Self::ListTransactions,
             ),
             #[cfg(feature = "AllocateProducerIds")]
-            67 => c::take_or_read_as::<m::AllocateProducerIdsRequest<'a>, _>(
+            67 => c::read_fast_or_read_as::<m::AllocateProducerIdsRequest<'a>, _>(
                 r,
                 version,
                 Self::AllocateProducerIds,
             ),
             #[cfg(feature = "ConsumerGroupHeartbeat")]
-            68 => c::take_or_read_as::<m::ConsumerGroupHeartbeatRequest<'a>, _>(
+            68 => c::read_fast_or_read_as::<m::ConsumerGroupHeartbeatRequest<'a>, _>(
                 r,
                 version,
                 Self::ConsumerGroupHeartbeat,
             ),
             #[cfg(feature = "ConsumerGroupDescribe")]
-            69 => c::take_or_read_as::<m::ConsumerGroupDescribeRequest<'a>, _>(
+            69 => c::read_fast_or_read_as::<m::ConsumerGroupDescribeRequest<'a>, _>(
                 r,
                 version,
                 Self::ConsumerGroupDescribe,
             ),
             #[cfg(feature = "ControllerRegistration")]
-            70 => c::take_or_read_as::<m::ControllerRegistrationRequest<'a>, _>(
+            70 => c::read_fast_or_read_as::<m::ControllerRegistrationRequest<'a>, _>(
                 r,
                 version,
                 Self::ControllerRegistration,
             ),
             #[cfg(feature = "GetTelemetrySubscriptions")]
-            71 => c::take_or_read_as::<m::GetTelemetrySubscriptionsRequest<'a>, _>(
+            71 => c::read_fast_or_read_as::<m::GetTelemetrySubscriptionsRequest<'a>, _>(
                 r,
                 version,
                 Self::GetTelemetrySubscriptions,
             ),
             #[cfg(feature = "PushTelemetry")]
-            72 => c::take_or_read_as::<m::PushTelemetryRequest<'a>, _>(
+            72 => c::read_fast_or_read_as::<m::PushTelemetryRequest<'a>, _>(
                 r,
                 version,
                 Self::PushTelemetry,
             ),
             #[cfg(feature = "AssignReplicasToDirs")]
-            73 => c::take_or_read_as::<m::AssignReplicasToDirsRequest<'a>, _>(
+            73 => c::read_fast_or_read_as::<m::AssignReplicasToDirsRequest<'a>, _>(
                 r,
                 version,
                 Self::AssignReplicasToDirs,
             ),
             #[cfg(feature = "ListConfigResources")]
-            74 => c::take_or_read_as::<m::ListConfigResourcesRequest<'a>, _>(
+            74 => c::read_fast_or_read_as::<m::ListConfigResourcesRequest<'a>, _>(
                 r,
                 version,
                 Self::ListConfigResources,
             ),
             #[cfg(feature = "DescribeTopicPartitions")]
-            75 => c::take_or_read_as::<m::DescribeTopicPartitionsRequest<'a>, _>(
+            75 => c::read_fast_or_read_as::<m::DescribeTopicPartitionsRequest<'a>, _>(
                 r,
                 version,
                 Self::DescribeTopicPartitions,
             ),
             #[cfg(feature = "ShareGroupHeartbeat")]
-            76 => c::take_or_read_as::<m::ShareGroupHeartbeatRequest<'a>, _>(
+            76 => c::read_fast_or_read_as::<m::ShareGroupHeartbeatRequest<'a>, _>(
                 r,
                 version,
                 Self::ShareGroupHeartbeat,
             ),
             #[cfg(feature = "ShareGroupDescribe")]
-            77 => c::take_or_read_as::<m::ShareGroupDescribeRequest<'a>, _>(
+            77 => c::read_fast_or_read_as::<m::ShareGroupDescribeRequest<'a>, _>(
                 r,
                 version,
                 Self::ShareGroupDescribe,
             ),
             #[cfg(feature = "ShareFetch")]
-            78 => c::take_or_read_as::<m::ShareFetchRequest<'a>, _>(r, version, Self::ShareFetch),
+            78 => {
+                c::read_fast_or_read_as::<m::ShareFetchRequest<'a>, _>(r, version, Self::ShareFetch)
+            }
             #[cfg(feature = "ShareAcknowledge")]
-            79 => c::take_or_read_as::<m::ShareAcknowledgeRequest<'a>, _>(
+            79 => c::read_fast_or_read_as::<m::ShareAcknowledgeRequest<'a>, _>(
                 r,
                 version,
                 Self::ShareAcknowledge,
             ),
             #[cfg(feature = "AddRaftVoter")]
-            80 => {
-                c::take_or_read_as::<m::AddRaftVoterRequest<'a>, _>(r, version, Self::AddRaftVoter)
-            }
+            80 => c::read_fast_or_read_as::<m::AddRaftVoterRequest<'a>, _>(
+                r,
+                version,
+                Self::AddRaftVoter,
+            ),
             #[cfg(feature = "RemoveRaftVoter")]
-            81 => c::take_or_read_as::<m::RemoveRaftVoterRequest<'a>, _>(
+            81 => c::read_fast_or_read_as::<m::RemoveRaftVoterRequest<'a>, _>(
                 r,
                 version,
                 Self::RemoveRaftVoter,
             ),
             #[cfg(feature = "UpdateRaftVoter")]
-            82 => c::take_or_read_as::<m::UpdateRaftVoterRequest<'a>, _>(
+            82 => c::read_fast_or_read_as::<m::UpdateRaftVoterRequest<'a>, _>(
                 r,
                 version,
                 Self::UpdateRaftVoter,
             ),
             #[cfg(feature = "InitializeShareGroupState")]
-            83 => c::take_or_read_as::<m::InitializeShareGroupStateRequest<'a>, _>(
+            83 => c::read_fast_or_read_as::<m::InitializeShareGroupStateRequest<'a>, _>(
                 r,
                 version,
                 Self::InitializeShareGroupState,
             ),
             #[cfg(feature = "ReadShareGroupState")]
-            84 => c::take_or_read_as::<m::ReadShareGroupStateRequest<'a>, _>(
+            84 => c::read_fast_or_read_as::<m::ReadShareGroupStateRequest<'a>, _>(
                 r,
                 version,
                 Self::ReadShareGroupState,
             ),
             #[cfg(feature = "WriteShareGroupState")]
-            85 => c::take_or_read_as::<m::WriteShareGroupStateRequest<'a>, _>(
+            85 => c::read_fast_or_read_as::<m::WriteShareGroupStateRequest<'a>, _>(
                 r,
                 version,
                 Self::WriteShareGroupState,
             ),
             #[cfg(feature = "DeleteShareGroupState")]
-            86 => c::take_or_read_as::<m::DeleteShareGroupStateRequest<'a>, _>(
+            86 => c::read_fast_or_read_as::<m::DeleteShareGroupStateRequest<'a>, _>(
                 r,
                 version,
                 Self::DeleteShareGroupState,
             ),
             #[cfg(feature = "ReadShareGroupStateSummary")]
-            87 => c::take_or_read_as::<m::ReadShareGroupStateSummaryRequest<'a>, _>(
+            87 => c::read_fast_or_read_as::<m::ReadShareGroupStateSummaryRequest<'a>, _>(
                 r,
                 version,
                 Self::ReadShareGroupStateSummary,
             ),
             #[cfg(feature = "StreamsGroupHeartbeat")]
-            88 => c::take_or_read_as::<m::StreamsGroupHeartbeatRequest<'a>, _>(
+            88 => c::read_fast_or_read_as::<m::StreamsGroupHeartbeatRequest<'a>, _>(
                 r,
                 version,
                 Self::StreamsGroupHeartbeat,
             ),
             #[cfg(feature = "StreamsGroupDescribe")]
-            89 => c::take_or_read_as::<m::StreamsGroupDescribeRequest<'a>, _>(
+            89 => c::read_fast_or_read_as::<m::StreamsGroupDescribeRequest<'a>, _>(
                 r,
                 version,
                 Self::StreamsGroupDescribe,
             ),
             #[cfg(feature = "DescribeShareGroupOffsets")]
-            90 => c::take_or_read_as::<m::DescribeShareGroupOffsetsRequest<'a>, _>(
+            90 => c::read_fast_or_read_as::<m::DescribeShareGroupOffsetsRequest<'a>, _>(
                 r,
                 version,
                 Self::DescribeShareGroupOffsets,
             ),
             #[cfg(feature = "AlterShareGroupOffsets")]
-            91 => c::take_or_read_as::<m::AlterShareGroupOffsetsRequest<'a>, _>(
+            91 => c::read_fast_or_read_as::<m::AlterShareGroupOffsetsRequest<'a>, _>(
                 r,
                 version,
                 Self::AlterShareGroupOffsets,
             ),
             #[cfg(feature = "DeleteShareGroupOffsets")]
-            92 => c::take_or_read_as::<m::DeleteShareGroupOffsetsRequest<'a>, _>(
+            92 => c::read_fast_or_read_as::<m::DeleteShareGroupOffsetsRequest<'a>, _>(
                 r,
                 version,
                 Self::DeleteShareGroupOffsets,
             ),
             #[cfg(feature = "StreamsGroupTopologyDescriptionUpdate")]
-            93 => c::take_or_read_as::<m::StreamsGroupTopologyDescriptionUpdateRequest<'a>, _>(
-                r,
-                version,
-                Self::StreamsGroupTopologyDescriptionUpdate,
-            ),
+            93 => {
+                c::read_fast_or_read_as::<m::StreamsGroupTopologyDescriptionUpdateRequest<'a>, _>(
+                    r,
+                    version,
+                    Self::StreamsGroupTopologyDescriptionUpdate,
+                )
+            }
             #[cfg(feature = "UnregisterController")]
-            94 => c::take_or_read_as::<m::UnregisterControllerRequest<'a>, _>(
+            94 => c::read_fast_or_read_as::<m::UnregisterControllerRequest<'a>, _>(
                 r,
                 version,
                 Self::UnregisterController,
@@ -5603,481 +5657,543 @@ impl<'a> Response<'a> {
         let _ = version;
         match api_key.0 {
             #[cfg(feature = "Produce")]
-            0 => c::take_or_read_as::<m::ProduceResponse<'a>, _>(r, version, Self::Produce),
+            0 => c::read_fast_or_read_as::<m::ProduceResponse<'a>, _>(r, version, Self::Produce),
             #[cfg(feature = "Fetch")]
-            1 => c::take_or_read_as::<m::FetchResponse<'a>, _>(r, version, Self::Fetch),
+            1 => c::read_fast_or_read_as::<m::FetchResponse<'a>, _>(r, version, Self::Fetch),
             #[cfg(feature = "ListOffsets")]
-            2 => c::take_or_read_as::<m::ListOffsetsResponse<'a>, _>(r, version, Self::ListOffsets),
+            2 => c::read_fast_or_read_as::<m::ListOffsetsResponse<'a>, _>(
+                r,
+                version,
+                Self::ListOffsets,
+            ),
             #[cfg(feature = "Metadata")]
-            3 => c::take_or_read_as::<m::MetadataResponse<'a>, _>(r, version, Self::Metadata),
+            3 => c::read_fast_or_read_as::<m::MetadataResponse<'a>, _>(r, version, Self::Metadata),
             #[cfg(feature = "LeaderAndIsr")]
-            4 => {
-                c::take_or_read_as::<m::LeaderAndIsrResponse<'a>, _>(r, version, Self::LeaderAndIsr)
-            }
+            4 => c::read_fast_or_read_as::<m::LeaderAndIsrResponse<'a>, _>(
+                r,
+                version,
+                Self::LeaderAndIsr,
+            ),
             #[cfg(feature = "StopReplica")]
-            5 => c::take_or_read_as::<m::StopReplicaResponse<'a>, _>(r, version, Self::StopReplica),
+            5 => c::read_fast_or_read_as::<m::StopReplicaResponse<'a>, _>(
+                r,
+                version,
+                Self::StopReplica,
+            ),
             #[cfg(feature = "UpdateMetadata")]
-            6 => c::take_or_read_as::<m::UpdateMetadataResponse<'a>, _>(
+            6 => c::read_fast_or_read_as::<m::UpdateMetadataResponse<'a>, _>(
                 r,
                 version,
                 Self::UpdateMetadata,
             ),
             #[cfg(feature = "ControlledShutdown")]
-            7 => c::take_or_read_as::<m::ControlledShutdownResponse<'a>, _>(
+            7 => c::read_fast_or_read_as::<m::ControlledShutdownResponse<'a>, _>(
                 r,
                 version,
                 Self::ControlledShutdown,
             ),
             #[cfg(feature = "OffsetCommit")]
-            8 => {
-                c::take_or_read_as::<m::OffsetCommitResponse<'a>, _>(r, version, Self::OffsetCommit)
-            }
+            8 => c::read_fast_or_read_as::<m::OffsetCommitResponse<'a>, _>(
+                r,
+                version,
+                Self::OffsetCommit,
+            ),
             #[cfg(feature = "OffsetFetch")]
-            9 => c::take_or_read_as::<m::OffsetFetchResponse<'a>, _>(r, version, Self::OffsetFetch),
+            9 => c::read_fast_or_read_as::<m::OffsetFetchResponse<'a>, _>(
+                r,
+                version,
+                Self::OffsetFetch,
+            ),
             #[cfg(feature = "FindCoordinator")]
-            10 => c::take_or_read_as::<m::FindCoordinatorResponse<'a>, _>(
+            10 => c::read_fast_or_read_as::<m::FindCoordinatorResponse<'a>, _>(
                 r,
                 version,
                 Self::FindCoordinator,
             ),
             #[cfg(feature = "JoinGroup")]
-            11 => c::take_or_read_as::<m::JoinGroupResponse<'a>, _>(r, version, Self::JoinGroup),
+            11 => {
+                c::read_fast_or_read_as::<m::JoinGroupResponse<'a>, _>(r, version, Self::JoinGroup)
+            }
             #[cfg(feature = "Heartbeat")]
-            12 => c::take_or_read_as::<m::HeartbeatResponse<'a>, _>(r, version, Self::Heartbeat),
+            12 => {
+                c::read_fast_or_read_as::<m::HeartbeatResponse<'a>, _>(r, version, Self::Heartbeat)
+            }
             #[cfg(feature = "LeaveGroup")]
-            13 => c::take_or_read_as::<m::LeaveGroupResponse<'a>, _>(r, version, Self::LeaveGroup),
+            13 => c::read_fast_or_read_as::<m::LeaveGroupResponse<'a>, _>(
+                r,
+                version,
+                Self::LeaveGroup,
+            ),
             #[cfg(feature = "SyncGroup")]
-            14 => c::take_or_read_as::<m::SyncGroupResponse<'a>, _>(r, version, Self::SyncGroup),
+            14 => {
+                c::read_fast_or_read_as::<m::SyncGroupResponse<'a>, _>(r, version, Self::SyncGroup)
+            }
             #[cfg(feature = "DescribeGroups")]
-            15 => c::take_or_read_as::<m::DescribeGroupsResponse<'a>, _>(
+            15 => c::read_fast_or_read_as::<m::DescribeGroupsResponse<'a>, _>(
                 r,
                 version,
                 Self::DescribeGroups,
             ),
             #[cfg(feature = "ListGroups")]
-            16 => c::take_or_read_as::<m::ListGroupsResponse<'a>, _>(r, version, Self::ListGroups),
+            16 => c::read_fast_or_read_as::<m::ListGroupsResponse<'a>, _>(
+                r,
+                version,
+                Self::ListGroups,
+            ),
             #[cfg(feature = "SaslHandshake")]
-            17 => c::take_or_read_as::<m::SaslHandshakeResponse<'a>, _>(
+            17 => c::read_fast_or_read_as::<m::SaslHandshakeResponse<'a>, _>(
                 r,
                 version,
                 Self::SaslHandshake,
             ),
             #[cfg(feature = "ApiVersions")]
-            18 => {
-                c::take_or_read_as::<m::ApiVersionsResponse<'a>, _>(r, version, Self::ApiVersions)
-            }
+            18 => c::read_fast_or_read_as::<m::ApiVersionsResponse<'a>, _>(
+                r,
+                version,
+                Self::ApiVersions,
+            ),
             #[cfg(feature = "CreateTopics")]
-            19 => {
-                c::take_or_read_as::<m::CreateTopicsResponse<'a>, _>(r, version, Self::CreateTopics)
-            }
+            19 => c::read_fast_or_read_as::<m::CreateTopicsResponse<'a>, _>(
+                r,
+                version,
+                Self::CreateTopics,
+            ),
             #[cfg(feature = "DeleteTopics")]
-            20 => {
-                c::take_or_read_as::<m::DeleteTopicsResponse<'a>, _>(r, version, Self::DeleteTopics)
-            }
+            20 => c::read_fast_or_read_as::<m::DeleteTopicsResponse<'a>, _>(
+                r,
+                version,
+                Self::DeleteTopics,
+            ),
             #[cfg(feature = "DeleteRecords")]
-            21 => c::take_or_read_as::<m::DeleteRecordsResponse<'a>, _>(
+            21 => c::read_fast_or_read_as::<m::DeleteRecordsResponse<'a>, _>(
                 r,
                 version,
                 Self::DeleteRecords,
             ),
             #[cfg(feature = "InitProducerId")]
-            22 => c::take_or_read_as::<m::InitProducerIdResponse<'a>, _>(
+            22 => c::read_fast_or_read_as::<m::InitProducerIdResponse<'a>, _>(
                 r,
                 version,
                 Self::InitProducerId,
             ),
             #[cfg(feature = "OffsetForLeaderEpoch")]
-            23 => c::take_or_read_as::<m::OffsetForLeaderEpochResponse<'a>, _>(
+            23 => c::read_fast_or_read_as::<m::OffsetForLeaderEpochResponse<'a>, _>(
                 r,
                 version,
                 Self::OffsetForLeaderEpoch,
             ),
             #[cfg(feature = "AddPartitionsToTxn")]
-            24 => c::take_or_read_as::<m::AddPartitionsToTxnResponse<'a>, _>(
+            24 => c::read_fast_or_read_as::<m::AddPartitionsToTxnResponse<'a>, _>(
                 r,
                 version,
                 Self::AddPartitionsToTxn,
             ),
             #[cfg(feature = "AddOffsetsToTxn")]
-            25 => c::take_or_read_as::<m::AddOffsetsToTxnResponse<'a>, _>(
+            25 => c::read_fast_or_read_as::<m::AddOffsetsToTxnResponse<'a>, _>(
                 r,
                 version,
                 Self::AddOffsetsToTxn,
             ),
             #[cfg(feature = "EndTxn")]
-            26 => c::take_or_read_as::<m::EndTxnResponse<'a>, _>(r, version, Self::EndTxn),
+            26 => c::read_fast_or_read_as::<m::EndTxnResponse<'a>, _>(r, version, Self::EndTxn),
             #[cfg(feature = "WriteTxnMarkers")]
-            27 => c::take_or_read_as::<m::WriteTxnMarkersResponse<'a>, _>(
+            27 => c::read_fast_or_read_as::<m::WriteTxnMarkersResponse<'a>, _>(
                 r,
                 version,
                 Self::WriteTxnMarkers,
             ),
             #[cfg(feature = "TxnOffsetCommit")]
-            28 => c::take_or_read_as::<m::TxnOffsetCommitResponse<'a>, _>(
+            28 => c::read_fast_or_read_as::<m::TxnOffsetCommitResponse<'a>, _>(
                 r,
                 version,
                 Self::TxnOffsetCommit,
             ),
             #[cfg(feature = "DescribeAcls")]
-            29 => {
-                c::take_or_read_as::<m::DescribeAclsResponse<'a>, _>(r, version, Self::DescribeAcls)
-            }
+            29 => c::read_fast_or_read_as::<m::DescribeAclsResponse<'a>, _>(
+                r,
+                version,
+                Self::DescribeAcls,
+            ),
             #[cfg(feature = "CreateAcls")]
-            30 => c::take_or_read_as::<m::CreateAclsResponse<'a>, _>(r, version, Self::CreateAcls),
+            30 => c::read_fast_or_read_as::<m::CreateAclsResponse<'a>, _>(
+                r,
+                version,
+                Self::CreateAcls,
+            ),
             #[cfg(feature = "DeleteAcls")]
-            31 => c::take_or_read_as::<m::DeleteAclsResponse<'a>, _>(r, version, Self::DeleteAcls),
+            31 => c::read_fast_or_read_as::<m::DeleteAclsResponse<'a>, _>(
+                r,
+                version,
+                Self::DeleteAcls,
+            ),
             #[cfg(feature = "DescribeConfigs")]
-            32 => c::take_or_read_as::<m::DescribeConfigsResponse<'a>, _>(
+            32 => c::read_fast_or_read_as::<m::DescribeConfigsResponse<'a>, _>(
                 r,
                 version,
                 Self::DescribeConfigs,
             ),
             #[cfg(feature = "AlterConfigs")]
-            33 => {
-                c::take_or_read_as::<m::AlterConfigsResponse<'a>, _>(r, version, Self::AlterConfigs)
-            }
+            33 => c::read_fast_or_read_as::<m::AlterConfigsResponse<'a>, _>(
+                r,
+                version,
+                Self::AlterConfigs,
+            ),
             #[cfg(feature = "AlterReplicaLogDirs")]
-            34 => c::take_or_read_as::<m::AlterReplicaLogDirsResponse<'a>, _>(
+            34 => c::read_fast_or_read_as::<m::AlterReplicaLogDirsResponse<'a>, _>(
                 r,
                 version,
                 Self::AlterReplicaLogDirs,
             ),
             #[cfg(feature = "DescribeLogDirs")]
-            35 => c::take_or_read_as::<m::DescribeLogDirsResponse<'a>, _>(
+            35 => c::read_fast_or_read_as::<m::DescribeLogDirsResponse<'a>, _>(
                 r,
                 version,
                 Self::DescribeLogDirs,
             ),
             #[cfg(feature = "SaslAuthenticate")]
-            36 => c::take_or_read_as::<m::SaslAuthenticateResponse<'a>, _>(
+            36 => c::read_fast_or_read_as::<m::SaslAuthenticateResponse<'a>, _>(
                 r,
                 version,
                 Self::SaslAuthenticate,
             ),
             #[cfg(feature = "CreatePartitions")]
-            37 => c::take_or_read_as::<m::CreatePartitionsResponse<'a>, _>(
+            37 => c::read_fast_or_read_as::<m::CreatePartitionsResponse<'a>, _>(
                 r,
                 version,
                 Self::CreatePartitions,
             ),
             #[cfg(feature = "CreateDelegationToken")]
-            38 => c::take_or_read_as::<m::CreateDelegationTokenResponse<'a>, _>(
+            38 => c::read_fast_or_read_as::<m::CreateDelegationTokenResponse<'a>, _>(
                 r,
                 version,
                 Self::CreateDelegationToken,
             ),
             #[cfg(feature = "RenewDelegationToken")]
-            39 => c::take_or_read_as::<m::RenewDelegationTokenResponse<'a>, _>(
+            39 => c::read_fast_or_read_as::<m::RenewDelegationTokenResponse<'a>, _>(
                 r,
                 version,
                 Self::RenewDelegationToken,
             ),
             #[cfg(feature = "ExpireDelegationToken")]
-            40 => c::take_or_read_as::<m::ExpireDelegationTokenResponse<'a>, _>(
+            40 => c::read_fast_or_read_as::<m::ExpireDelegationTokenResponse<'a>, _>(
                 r,
                 version,
                 Self::ExpireDelegationToken,
             ),
             #[cfg(feature = "DescribeDelegationToken")]
-            41 => c::take_or_read_as::<m::DescribeDelegationTokenResponse<'a>, _>(
+            41 => c::read_fast_or_read_as::<m::DescribeDelegationTokenResponse<'a>, _>(
                 r,
                 version,
                 Self::DescribeDelegationToken,
             ),
             #[cfg(feature = "DeleteGroups")]
-            42 => {
-                c::take_or_read_as::<m::DeleteGroupsResponse<'a>, _>(r, version, Self::DeleteGroups)
-            }
+            42 => c::read_fast_or_read_as::<m::DeleteGroupsResponse<'a>, _>(
+                r,
+                version,
+                Self::DeleteGroups,
+            ),
             #[cfg(feature = "ElectLeaders")]
-            43 => {
-                c::take_or_read_as::<m::ElectLeadersResponse<'a>, _>(r, version, Self::ElectLeaders)
-            }
+            43 => c::read_fast_or_read_as::<m::ElectLeadersResponse<'a>, _>(
+                r,
+                version,
+                Self::ElectLeaders,
+            ),
             #[cfg(feature = "IncrementalAlterConfigs")]
-            44 => c::take_or_read_as::<m::IncrementalAlterConfigsResponse<'a>, _>(
+            44 => c::read_fast_or_read_as::<m::IncrementalAlterConfigsResponse<'a>, _>(
                 r,
                 version,
                 Self::IncrementalAlterConfigs,
             ),
             #[cfg(feature = "AlterPartitionReassignments")]
-            45 => c::take_or_read_as::<m::AlterPartitionReassignmentsResponse<'a>, _>(
+            45 => c::read_fast_or_read_as::<m::AlterPartitionReassignmentsResponse<'a>, _>(
                 r,
                 version,
                 Self::AlterPartitionReassignments,
             ),
             #[cfg(feature = "ListPartitionReassignments")]
-            46 => c::take_or_read_as::<m::ListPartitionReassignmentsResponse<'a>, _>(
+            46 => c::read_fast_or_read_as::<m::ListPartitionReassignmentsResponse<'a>, _>(
                 r,
                 version,
                 Self::ListPartitionReassignments,
             ),
             #[cfg(feature = "OffsetDelete")]
-            47 => {
-                c::take_or_read_as::<m::OffsetDeleteResponse<'a>, _>(r, version, Self::OffsetDelete)
-            }
+            47 => c::read_fast_or_read_as::<m::OffsetDeleteResponse<'a>, _>(
+                r,
+                version,
+                Self::OffsetDelete,
+            ),
             #[cfg(feature = "DescribeClientQuotas")]
-            48 => c::take_or_read_as::<m::DescribeClientQuotasResponse<'a>, _>(
+            48 => c::read_fast_or_read_as::<m::DescribeClientQuotasResponse<'a>, _>(
                 r,
                 version,
                 Self::DescribeClientQuotas,
             ),
             #[cfg(feature = "AlterClientQuotas")]
-            49 => c::take_or_read_as::<m::AlterClientQuotasResponse<'a>, _>(
+            49 => c::read_fast_or_read_as::<m::AlterClientQuotasResponse<'a>, _>(
                 r,
                 version,
                 Self::AlterClientQuotas,
             ),
             #[cfg(feature = "DescribeUserScramCredentials")]
-            50 => c::take_or_read_as::<m::DescribeUserScramCredentialsResponse<'a>, _>(
+            50 => c::read_fast_or_read_as::<m::DescribeUserScramCredentialsResponse<'a>, _>(
                 r,
                 version,
                 Self::DescribeUserScramCredentials,
             ),
             #[cfg(feature = "AlterUserScramCredentials")]
-            51 => c::take_or_read_as::<m::AlterUserScramCredentialsResponse<'a>, _>(
+            51 => c::read_fast_or_read_as::<m::AlterUserScramCredentialsResponse<'a>, _>(
                 r,
                 version,
                 Self::AlterUserScramCredentials,
             ),
             #[cfg(feature = "Vote")]
-            52 => c::take_or_read_as::<m::VoteResponse<'a>, _>(r, version, Self::Vote),
+            52 => c::read_fast_or_read_as::<m::VoteResponse<'a>, _>(r, version, Self::Vote),
             #[cfg(feature = "BeginQuorumEpoch")]
-            53 => c::take_or_read_as::<m::BeginQuorumEpochResponse<'a>, _>(
+            53 => c::read_fast_or_read_as::<m::BeginQuorumEpochResponse<'a>, _>(
                 r,
                 version,
                 Self::BeginQuorumEpoch,
             ),
             #[cfg(feature = "EndQuorumEpoch")]
-            54 => c::take_or_read_as::<m::EndQuorumEpochResponse<'a>, _>(
+            54 => c::read_fast_or_read_as::<m::EndQuorumEpochResponse<'a>, _>(
                 r,
                 version,
                 Self::EndQuorumEpoch,
             ),
             #[cfg(feature = "DescribeQuorum")]
-            55 => c::take_or_read_as::<m::DescribeQuorumResponse<'a>, _>(
+            55 => c::read_fast_or_read_as::<m::DescribeQuorumResponse<'a>, _>(
                 r,
                 version,
                 Self::DescribeQuorum,
             ),
             #[cfg(feature = "AlterPartition")]
-            56 => c::take_or_read_as::<m::AlterPartitionResponse<'a>, _>(
+            56 => c::read_fast_or_read_as::<m::AlterPartitionResponse<'a>, _>(
                 r,
                 version,
                 Self::AlterPartition,
             ),
             #[cfg(feature = "UpdateFeatures")]
-            57 => c::take_or_read_as::<m::UpdateFeaturesResponse<'a>, _>(
+            57 => c::read_fast_or_read_as::<m::UpdateFeaturesResponse<'a>, _>(
                 r,
                 version,
                 Self::UpdateFeatures,
             ),
             #[cfg(feature = "Envelope")]
-            58 => c::take_or_read_as::<m::EnvelopeResponse<'a>, _>(r, version, Self::Envelope),
+            58 => c::read_fast_or_read_as::<m::EnvelopeResponse<'a>, _>(r, version, Self::Envelope),
             #[cfg(feature = "FetchSnapshot")]
-            59 => c::take_or_read_as::<m::FetchSnapshotResponse<'a>, _>(
+            59 => c::read_fast_or_read_as::<m::FetchSnapshotResponse<'a>, _>(
                 r,
                 version,
                 Self::FetchSnapshot,
             ),
             #[cfg(feature = "DescribeCluster")]
-            60 => c::take_or_read_as::<m::DescribeClusterResponse<'a>, _>(
+            60 => c::read_fast_or_read_as::<m::DescribeClusterResponse<'a>, _>(
                 r,
                 version,
                 Self::DescribeCluster,
             ),
             #[cfg(feature = "DescribeProducers")]
-            61 => c::take_or_read_as::<m::DescribeProducersResponse<'a>, _>(
+            61 => c::read_fast_or_read_as::<m::DescribeProducersResponse<'a>, _>(
                 r,
                 version,
                 Self::DescribeProducers,
             ),
             #[cfg(feature = "BrokerRegistration")]
-            62 => c::take_or_read_as::<m::BrokerRegistrationResponse<'a>, _>(
+            62 => c::read_fast_or_read_as::<m::BrokerRegistrationResponse<'a>, _>(
                 r,
                 version,
                 Self::BrokerRegistration,
             ),
             #[cfg(feature = "BrokerHeartbeat")]
-            63 => c::take_or_read_as::<m::BrokerHeartbeatResponse<'a>, _>(
+            63 => c::read_fast_or_read_as::<m::BrokerHeartbeatResponse<'a>, _>(
                 r,
                 version,
                 Self::BrokerHeartbeat,
             ),
             #[cfg(feature = "UnregisterBroker")]
-            64 => c::take_or_read_as::<m::UnregisterBrokerResponse<'a>, _>(
+            64 => c::read_fast_or_read_as::<m::UnregisterBrokerResponse<'a>, _>(
                 r,
                 version,
                 Self::UnregisterBroker,
             ),
             #[cfg(feature = "DescribeTransactions")]
-            65 => c::take_or_read_as::<m::DescribeTransactionsResponse<'a>, _>(
+            65 => c::read_fast_or_read_as::<m::DescribeTransactionsResponse<'a>, _>(
                 r,
                 version,
                 Self::DescribeTransactions,
             ),
             #[cfg(feature = "ListTransactions")]
-            66 => c::take_or_read_as::<m::ListTransactionsResponse<'a>, _>(
+            66 => c::read_fast_or_read_as::<m::ListTransactionsResponse<'a>, _>(
                 r,
                 version,
                 Self::ListTransactions,
             ),
             #[cfg(feature = "AllocateProducerIds")]
-            67 => c::take_or_read_as::<m::AllocateProducerIdsResponse<'a>, _>(
+            67 => c::read_fast_or_read_as::<m::AllocateProducerIdsResponse<'a>, _>(
                 r,
                 version,
                 Self::AllocateProducerIds,
             ),
             #[cfg(feature = "ConsumerGroupHeartbeat")]
-            68 => c::take_or_read_as::<m::ConsumerGroupHeartbeatResponse<'a>, _>(
+            68 => c::read_fast_or_read_as::<m::ConsumerGroupHeartbeatResponse<'a>, _>(
                 r,
                 version,
                 Self::ConsumerGroupHeartbeat,
             ),
             #[cfg(feature = "ConsumerGroupDescribe")]
-            69 => c::take_or_read_as::<m::ConsumerGroupDescribeResponse<'a>, _>(
+            69 => c::read_fast_or_read_as::<m::ConsumerGroupDescribeResponse<'a>, _>(
                 r,
                 version,
                 Self::ConsumerGroupDescribe,
             ),
             #[cfg(feature = "ControllerRegistration")]
-            70 => c::take_or_read_as::<m::ControllerRegistrationResponse<'a>, _>(
+            70 => c::read_fast_or_read_as::<m::ControllerRegistrationResponse<'a>, _>(
                 r,
                 version,
                 Self::ControllerRegistration,
             ),
             #[cfg(feature = "GetTelemetrySubscriptions")]
-            71 => c::take_or_read_as::<m::GetTelemetrySubscriptionsResponse<'a>, _>(
+            71 => c::read_fast_or_read_as::<m::GetTelemetrySubscriptionsResponse<'a>, _>(
                 r,
                 version,
                 Self::GetTelemetrySubscriptions,
             ),
             #[cfg(feature = "PushTelemetry")]
-            72 => c::take_or_read_as::<m::PushTelemetryResponse<'a>, _>(
+            72 => c::read_fast_or_read_as::<m::PushTelemetryResponse<'a>, _>(
                 r,
                 version,
                 Self::PushTelemetry,
             ),
             #[cfg(feature = "AssignReplicasToDirs")]
-            73 => c::take_or_read_as::<m::AssignReplicasToDirsResponse<'a>, _>(
+            73 => c::read_fast_or_read_as::<m::AssignReplicasToDirsResponse<'a>, _>(
                 r,
                 version,
                 Self::AssignReplicasToDirs,
             ),
             #[cfg(feature = "ListConfigResources")]
-            74 => c::take_or_read_as::<m::ListConfigResourcesResponse<'a>, _>(
+            74 => c::read_fast_or_read_as::<m::ListConfigResourcesResponse<'a>, _>(
                 r,
                 version,
                 Self::ListConfigResources,
             ),
             #[cfg(feature = "DescribeTopicPartitions")]
-            75 => c::take_or_read_as::<m::DescribeTopicPartitionsResponse<'a>, _>(
+            75 => c::read_fast_or_read_as::<m::DescribeTopicPartitionsResponse<'a>, _>(
                 r,
                 version,
                 Self::DescribeTopicPartitions,
             ),
             #[cfg(feature = "ShareGroupHeartbeat")]
-            76 => c::take_or_read_as::<m::ShareGroupHeartbeatResponse<'a>, _>(
+            76 => c::read_fast_or_read_as::<m::ShareGroupHeartbeatResponse<'a>, _>(
                 r,
                 version,
                 Self::ShareGroupHeartbeat,
             ),
             #[cfg(feature = "ShareGroupDescribe")]
-            77 => c::take_or_read_as::<m::ShareGroupDescribeResponse<'a>, _>(
+            77 => c::read_fast_or_read_as::<m::ShareGroupDescribeResponse<'a>, _>(
                 r,
                 version,
                 Self::ShareGroupDescribe,
             ),
             #[cfg(feature = "ShareFetch")]
-            78 => c::take_or_read_as::<m::ShareFetchResponse<'a>, _>(r, version, Self::ShareFetch),
+            78 => c::read_fast_or_read_as::<m::ShareFetchResponse<'a>, _>(
+                r,
+                version,
+                Self::ShareFetch,
+            ),
             #[cfg(feature = "ShareAcknowledge")]
-            79 => c::take_or_read_as::<m::ShareAcknowledgeResponse<'a>, _>(
+            79 => c::read_fast_or_read_as::<m::ShareAcknowledgeResponse<'a>, _>(
                 r,
                 version,
                 Self::ShareAcknowledge,
             ),
             #[cfg(feature = "AddRaftVoter")]
-            80 => {
-                c::take_or_read_as::<m::AddRaftVoterResponse<'a>, _>(r, version, Self::AddRaftVoter)
-            }
+            80 => c::read_fast_or_read_as::<m::AddRaftVoterResponse<'a>, _>(
+                r,
+                version,
+                Self::AddRaftVoter,
+            ),
             #[cfg(feature = "RemoveRaftVoter")]
-            81 => c::take_or_read_as::<m::RemoveRaftVoterResponse<'a>, _>(
+            81 => c::read_fast_or_read_as::<m::RemoveRaftVoterResponse<'a>, _>(
                 r,
                 version,
                 Self::RemoveRaftVoter,
             ),
             #[cfg(feature = "UpdateRaftVoter")]
-            82 => c::take_or_read_as::<m::UpdateRaftVoterResponse<'a>, _>(
+            82 => c::read_fast_or_read_as::<m::UpdateRaftVoterResponse<'a>, _>(
                 r,
                 version,
                 Self::UpdateRaftVoter,
             ),
             #[cfg(feature = "InitializeShareGroupState")]
-            83 => c::take_or_read_as::<m::InitializeShareGroupStateResponse<'a>, _>(
+            83 => c::read_fast_or_read_as::<m::InitializeShareGroupStateResponse<'a>, _>(
                 r,
                 version,
                 Self::InitializeShareGroupState,
             ),
             #[cfg(feature = "ReadShareGroupState")]
-            84 => c::take_or_read_as::<m::ReadShareGroupStateResponse<'a>, _>(
+            84 => c::read_fast_or_read_as::<m::ReadShareGroupStateResponse<'a>, _>(
                 r,
                 version,
                 Self::ReadShareGroupState,
             ),
             #[cfg(feature = "WriteShareGroupState")]
-            85 => c::take_or_read_as::<m::WriteShareGroupStateResponse<'a>, _>(
+            85 => c::read_fast_or_read_as::<m::WriteShareGroupStateResponse<'a>, _>(
                 r,
                 version,
                 Self::WriteShareGroupState,
             ),
             #[cfg(feature = "DeleteShareGroupState")]
-            86 => c::take_or_read_as::<m::DeleteShareGroupStateResponse<'a>, _>(
+            86 => c::read_fast_or_read_as::<m::DeleteShareGroupStateResponse<'a>, _>(
                 r,
                 version,
                 Self::DeleteShareGroupState,
             ),
             #[cfg(feature = "ReadShareGroupStateSummary")]
-            87 => c::take_or_read_as::<m::ReadShareGroupStateSummaryResponse<'a>, _>(
+            87 => c::read_fast_or_read_as::<m::ReadShareGroupStateSummaryResponse<'a>, _>(
                 r,
                 version,
                 Self::ReadShareGroupStateSummary,
             ),
             #[cfg(feature = "StreamsGroupHeartbeat")]
-            88 => c::take_or_read_as::<m::StreamsGroupHeartbeatResponse<'a>, _>(
+            88 => c::read_fast_or_read_as::<m::StreamsGroupHeartbeatResponse<'a>, _>(
                 r,
                 version,
                 Self::StreamsGroupHeartbeat,
             ),
             #[cfg(feature = "StreamsGroupDescribe")]
-            89 => c::take_or_read_as::<m::StreamsGroupDescribeResponse<'a>, _>(
+            89 => c::read_fast_or_read_as::<m::StreamsGroupDescribeResponse<'a>, _>(
                 r,
                 version,
                 Self::StreamsGroupDescribe,
             ),
             #[cfg(feature = "DescribeShareGroupOffsets")]
-            90 => c::take_or_read_as::<m::DescribeShareGroupOffsetsResponse<'a>, _>(
+            90 => c::read_fast_or_read_as::<m::DescribeShareGroupOffsetsResponse<'a>, _>(
                 r,
                 version,
                 Self::DescribeShareGroupOffsets,
             ),
             #[cfg(feature = "AlterShareGroupOffsets")]
-            91 => c::take_or_read_as::<m::AlterShareGroupOffsetsResponse<'a>, _>(
+            91 => c::read_fast_or_read_as::<m::AlterShareGroupOffsetsResponse<'a>, _>(
                 r,
                 version,
                 Self::AlterShareGroupOffsets,
             ),
             #[cfg(feature = "DeleteShareGroupOffsets")]
-            92 => c::take_or_read_as::<m::DeleteShareGroupOffsetsResponse<'a>, _>(
+            92 => c::read_fast_or_read_as::<m::DeleteShareGroupOffsetsResponse<'a>, _>(
                 r,
                 version,
                 Self::DeleteShareGroupOffsets,
             ),
             #[cfg(feature = "StreamsGroupTopologyDescriptionUpdate")]
-            93 => c::take_or_read_as::<m::StreamsGroupTopologyDescriptionUpdateResponse<'a>, _>(
-                r,
-                version,
-                Self::StreamsGroupTopologyDescriptionUpdate,
-            ),
+            93 => {
+                c::read_fast_or_read_as::<m::StreamsGroupTopologyDescriptionUpdateResponse<'a>, _>(
+                    r,
+                    version,
+                    Self::StreamsGroupTopologyDescriptionUpdate,
+                )
+            }
             #[cfg(feature = "UnregisterController")]
-            94 => c::take_or_read_as::<m::UnregisterControllerResponse<'a>, _>(
+            94 => c::read_fast_or_read_as::<m::UnregisterControllerResponse<'a>, _>(
                 r,
                 version,
                 Self::UnregisterController,

@@ -5,13 +5,32 @@ use core::marker::PhantomData;
 
 use crate::error::EncodeError;
 
-use super::{DroppedField, Encode, Failed, LengthPrefix, Reader, Walker, Writer};
+use super::{DroppedField, Encode, Failed, FastReader, LengthPrefix, Reader, Writer};
 
-/// A type that can be an array element.
+/// A type that can be an array element: the primitive element types (`i8`, `i16`, `i32`,
+/// `i64`, `u16`, `u32`, `bool`, `f64`, [`Uuid`](super::Uuid), `&str`) and every generated
+/// struct.
 ///
-/// Implemented for the primitive element types (`i8`, `i16`, `i32`, `i64`, `u16`, `u32`, `bool`,
-/// `f64`, [`Uuid`](super::Uuid), `&str`) and for every generated struct.
-pub trait Element<'a>: Copy {
+/// The trait is sealed: what an array does with its elements (validating, iterating, sizing and
+/// writing them) belongs to the crate, and other types cannot be elements. Generic code names it
+/// as a bound:
+///
+/// ```
+/// use kwire::codec::{Array, Element};
+///
+/// fn count<'a, T: Element<'a>>(array: &Array<'a, T>) -> usize {
+///     array.iter().count()
+/// }
+///
+/// assert_eq!(count(&Array::from(&[1i32, 2, 3][..])), 3);
+/// ```
+pub trait Element<'a>: ElementCodec<'a> {}
+
+impl<'a, T: ElementCodec<'a>> Element<'a> for T {}
+
+/// How arrays read, walk, size and write their elements: the sealed part of [`Element`],
+/// implemented inside the crate only (the module that declares it is private).
+pub trait ElementCodec<'a>: Copy {
     /// The encoded size of every element when it does not depend on the value, version or
     /// flexibility (the fixed-width primitives); `None` for everything else.
     ///
@@ -32,23 +51,23 @@ pub trait Element<'a>: Copy {
     ) -> Result<Self, Failed>;
 
     /// Advances over one element at `version` without building it, checking what
-    /// [`Element::read_element`] checks (generated structs walk field by field; the default takes
+    /// [`ElementCodec::read_element`] checks (generated structs walk field by field; the default takes
     /// the element). Over validated bytes it only steps.
     ///
     /// It may refuse what `read_element` accepts (generated structs leave a non-empty tagged
     /// section of unvalidated bytes to `read_element`), never the reverse: a caller that needs
     /// the error reads the element from the same place.
     #[inline]
-    fn walk(w: &mut Walker<'a>, version: i16, flexible: bool) -> Option<()> {
-        Self::take(w, version, flexible).map(drop)
+    fn walk(w: &mut FastReader<'a>, version: i16, flexible: bool) -> Option<()> {
+        Self::read_fast(w, version, flexible).map(drop)
     }
 
-    /// Walks `count` elements (see [`Element::walk`]) from `w` and returns the bytes after
+    /// Walks `count` elements (see [`ElementCodec::walk`]) from `w` and returns the bytes after
     /// them: the loop of validating an array. Generated structs run one copy of the loop per
     /// range of versions that encode alike, with the version tests of each copy folded away.
     #[inline(always)]
     fn walk_many(
-        mut w: Walker<'a>,
+        mut w: FastReader<'a>,
         count: usize,
         version: i16,
         flexible: bool,
@@ -60,13 +79,13 @@ pub trait Element<'a>: Copy {
     }
 
     /// Reads one element at `version` through a walker: what iterating a decoded array runs.
-    /// `None` wherever [`Element::read_element`] would fail; it may also refuse what
+    /// `None` wherever [`ElementCodec::read_element`] would fail; it may also refuse what
     /// `read_element` accepts (generated structs leave a non-empty tagged section to it), and
     /// the caller then reads the element from the same place with `read_element`.
     ///
     /// The default reads the element through a [`Reader`].
     #[inline]
-    fn take(w: &mut Walker<'a>, version: i16, flexible: bool) -> Option<Self> {
+    fn read_fast(w: &mut FastReader<'a>, version: i16, flexible: bool) -> Option<Self> {
         w.read_with(|r| Self::read_element(r, version, flexible, ""))
     }
 
@@ -82,7 +101,7 @@ pub trait Element<'a>: Copy {
         path: &'static str,
     ) -> Result<usize, EncodeError>;
 
-    /// Writes this element (after [`Element::element_len`] succeeded).
+    /// Writes this element (after [`ElementCodec::element_len`] succeeded).
     fn write_element(&self, w: &mut Writer<'_>, version: i16, flexible: bool);
 
     /// True when an element read at `read` (`read_flexible`) has the same bytes at `version`
@@ -94,9 +113,9 @@ pub trait Element<'a>: Copy {
         read == version && read_flexible == flexible
     }
 
-    /// Sums [`Element::element_len`] over `elements`: the loop of sizing an array. Generated
+    /// Sums [`ElementCodec::element_len`] over `elements`: the loop of sizing an array. Generated
     /// structs run one copy of the loop per range of versions that encode alike, as
-    /// [`Element::walk_many`] does.
+    /// [`ElementCodec::walk_many`] does.
     ///
     /// # Errors
     ///
@@ -115,7 +134,7 @@ pub trait Element<'a>: Copy {
         Ok(total)
     }
 
-    /// Writes a non-null array of `elements`: the length prefix, then [`Element::write_element`]
+    /// Writes a non-null array of `elements`: the length prefix, then [`ElementCodec::write_element`]
     /// on each. The fixed-width primitives reserve the prefix and the elements at once and fill
     /// them in one loop; generated structs run one copy of the loop per range of versions.
     #[inline]
@@ -168,8 +187,8 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
         // precise error. Without the `perf` feature only fixed-width elements are walked, and
         // the walking code is left out.
         if cfg!(feature = "perf") || T::WIRE_SIZE.is_some() {
-            let mut w = Walker::at(r);
-            if let Some(view) = Self::take(&mut w, count, version, flexible) {
+            let mut w = FastReader::at(r);
+            if let Some(view) = Self::read_fast(&mut w, count, version, flexible) {
                 r.advance_to(&w);
                 return Ok(view);
             }
@@ -201,9 +220,14 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
     }
 
     /// Validates `count` elements at `version` through a walker: what [`ArrayView::read`] tries
-    /// first, and what [`Array::take`] runs; `None` where the walk refuses them.
+    /// first, and what [`Array::read_fast`] runs; `None` where the walk refuses them.
     #[inline(always)]
-    fn take(w: &mut Walker<'a>, count: usize, version: i16, flexible: bool) -> Option<Self> {
+    fn read_fast(
+        w: &mut FastReader<'a>,
+        count: usize,
+        version: i16,
+        flexible: bool,
+    ) -> Option<Self> {
         let offset = w.offset();
         let bytes = match T::WIRE_SIZE {
             Some(size) => w.take(count.checked_mul(size)?)?,
@@ -216,9 +240,9 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
         Some(Self::new(bytes, count, offset, version, flexible))
     }
 
-    /// Walks `count` elements (see [`Element::walk`]).
+    /// Walks `count` elements (see [`ElementCodec::walk`]).
     #[inline(always)]
-    fn walk_each(w: &mut Walker<'a>, count: usize, version: i16, flexible: bool) -> Option<()> {
+    fn walk_each(w: &mut FastReader<'a>, count: usize, version: i16, flexible: bool) -> Option<()> {
         // Empty arrays (no aborted transactions, no offline replicas) are common: no call.
         if count == 0 {
             return Some(());
@@ -228,19 +252,24 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
         Some(())
     }
 
-    /// The loop of [`ArrayView::walk_each`] ([`Element::walk_many`]), out of line: it takes the
+    /// The loop of [`ArrayView::walk_each`] ([`ElementCodec::walk_many`]), out of line: it takes the
     /// walker by value and returns the bytes after the elements, so that neither its walker nor
     /// the caller's has its address taken, and both stay in registers.
     #[inline(never)]
-    fn walk_run(w: Walker<'a>, count: usize, version: i16, flexible: bool) -> Option<&'a [u8]> {
+    fn walk_run(w: FastReader<'a>, count: usize, version: i16, flexible: bool) -> Option<&'a [u8]> {
         T::walk_many(w, count, version, flexible)
     }
 
     /// Walks over a whole array (length prefix and elements) as [`Array::read`] (or, with
     /// `nullable`, [`Array::read_nullable`]) reads it, without building anything: the step
-    /// generated [`Element::walk`]s take over a nested array.
+    /// generated [`ElementCodec::walk`]s take over a nested array.
     #[inline(always)]
-    pub fn walk(w: &mut Walker<'a>, version: i16, flexible: bool, nullable: bool) -> Option<()> {
+    pub(crate) fn walk(
+        w: &mut FastReader<'a>,
+        version: i16,
+        flexible: bool,
+        nullable: bool,
+    ) -> Option<()> {
         // Fixed-size elements: the bounds check of their total covers the count's.
         if let Some(size) = T::WIRE_SIZE {
             let Some(count) = w.raw_array_len(flexible, nullable)? else {
@@ -303,7 +332,7 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
     #[must_use]
     pub fn iter(&self) -> ArrayIter<'a, T> {
         ArrayIter(IterRepr::Wire {
-            w: Walker::validated(self.bytes, self.offset),
+            w: FastReader::validated(self.bytes, self.offset),
             left: self.count,
             version: self.version,
             flexible: self.flexible,
@@ -447,26 +476,37 @@ impl<'a, T: Element<'a>> Array<'a, T> {
     }
 
     /// Reads a non-nullable array through a walker, as [`Array::read`] reads it; `None` where
-    /// the read would fail or the walk refuses (see [`Element::take`]).
+    /// the read would fail or the walk refuses (see [`ElementCodec::read_fast`]).
+    #[cfg(feature = "perf")]
     #[inline(always)]
-    pub fn take(w: &mut Walker<'a>, version: i16, flexible: bool) -> Option<Self> {
-        let n = Self::take_len(w, flexible, false)??;
-        ArrayView::take(w, n, version, flexible).map(Self::Wire)
+    pub(crate) fn read_fast(w: &mut FastReader<'a>, version: i16, flexible: bool) -> Option<Self> {
+        let n = Self::read_fast_len(w, flexible, false)??;
+        ArrayView::read_fast(w, n, version, flexible).map(Self::Wire)
     }
 
     /// Reads a nullable array through a walker, as [`Array::read_nullable`] reads it.
+    #[cfg(feature = "perf")]
     #[inline(always)]
-    pub fn take_nullable(w: &mut Walker<'a>, version: i16, flexible: bool) -> Option<Option<Self>> {
-        match Self::take_len(w, flexible, true)? {
-            Some(n) => ArrayView::take(w, n, version, flexible).map(|v| Some(Self::Wire(v))),
+    pub(crate) fn read_fast_nullable(
+        w: &mut FastReader<'a>,
+        version: i16,
+        flexible: bool,
+    ) -> Option<Option<Self>> {
+        match Self::read_fast_len(w, flexible, true)? {
+            Some(n) => ArrayView::read_fast(w, n, version, flexible).map(|v| Some(Self::Wire(v))),
             None => Some(None),
         }
     }
 
     /// The element count of an array read through a walker: for fixed-size elements, the
-    /// bounds check of their total (in [`ArrayView::take`]) covers the count's.
+    /// bounds check of their total (in [`ArrayView::read_fast`]) covers the count's.
+    #[cfg(feature = "perf")]
     #[inline(always)]
-    fn take_len(w: &mut Walker<'a>, flexible: bool, nullable: bool) -> Option<Option<usize>> {
+    fn read_fast_len(
+        w: &mut FastReader<'a>,
+        flexible: bool,
+        nullable: bool,
+    ) -> Option<Option<usize>> {
         if T::WIRE_SIZE.is_some() {
             w.raw_array_len(flexible, nullable)
         } else {
@@ -793,7 +833,7 @@ pub struct ArrayIter<'a, T>(IterRepr<'a, T>);
 
 enum IterRepr<'a, T> {
     Wire {
-        w: Walker<'a>,
+        w: FastReader<'a>,
         left: u32,
         version: i16,
         flexible: bool,
@@ -823,7 +863,7 @@ impl<'a, T: Element<'a>> Iterator for ArrayIter<'a, T> {
                 // Fixed-width elements: the view's bytes end where its elements do, so the
                 // bounds check of the read is the only test (the count is left as it was).
                 if T::WIRE_SIZE.is_some() {
-                    return T::take(w, *version, *flexible);
+                    return T::read_fast(w, *version, *flexible);
                 }
                 *left = left.checked_sub(1)?;
                 // Every element was validated when the view was built: the walker reads it, or
@@ -832,7 +872,7 @@ impl<'a, T: Element<'a>> Iterator for ArrayIter<'a, T> {
                 // debug assertions, the tests and the fuzz targets among them, say so.
                 if cfg!(feature = "perf") {
                     let start = *w;
-                    if let Some(v) = T::take(w, *version, *flexible) {
+                    if let Some(v) = T::read_fast(w, *version, *flexible) {
                         return Some(v);
                     }
                     *w = start;

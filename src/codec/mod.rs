@@ -7,9 +7,15 @@
 //!   [`Writer`]. Neither allocates nor panics.
 //! * Decoding borrows: strings are `&'a str` (checked as UTF-8 once), bytes are `&'a [u8]`, arrays
 //!   are [`Array`] views validated once and then iterated without errors.
-//! * Encoding is two-phase: [`Encode::encoded_len`] computes the exact size and performs every
-//!   check that can fail; [`Encode::encode`] then writes exactly that many bytes, or returns
-//!   [`EncodeError::BufferTooSmall`] before writing anything.
+//! * Encoding is one pass: [`Encode::encode`] checks each value as it writes it, and a buffer
+//!   that is too small fails with [`EncodeError::BufferTooSmall`] carrying the size the encoding
+//!   needs (what was written before an error is unspecified). [`Encode::encoded_len`] gives the
+//!   exact size first, for callers who want it.
+//!
+//! What arrays do with their elements ([`Element`] is sealed) and the error-free cursor that
+//! decoding validates arrays with stay inside the crate. [`Reader`], [`Writer`], [`Decode`],
+//! [`Encode`], [`TaggedSection`] and the size functions are public for types of one's own, as
+//! [`Decode`]'s example shows.
 //!
 //! # Leniencies (as Kafka's Java reader)
 //!
@@ -35,18 +41,19 @@
 //! of line was decided by measuring that build: some are larger there out of line than inlined.
 
 mod array;
+mod fast_reader;
 pub(crate) mod framing;
 mod reader;
 mod tagged;
-mod walk;
 mod writer;
 
+pub(crate) use array::ElementCodec;
 pub use array::{Array, ArrayIter, ArrayView, Element, StorageTooSmall};
+pub(crate) use fast_reader::FastReader;
 pub use reader::{Failed, Reader};
 pub use tagged::{
     RawTaggedField, TaggedEntry, TaggedFieldIter, TaggedFields, TaggedSection, tagged_entry_len,
 };
-pub use walk::Walker;
 pub use writer::{
     Writer, bytes_len, len_prefix, nullable_bytes_len, nullable_string_len, string_len,
     uvarint_len, varint_len, varlong_len,
@@ -168,17 +175,6 @@ pub trait Decode<'a>: Sized {
     /// [`Failed`], with the [`DecodeError`] in `r`.
     fn read(r: &mut Reader<'a>, version: i16) -> Result<Self, Failed>;
 
-    /// Reads one value at `version` through a [`Walker`], which records no error: `None`
-    /// wherever [`Decode::read`] would fail, and wherever the type leaves the bytes to `read`.
-    /// [`Decode::decode`] tries it first and reads with `read` only when it refuses, so that good
-    /// input costs no error bookkeeping. Generated elements leave a non-empty tagged section to
-    /// `read`; generated messages with tagged fields of their own read it with a [`Reader`] from
-    /// where the walker stands. The default reads through a [`Reader`].
-    #[inline]
-    fn take(w: &mut Walker<'a>, version: i16) -> Option<Self> {
-        w.read_with(|r| Self::read(r, version))
-    }
-
     /// Decodes one value at `version`, advancing `r` past it.
     ///
     /// # Errors
@@ -187,7 +183,7 @@ pub trait Decode<'a>: Sized {
     /// for top-level messages a version outside the valid range.
     #[inline]
     fn decode(r: &mut Reader<'a>, version: i16) -> Result<Self, DecodeError> {
-        take_or_read(r, version).map_err(|Failed| r.take_error())
+        Self::read(r, version).map_err(|Failed| r.take_error())
     }
 
     /// Decodes a value that must span all of `bytes`.
@@ -203,38 +199,68 @@ pub trait Decode<'a>: Sized {
     }
 }
 
-/// Reads one `T` at `version` as [`Decode::decode`] does: with `perf`, through a walker first
-/// ([`Decode::take`]), and with [`Decode::read`] only where the walker refuses; the by-key
-/// decoders of requests and responses read their bodies so too.
+/// The read of a generated type through a [`FastReader`], which records no error: `None` wherever
+/// [`Decode::read`] would fail, and wherever the type leaves the bytes to `read` (generated
+/// elements leave a non-empty tagged section to it; generated messages with tagged fields of
+/// their own read it with a [`Reader`] from where the walker stands). Good input so costs no
+/// error bookkeeping: the generated types' [`Decode::decode`] tries it first
+/// ([`read_fast_or_read`]).
+#[cfg(feature = "perf")]
+pub(crate) trait ReadFast<'a>: Decode<'a> {
+    /// Reads one value at `version`, advancing `w` past it.
+    fn read_fast(w: &mut FastReader<'a>, version: i16) -> Option<Self>;
+}
+
+/// Reads one `T` at `version` as the generated types' [`Decode::decode`] does with `perf`:
+/// through a walker first ([`ReadFast`]), and with [`Decode::read`] only where the walker
+/// refuses; the by-key decoders of requests and responses read their bodies so too.
+#[cfg(feature = "perf")]
 #[inline]
-pub(crate) fn take_or_read<'a, T: Decode<'a>>(
+pub(crate) fn read_fast_or_read<'a, T: ReadFast<'a>>(
     r: &mut Reader<'a>,
     version: i16,
 ) -> Result<T, Failed> {
-    if cfg!(feature = "perf") {
-        let mut w = Walker::at(r);
-        if let Some(v) = T::take(&mut w, version) {
-            r.advance_to(&w);
-            return Ok(v);
-        }
+    let mut w = FastReader::at(r);
+    if let Some(v) = T::read_fast(&mut w, version) {
+        r.advance_to(&w);
+        return Ok(v);
     }
     T::read(r, version)
 }
 
-/// [`take_or_read`] for the by-key decoders of requests and responses: the value as the
+/// [`read_fast_or_read`] for the by-key decoders of requests and responses: the value as the
 /// variant `wrap` makes, or the error the reader recorded. Each arm of those decoders writes its
 /// own variant into the result, so that no whole enum is copied from one result to another.
+#[cfg(feature = "perf")]
 #[inline(always)]
 #[allow(
     dead_code,
     reason = "a build without any API feature has no by-key decoder"
 )]
-pub(crate) fn take_or_read_as<'a, T: Decode<'a>, S>(
+pub(crate) fn read_fast_or_read_as<'a, T: ReadFast<'a>, S>(
     r: &mut Reader<'a>,
     version: i16,
     wrap: fn(T) -> S,
 ) -> Result<S, DecodeError> {
-    match take_or_read::<T>(r, version) {
+    match read_fast_or_read::<T>(r, version) {
+        Ok(v) => Ok(wrap(v)),
+        Err(Failed) => Err(r.take_error()),
+    }
+}
+
+/// [`read_fast_or_read`] for the by-key decoders, in a build without `perf`.
+#[cfg(not(feature = "perf"))]
+#[inline(always)]
+#[allow(
+    dead_code,
+    reason = "a build without any API feature has no by-key decoder"
+)]
+pub(crate) fn read_fast_or_read_as<'a, T: Decode<'a>, S>(
+    r: &mut Reader<'a>,
+    version: i16,
+    wrap: fn(T) -> S,
+) -> Result<S, DecodeError> {
+    match T::read(r, version) {
         Ok(v) => Ok(wrap(v)),
         Err(Failed) => Err(r.take_error()),
     }
@@ -481,7 +507,7 @@ pub fn version_error(
 
 macro_rules! primitive_element {
     ($t:ty, $read:ident, $write:ident, $len:expr, $bytes:expr) => {
-        impl<'a> Element<'a> for $t {
+        impl<'a> ElementCodec<'a> for $t {
             const WIRE_SIZE: Option<usize> = Some($len);
             #[inline]
             fn read_element(
@@ -493,7 +519,7 @@ macro_rules! primitive_element {
                 r.$read(path)
             }
             #[inline(always)]
-            fn take(w: &mut Walker<'a>, _: i16, _: bool) -> Option<Self> {
+            fn read_fast(w: &mut FastReader<'a>, _: i16, _: bool) -> Option<Self> {
                 w.$read()
             }
             #[inline]
@@ -544,7 +570,7 @@ primitive_element!(i64, i64, i64, 8, i64::to_be_bytes);
 primitive_element!(f64, f64, f64, 8, f64::to_be_bytes);
 primitive_element!(Uuid, uuid, uuid, 16, |v| v.0);
 
-impl<'a> Element<'a> for &'a str {
+impl<'a> ElementCodec<'a> for &'a str {
     #[inline]
     fn read_element(
         r: &mut Reader<'a>,
@@ -555,11 +581,11 @@ impl<'a> Element<'a> for &'a str {
         r.string(flexible, path)
     }
     #[inline(always)]
-    fn walk(w: &mut Walker<'a>, _: i16, flexible: bool) -> Option<()> {
+    fn walk(w: &mut FastReader<'a>, _: i16, flexible: bool) -> Option<()> {
         w.skip_string(flexible, false)
     }
     #[inline(always)]
-    fn take(w: &mut Walker<'a>, _: i16, flexible: bool) -> Option<Self> {
+    fn read_fast(w: &mut FastReader<'a>, _: i16, flexible: bool) -> Option<Self> {
         w.string(flexible)
     }
     #[inline]
@@ -605,11 +631,11 @@ macro_rules! per_class {
 #[cfg(feature = "perf")]
 pub(crate) use per_class;
 
-/// Implements [`Element`] for a generated struct through its [`Decode`] and [`Encode`] impls;
+/// Implements [`ElementCodec`] (so [`Element`]) for a generated struct through its [`Decode`] and [`Encode`] impls;
 /// the ranges after the name are the struct's version ranges for [`per_class!`], newest first.
 macro_rules! struct_element {
     ($t:ident $(; $($lo:literal $(..= $hi:literal)?),+)?) => {
-        impl<'a> $crate::codec::Element<'a> for $t<'a> {
+        impl<'a> $crate::codec::ElementCodec<'a> for $t<'a> {
             // Inlined into the array loops and iterators with the `perf` feature; one
             // out-of-line copy per struct without it.
             #[cfg_attr(feature = "perf", inline)]
@@ -624,7 +650,7 @@ macro_rules! struct_element {
             }
             #[inline]
             fn walk(
-                w: &mut $crate::codec::Walker<'a>,
+                w: &mut $crate::codec::FastReader<'a>,
                 version: i16,
                 _: bool,
             ) -> ::core::option::Option<()> {
@@ -633,7 +659,7 @@ macro_rules! struct_element {
             #[cfg(feature = "perf")]
             #[inline(always)]
             fn walk_many(
-                mut w: $crate::codec::Walker<'a>,
+                mut w: $crate::codec::FastReader<'a>,
                 count: usize,
                 version: i16,
                 _: bool,
@@ -645,13 +671,14 @@ macro_rules! struct_element {
                 }; $($($lo $(..= $hi)?),+)?);
                 ::core::option::Option::Some(w.rest())
             }
+            #[cfg(feature = "perf")]
             #[inline]
-            fn take(
-                w: &mut $crate::codec::Walker<'a>,
+            fn read_fast(
+                w: &mut $crate::codec::FastReader<'a>,
                 version: i16,
                 _: bool,
             ) -> ::core::option::Option<Self> {
-                <Self as $crate::codec::Decode<'a>>::take(w, version)
+                <Self as $crate::codec::ReadFast<'a>>::read_fast(w, version)
             }
             #[inline]
             fn element_len(

@@ -103,7 +103,7 @@ impl<'a> Reader<'a> {
 
     /// Moves to where `w`, a walker made at this reader, has got to.
     #[inline(always)]
-    pub(crate) fn advance_to(&mut self, w: &super::Walker<'a>) {
+    pub(crate) fn advance_to(&mut self, w: &super::FastReader<'a>) {
         self.rest = w.rest();
     }
 
@@ -761,7 +761,7 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// `bytes` as a string when they are UTF-8: the check [`Reader`] and [`Walker`](super::Walker)
+/// `bytes` as a string when they are UTF-8: the check [`Reader`] and [`FastReader`](super::FastReader)
 /// share. An empty string (common: empty commit metadata, for one) is taken without the call
 /// with `perf`.
 #[inline(always)]
@@ -808,7 +808,7 @@ fn is_ascii(bytes: &[u8]) -> bool {
 /// Reads a length in its common encoding (a compact length of up to three bytes, or one byte
 /// without the `perf` feature; a non-negative `int16` or `int32`) off the front of `rest`;
 /// returns `None`, consuming nothing, for anything else. The inline half of every length read
-/// of the [`Walker`](super::Walker), and of the [`Reader`] with the `perf` feature.
+/// of the [`FastReader`](super::FastReader), and of the [`Reader`] with the `perf` feature.
 #[inline(always)]
 pub(super) fn fast_len(rest: &mut &[u8], flexible: bool, short: bool) -> Option<usize> {
     let (n, tail) = if flexible {

@@ -269,17 +269,48 @@ pub struct TaggedEntry<'a> {
 /// Reads a tagged-field section, handing the known tags to the caller one at a time and
 /// collecting the unknown ones.
 ///
-/// Generated decoders use it as:
+/// A type of one's own with a tagged field reads its section as the generated decoders do:
 ///
-/// ```text
-/// let mut section = TaggedSection::begin(r, KNOWN_TAGS, PATH)?;
-/// while let Some((tag, payload)) = section.next(r)? {
-///     match tag { 0 => field = section.field(r, payload, tag, PATH, |p| p.i32(PATH))?, ... }
+/// ```
+/// use kwire::codec::{Decode, Failed, Reader, TaggedFields, TaggedSection};
+///
+/// /// An int32, then a section whose tag 0 is a rack id.
+/// #[derive(Debug)]
+/// struct Member<'a> {
+///     id: i32,
+///     rack: Option<&'a str>,
+///     unknown: TaggedFields<'a>,
 /// }
-/// let unknown = section.finish(r);
+///
+/// impl<'a> Decode<'a> for Member<'a> {
+///     const PATH: &'static str = "Member";
+///
+///     fn read(r: &mut Reader<'a>, _version: i16) -> Result<Self, Failed> {
+///         let id = r.i32("Member.Id")?;
+///         let mut rack = None;
+///         // One tag defined (tag 0); others are kept as unknown.
+///         let mut section = TaggedSection::begin(r, 1, "Member._tagged_fields")?;
+///         while let Some((tag, payload)) = section.next(r)? {
+///             if tag == 0 {
+///                 rack = section.field(r, payload, tag, "Member.Rack", |p| {
+///                     p.nullable_string(true, "Member.Rack")
+///                 })?;
+///             }
+///         }
+///         let unknown = section.finish(r);
+///         Ok(Member { id, rack, unknown })
+///     }
+/// }
+///
+/// // id 7; two fields: tag 0 ("r1", compact string), tag 5 (one byte, unknown).
+/// let bytes = [0, 0, 0, 7, 2, 0, 3, 3, b'r', b'1', 5, 1, 0xff];
+/// let member = Member::decode_exact(&bytes, 0)?;
+/// assert_eq!((member.id, member.rack), (7, Some("r1")));
+/// assert_eq!(member.unknown.iter().map(|f| f.tag).collect::<Vec<_>>(), [5]);
+/// # Ok::<(), kwire::DecodeError>(())
 /// ```
 ///
-/// Like the reads of generated decoders, its methods return [`Failed`] and leave the error,
+/// Like the reads of [`Reader`], its methods return [`Failed`] and leave the error,
 /// named in each method's `# Errors`, in the reader `r` ([`Reader::take_error`]).
 #[derive(Debug)]
 pub struct TaggedSection<'a> {

@@ -187,8 +187,16 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnRequest<'a> {
 
     #[cfg(feature = "perf")]
     #[inline]
-    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        Self::take_wire(w, version)
+    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, crate::error::DecodeError> {
+        c::read_fast_or_read(r, version).map_err(|c::Failed| r.take_error())
+    }
+}
+
+#[cfg(feature = "perf")]
+impl<'a> c::ReadFast<'a> for AddPartitionsToTxnRequest<'a> {
+    #[inline]
+    fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -207,11 +215,11 @@ impl<'a> AddPartitionsToTxnRequest<'a> {
 
 impl<'a> AddPartitionsToTxnRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
-    pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+    pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
@@ -243,12 +251,12 @@ impl<'a> AddPartitionsToTxnRequest<'a> {
 }
 
 impl<'a> AddPartitionsToTxnRequest<'a> {
-    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
     /// `read`.
     #[cfg(feature = "perf")]
     #[inline]
-    pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         if !BUILT.range().contains(version) {
             return None;
         }
@@ -256,7 +264,7 @@ impl<'a> AddPartitionsToTxnRequest<'a> {
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let f0: c::Array<'a, AddPartitionsToTxnTransaction<'a>> = if version >= 4 {
-            c::Array::take(w, version, flexible)?
+            c::Array::read_fast(w, version, flexible)?
         } else {
             c::Array::Slice(&[])
         };
@@ -268,7 +276,7 @@ impl<'a> AddPartitionsToTxnRequest<'a> {
         let f2: i64 = if version <= 3 { w.i64()? } else { 0 };
         let f3: i16 = if version <= 3 { w.i16()? } else { 0 };
         let f4: c::Array<'a, AddPartitionsToTxnTopic<'a>> = if version <= 3 {
-            c::Array::take(w, version, flexible)?
+            c::Array::read_fast(w, version, flexible)?
         } else {
             c::Array::Slice(&[])
         };
@@ -571,8 +579,16 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnTransaction<'a> {
 
     #[cfg(feature = "perf")]
     #[inline]
-    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        Self::take_wire(w, version)
+    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, crate::error::DecodeError> {
+        c::read_fast_or_read(r, version).map_err(|c::Failed| r.take_error())
+    }
+}
+
+#[cfg(feature = "perf")]
+impl<'a> c::ReadFast<'a> for AddPartitionsToTxnTransaction<'a> {
+    #[inline]
+    fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -593,11 +609,11 @@ impl<'a> AddPartitionsToTxnTransaction<'a> {
 
 impl<'a> AddPartitionsToTxnTransaction<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
-    pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+    pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
@@ -609,12 +625,12 @@ impl<'a> AddPartitionsToTxnTransaction<'a> {
 }
 
 impl<'a> AddPartitionsToTxnTransaction<'a> {
-    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
     /// `read`.
     #[cfg(feature = "perf")]
     #[inline(always)]
-    pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
@@ -622,7 +638,7 @@ impl<'a> AddPartitionsToTxnTransaction<'a> {
         let f1 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
         let f2 = i16::from_be_bytes([b8, b9]);
         let f3 = b10 != 0;
-        let f4: c::Array<'a, AddPartitionsToTxnTopic<'a>> = c::Array::take(w, version, true)?;
+        let f4: c::Array<'a, AddPartitionsToTxnTopic<'a>> = c::Array::read_fast(w, version, true)?;
         w.empty_tagged_section()?;
         Some(Self {
             transactional_id: f0,
@@ -792,10 +808,18 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnTopic<'a> {
 
     #[cfg(feature = "perf")]
     #[inline]
-    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, crate::error::DecodeError> {
+        c::read_fast_or_read(r, version).map_err(|c::Failed| r.take_error())
+    }
+}
+
+#[cfg(feature = "perf")]
+impl<'a> c::ReadFast<'a> for AddPartitionsToTxnTopic<'a> {
+    #[inline]
+    fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::take_wire(w, v); 3..=5)
+        c::per_class!(version, v => Self::read_fast_wire(w, v); 3..=5)
     }
 }
 
@@ -816,11 +840,11 @@ impl<'a> AddPartitionsToTxnTopic<'a> {
 
 impl<'a> AddPartitionsToTxnTopic<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
-    pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+    pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
@@ -834,17 +858,17 @@ impl<'a> AddPartitionsToTxnTopic<'a> {
 }
 
 impl<'a> AddPartitionsToTxnTopic<'a> {
-    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
     /// `read`.
     #[cfg(feature = "perf")]
     #[inline(always)]
-    pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let f0: &'a str = w.string(flexible)?;
-        let f1: c::Array<'a, i32> = c::Array::take(w, version, flexible)?;
+        let f1: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
         if flexible {
             w.empty_tagged_section()?;
         }

@@ -125,8 +125,16 @@ impl<'a> c::Decode<'a> for CreateTopicsRequest<'a> {
 
     #[cfg(feature = "perf")]
     #[inline]
-    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        Self::take_wire(w, version)
+    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, crate::error::DecodeError> {
+        c::read_fast_or_read(r, version).map_err(|c::Failed| r.take_error())
+    }
+}
+
+#[cfg(feature = "perf")]
+impl<'a> c::ReadFast<'a> for CreateTopicsRequest<'a> {
+    #[inline]
+    fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -145,11 +153,11 @@ impl<'a> CreateTopicsRequest<'a> {
 
 impl<'a> CreateTopicsRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
-    pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+    pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
@@ -167,19 +175,19 @@ impl<'a> CreateTopicsRequest<'a> {
 }
 
 impl<'a> CreateTopicsRequest<'a> {
-    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
     /// `read`.
     #[cfg(feature = "perf")]
     #[inline]
-    pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         if !BUILT.range().contains(version) {
             return None;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
-        let f0: c::Array<'a, CreatableTopic<'a>> = c::Array::take(w, version, flexible)?;
+        let f0: c::Array<'a, CreatableTopic<'a>> = c::Array::read_fast(w, version, flexible)?;
         let f1 = w.i32()?;
         let f2: bool = if version >= 1 { w.bool()? } else { false };
         if flexible {
@@ -412,10 +420,18 @@ impl<'a> c::Decode<'a> for CreatableTopic<'a> {
 
     #[cfg(feature = "perf")]
     #[inline]
-    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, crate::error::DecodeError> {
+        c::read_fast_or_read(r, version).map_err(|c::Failed| r.take_error())
+    }
+}
+
+#[cfg(feature = "perf")]
+impl<'a> c::ReadFast<'a> for CreatableTopic<'a> {
+    #[inline]
+    fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::take_wire(w, v); 5..=7)
+        c::per_class!(version, v => Self::read_fast_wire(w, v); 5..=7)
     }
 }
 
@@ -434,11 +450,11 @@ impl<'a> CreatableTopic<'a> {
 
 impl<'a> CreatableTopic<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
-    pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+    pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
@@ -454,12 +470,12 @@ impl<'a> CreatableTopic<'a> {
 }
 
 impl<'a> CreatableTopic<'a> {
-    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
     /// `read`.
     #[cfg(feature = "perf")]
     #[inline(always)]
-    pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
@@ -468,8 +484,8 @@ impl<'a> CreatableTopic<'a> {
         let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f2 = i16::from_be_bytes([b4, b5]);
         let f3: c::Array<'a, CreatableReplicaAssignment<'a>> =
-            c::Array::take(w, version, flexible)?;
-        let f4: c::Array<'a, CreatableTopicConfig<'a>> = c::Array::take(w, version, flexible)?;
+            c::Array::read_fast(w, version, flexible)?;
+        let f4: c::Array<'a, CreatableTopicConfig<'a>> = c::Array::read_fast(w, version, flexible)?;
         if flexible {
             w.empty_tagged_section()?;
         }
@@ -655,10 +671,18 @@ impl<'a> c::Decode<'a> for CreatableReplicaAssignment<'a> {
 
     #[cfg(feature = "perf")]
     #[inline]
-    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, crate::error::DecodeError> {
+        c::read_fast_or_read(r, version).map_err(|c::Failed| r.take_error())
+    }
+}
+
+#[cfg(feature = "perf")]
+impl<'a> c::ReadFast<'a> for CreatableReplicaAssignment<'a> {
+    #[inline]
+    fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::take_wire(w, v); 5..=7)
+        c::per_class!(version, v => Self::read_fast_wire(w, v); 5..=7)
     }
 }
 
@@ -679,11 +703,11 @@ impl<'a> CreatableReplicaAssignment<'a> {
 
 impl<'a> CreatableReplicaAssignment<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
-    pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+    pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
@@ -697,17 +721,17 @@ impl<'a> CreatableReplicaAssignment<'a> {
 }
 
 impl<'a> CreatableReplicaAssignment<'a> {
-    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
     /// `read`.
     #[cfg(feature = "perf")]
     #[inline(always)]
-    pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         let f0 = w.i32()?;
-        let f1: c::Array<'a, i32> = c::Array::take(w, version, flexible)?;
+        let f1: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
         if flexible {
             w.empty_tagged_section()?;
         }
@@ -866,10 +890,18 @@ impl<'a> c::Decode<'a> for CreatableTopicConfig<'a> {
 
     #[cfg(feature = "perf")]
     #[inline]
-    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, crate::error::DecodeError> {
+        c::read_fast_or_read(r, version).map_err(|c::Failed| r.take_error())
+    }
+}
+
+#[cfg(feature = "perf")]
+impl<'a> c::ReadFast<'a> for CreatableTopicConfig<'a> {
+    #[inline]
+    fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::take_wire(w, v); 5..=7)
+        c::per_class!(version, v => Self::read_fast_wire(w, v); 5..=7)
     }
 }
 
@@ -888,11 +920,11 @@ impl<'a> CreatableTopicConfig<'a> {
 
 impl<'a> CreatableTopicConfig<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
-    pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+    pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
@@ -906,12 +938,12 @@ impl<'a> CreatableTopicConfig<'a> {
 }
 
 impl<'a> CreatableTopicConfig<'a> {
-    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
     /// `read`.
     #[cfg(feature = "perf")]
     #[inline(always)]
-    pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;

@@ -133,8 +133,16 @@ impl<'a> c::Decode<'a> for FetchSnapshotResponse<'a> {
 
     #[cfg(feature = "perf")]
     #[inline]
-    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        Self::take_wire(w, version)
+    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, crate::error::DecodeError> {
+        c::read_fast_or_read(r, version).map_err(|c::Failed| r.take_error())
+    }
+}
+
+#[cfg(feature = "perf")]
+impl<'a> c::ReadFast<'a> for FetchSnapshotResponse<'a> {
+    #[inline]
+    fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -165,11 +173,11 @@ impl<'a> FetchSnapshotResponse<'a> {
 
 impl<'a> FetchSnapshotResponse<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
-    pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+    pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(6)?;
@@ -181,12 +189,12 @@ impl<'a> FetchSnapshotResponse<'a> {
 }
 
 impl<'a> FetchSnapshotResponse<'a> {
-    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
     /// `read`.
     #[cfg(feature = "perf")]
     #[inline]
-    pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         if !BUILT.range().contains(version) {
             return None;
         }
@@ -195,7 +203,7 @@ impl<'a> FetchSnapshotResponse<'a> {
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i16::from_be_bytes([b4, b5]);
-        let f2: c::Array<'a, TopicSnapshot<'a>> = c::Array::take(w, version, true)?;
+        let f2: c::Array<'a, TopicSnapshot<'a>> = c::Array::read_fast(w, version, true)?;
         let f3: c::Array<'a, NodeEndpoint<'a>> = c::Array::Slice(&[]);
         let this = Self {
             throttle_time_ms: f0,
@@ -395,8 +403,16 @@ impl<'a> c::Decode<'a> for TopicSnapshot<'a> {
 
     #[cfg(feature = "perf")]
     #[inline]
-    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        Self::take_wire(w, version)
+    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, crate::error::DecodeError> {
+        c::read_fast_or_read(r, version).map_err(|c::Failed| r.take_error())
+    }
+}
+
+#[cfg(feature = "perf")]
+impl<'a> c::ReadFast<'a> for TopicSnapshot<'a> {
+    #[inline]
+    fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -415,11 +431,11 @@ impl<'a> TopicSnapshot<'a> {
 
 impl<'a> TopicSnapshot<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
-    pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+    pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
@@ -430,16 +446,16 @@ impl<'a> TopicSnapshot<'a> {
 }
 
 impl<'a> TopicSnapshot<'a> {
-    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
     /// `read`.
     #[cfg(feature = "perf")]
     #[inline(always)]
-    pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
-        let f1: c::Array<'a, PartitionSnapshot<'a>> = c::Array::take(w, version, true)?;
+        let f1: c::Array<'a, PartitionSnapshot<'a>> = c::Array::read_fast(w, version, true)?;
         w.empty_tagged_section()?;
         Some(Self {
             name: f0,
@@ -659,8 +675,16 @@ impl<'a> c::Decode<'a> for PartitionSnapshot<'a> {
 
     #[cfg(feature = "perf")]
     #[inline]
-    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        Self::take_wire(w, version)
+    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, crate::error::DecodeError> {
+        c::read_fast_or_read(r, version).map_err(|c::Failed| r.take_error())
+    }
+}
+
+#[cfg(feature = "perf")]
+impl<'a> c::ReadFast<'a> for PartitionSnapshot<'a> {
+    #[inline]
+    fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -695,11 +719,11 @@ impl<'a> PartitionSnapshot<'a> {
 
 impl<'a> PartitionSnapshot<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
-    pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+    pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(6)?;
@@ -713,18 +737,18 @@ impl<'a> PartitionSnapshot<'a> {
 }
 
 impl<'a> PartitionSnapshot<'a> {
-    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
     /// `read`.
     #[cfg(feature = "perf")]
     #[inline(always)]
-    pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i16::from_be_bytes([b4, b5]);
-        let f2: SnapshotId<'a> = SnapshotId::take_wire(w, version)?;
+        let f2: SnapshotId<'a> = SnapshotId::read_fast_wire(w, version)?;
         let f3: LeaderIdAndEpoch<'a> = LeaderIdAndEpoch::default();
         let [
             b0,
@@ -939,8 +963,16 @@ impl<'a> c::Decode<'a> for SnapshotId<'a> {
 
     #[cfg(feature = "perf")]
     #[inline]
-    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        Self::take_wire(w, version)
+    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, crate::error::DecodeError> {
+        c::read_fast_or_read(r, version).map_err(|c::Failed| r.take_error())
+    }
+}
+
+#[cfg(feature = "perf")]
+impl<'a> c::ReadFast<'a> for SnapshotId<'a> {
+    #[inline]
+    fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -961,11 +993,11 @@ impl<'a> SnapshotId<'a> {
 
 impl<'a> SnapshotId<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
-    pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+    pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
         let _ = version;
         w.skip(12)?;
         w.tagged_section()?;
@@ -974,12 +1006,12 @@ impl<'a> SnapshotId<'a> {
 }
 
 impl<'a> SnapshotId<'a> {
-    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
     /// `read`.
     #[cfg(feature = "perf")]
     #[inline(always)]
-    pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         let _ = version;
         let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, count] = *w.array::<13>()?;
         if count != 0 {
@@ -1123,8 +1155,16 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
 
     #[cfg(feature = "perf")]
     #[inline]
-    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        Self::take_wire(w, version)
+    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, crate::error::DecodeError> {
+        c::read_fast_or_read(r, version).map_err(|c::Failed| r.take_error())
+    }
+}
+
+#[cfg(feature = "perf")]
+impl<'a> c::ReadFast<'a> for LeaderIdAndEpoch<'a> {
+    #[inline]
+    fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1145,11 +1185,11 @@ impl<'a> LeaderIdAndEpoch<'a> {
 
 impl<'a> LeaderIdAndEpoch<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
-    pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+    pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
         let _ = version;
         w.skip(8)?;
         w.tagged_section()?;
@@ -1158,12 +1198,12 @@ impl<'a> LeaderIdAndEpoch<'a> {
 }
 
 impl<'a> LeaderIdAndEpoch<'a> {
-    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
     /// `read`.
     #[cfg(feature = "perf")]
     #[inline(always)]
-    pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         let _ = version;
         let [b0, b1, b2, b3, b4, b5, b6, b7, count] = *w.array::<9>()?;
         if count != 0 {
@@ -1320,8 +1360,16 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
 
     #[cfg(feature = "perf")]
     #[inline]
-    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        Self::take_wire(w, version)
+    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, crate::error::DecodeError> {
+        c::read_fast_or_read(r, version).map_err(|c::Failed| r.take_error())
+    }
+}
+
+#[cfg(feature = "perf")]
+impl<'a> c::ReadFast<'a> for NodeEndpoint<'a> {
+    #[inline]
+    fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1340,11 +1388,11 @@ impl<'a> NodeEndpoint<'a> {
 
 impl<'a> NodeEndpoint<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
-    pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+    pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
         let _ = version;
         w.skip(4)?;
         w.skip_string(true, false)?;
@@ -1355,12 +1403,12 @@ impl<'a> NodeEndpoint<'a> {
 }
 
 impl<'a> NodeEndpoint<'a> {
-    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
     /// `read`.
     #[cfg(feature = "perf")]
     #[inline(always)]
-    pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         let _ = version;
         let f0 = w.i32()?;
         let f1: &'a str = w.string(true)?;

@@ -213,8 +213,16 @@ impl<'a> c::Decode<'a> for GetTelemetrySubscriptionsResponse<'a> {
 
     #[cfg(feature = "perf")]
     #[inline]
-    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        Self::take_wire(w, version)
+    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, crate::error::DecodeError> {
+        c::read_fast_or_read(r, version).map_err(|c::Failed| r.take_error())
+    }
+}
+
+#[cfg(feature = "perf")]
+impl<'a> c::ReadFast<'a> for GetTelemetrySubscriptionsResponse<'a> {
+    #[inline]
+    fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -233,11 +241,11 @@ impl<'a> GetTelemetrySubscriptionsResponse<'a> {
 
 impl<'a> GetTelemetrySubscriptionsResponse<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
-    pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+    pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(26)?;
@@ -250,12 +258,12 @@ impl<'a> GetTelemetrySubscriptionsResponse<'a> {
 }
 
 impl<'a> GetTelemetrySubscriptionsResponse<'a> {
-    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
     /// `read`.
     #[cfg(feature = "perf")]
     #[inline]
-    pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         if !BUILT.range().contains(version) {
             return None;
         }
@@ -295,12 +303,12 @@ impl<'a> GetTelemetrySubscriptionsResponse<'a> {
             b6, b7, b8, b9, b10, b11, b12, b13, b14, b15, b16, b17, b18, b19, b20, b21,
         ]);
         let f3 = i32::from_be_bytes([b22, b23, b24, b25]);
-        let f4: c::Array<'a, i8> = c::Array::take(w, version, true)?;
+        let f4: c::Array<'a, i8> = c::Array::read_fast(w, version, true)?;
         let [b0, b1, b2, b3, b4, b5, b6, b7, b8] = *w.array::<9>()?;
         let f5 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f6 = i32::from_be_bytes([b4, b5, b6, b7]);
         let f7 = b8 != 0;
-        let f8: c::Array<'a, &'a str> = c::Array::take(w, version, true)?;
+        let f8: c::Array<'a, &'a str> = c::Array::read_fast(w, version, true)?;
         w.empty_tagged_section()?;
         Some(Self {
             throttle_time_ms: f0,

@@ -225,8 +225,16 @@ impl<'a> c::Decode<'a> for LeaderAndIsrRequest<'a> {
 
     #[cfg(feature = "perf")]
     #[inline]
-    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        Self::take_wire(w, version)
+    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, crate::error::DecodeError> {
+        c::read_fast_or_read(r, version).map_err(|c::Failed| r.take_error())
+    }
+}
+
+#[cfg(feature = "perf")]
+impl<'a> c::ReadFast<'a> for LeaderAndIsrRequest<'a> {
+    #[inline]
+    fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -245,11 +253,11 @@ impl<'a> LeaderAndIsrRequest<'a> {
 
 impl<'a> LeaderAndIsrRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
-    pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+    pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
@@ -284,12 +292,12 @@ impl<'a> LeaderAndIsrRequest<'a> {
 }
 
 impl<'a> LeaderAndIsrRequest<'a> {
-    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
     /// `read`.
     #[cfg(feature = "perf")]
     #[inline]
-    pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         if !BUILT.range().contains(version) {
             return None;
         }
@@ -302,16 +310,17 @@ impl<'a> LeaderAndIsrRequest<'a> {
         let f3: i64 = if version >= 2 { w.i64()? } else { -1 };
         let f4: i8 = if version >= 5 { w.i8()? } else { 0 };
         let f5: c::Array<'a, LeaderAndIsrPartitionState<'a>> = if version <= 1 {
-            c::Array::take(w, version, flexible)?
+            c::Array::read_fast(w, version, flexible)?
         } else {
             c::Array::Slice(&[])
         };
         let f6: c::Array<'a, LeaderAndIsrTopicState<'a>> = if version >= 2 {
-            c::Array::take(w, version, flexible)?
+            c::Array::read_fast(w, version, flexible)?
         } else {
             c::Array::Slice(&[])
         };
-        let f7: c::Array<'a, LeaderAndIsrLiveLeader<'a>> = c::Array::take(w, version, flexible)?;
+        let f7: c::Array<'a, LeaderAndIsrLiveLeader<'a>> =
+            c::Array::read_fast(w, version, flexible)?;
         if flexible {
             w.empty_tagged_section()?;
         }
@@ -615,10 +624,18 @@ impl<'a> c::Decode<'a> for LeaderAndIsrTopicState<'a> {
 
     #[cfg(feature = "perf")]
     #[inline]
-    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, crate::error::DecodeError> {
+        c::read_fast_or_read(r, version).map_err(|c::Failed| r.take_error())
+    }
+}
+
+#[cfg(feature = "perf")]
+impl<'a> c::ReadFast<'a> for LeaderAndIsrTopicState<'a> {
+    #[inline]
+    fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::take_wire(w, v); 5..=7, 4)
+        c::per_class!(version, v => Self::read_fast_wire(w, v); 5..=7, 4)
     }
 }
 
@@ -637,11 +654,11 @@ impl<'a> LeaderAndIsrTopicState<'a> {
 
 impl<'a> LeaderAndIsrTopicState<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
-    pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+    pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
@@ -659,12 +676,12 @@ impl<'a> LeaderAndIsrTopicState<'a> {
 }
 
 impl<'a> LeaderAndIsrTopicState<'a> {
-    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
     /// `read`.
     #[cfg(feature = "perf")]
     #[inline(always)]
-    pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
@@ -675,7 +692,7 @@ impl<'a> LeaderAndIsrTopicState<'a> {
             c::Uuid::ZERO
         };
         let f2: c::Array<'a, LeaderAndIsrPartitionState<'a>> =
-            c::Array::take(w, version, flexible)?;
+            c::Array::read_fast(w, version, flexible)?;
         if flexible {
             w.empty_tagged_section()?;
         }
@@ -874,10 +891,18 @@ impl<'a> c::Decode<'a> for LeaderAndIsrLiveLeader<'a> {
 
     #[cfg(feature = "perf")]
     #[inline]
-    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, crate::error::DecodeError> {
+        c::read_fast_or_read(r, version).map_err(|c::Failed| r.take_error())
+    }
+}
+
+#[cfg(feature = "perf")]
+impl<'a> c::ReadFast<'a> for LeaderAndIsrLiveLeader<'a> {
+    #[inline]
+    fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::take_wire(w, v); 4..=7)
+        c::per_class!(version, v => Self::read_fast_wire(w, v); 4..=7)
     }
 }
 
@@ -896,11 +921,11 @@ impl<'a> LeaderAndIsrLiveLeader<'a> {
 
 impl<'a> LeaderAndIsrLiveLeader<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
-    pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+    pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
@@ -915,12 +940,12 @@ impl<'a> LeaderAndIsrLiveLeader<'a> {
 }
 
 impl<'a> LeaderAndIsrLiveLeader<'a> {
-    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
     /// `read`.
     #[cfg(feature = "perf")]
     #[inline(always)]
-    pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
@@ -1288,10 +1313,18 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionState<'a> {
 
     #[cfg(feature = "perf")]
     #[inline]
-    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, crate::error::DecodeError> {
+        c::read_fast_or_read(r, version).map_err(|c::Failed| r.take_error())
+    }
+}
+
+#[cfg(feature = "perf")]
+impl<'a> c::ReadFast<'a> for LeaderAndIsrPartitionState<'a> {
+    #[inline]
+    fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::take_wire(w, v); 6..=7, 4..=5, 3, 2, 1)
+        c::per_class!(version, v => Self::read_fast_wire(w, v); 6..=7, 4..=5, 3, 2, 1)
     }
 }
 
@@ -1312,11 +1345,11 @@ impl<'a> LeaderAndIsrPartitionState<'a> {
 
 impl<'a> LeaderAndIsrPartitionState<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
-    pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+    pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
@@ -1352,12 +1385,12 @@ impl<'a> LeaderAndIsrPartitionState<'a> {
 }
 
 impl<'a> LeaderAndIsrPartitionState<'a> {
-    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
     /// `read`.
     #[cfg(feature = "perf")]
     #[inline(always)]
-    pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
@@ -1388,16 +1421,16 @@ impl<'a> LeaderAndIsrPartitionState<'a> {
         let f2 = i32::from_be_bytes([b4, b5, b6, b7]);
         let f3 = i32::from_be_bytes([b8, b9, b10, b11]);
         let f4 = i32::from_be_bytes([b12, b13, b14, b15]);
-        let f5: c::Array<'a, i32> = c::Array::take(w, version, flexible)?;
+        let f5: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
         let f6 = w.i32()?;
-        let f7: c::Array<'a, i32> = c::Array::take(w, version, flexible)?;
+        let f7: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
         let f8: c::Array<'a, i32> = if version >= 3 {
-            c::Array::take(w, version, flexible)?
+            c::Array::read_fast(w, version, flexible)?
         } else {
             c::Array::Slice(&[])
         };
         let f9: c::Array<'a, i32> = if version >= 3 {
-            c::Array::take(w, version, flexible)?
+            c::Array::read_fast(w, version, flexible)?
         } else {
             c::Array::Slice(&[])
         };

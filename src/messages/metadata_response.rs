@@ -202,8 +202,16 @@ impl<'a> c::Decode<'a> for MetadataResponse<'a> {
 
     #[cfg(feature = "perf")]
     #[inline]
-    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        Self::take_wire(w, version)
+    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, crate::error::DecodeError> {
+        c::read_fast_or_read(r, version).map_err(|c::Failed| r.take_error())
+    }
+}
+
+#[cfg(feature = "perf")]
+impl<'a> c::ReadFast<'a> for MetadataResponse<'a> {
+    #[inline]
+    fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -222,11 +230,11 @@ impl<'a> MetadataResponse<'a> {
 
 impl<'a> MetadataResponse<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
-    pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+    pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
@@ -260,12 +268,12 @@ impl<'a> MetadataResponse<'a> {
 }
 
 impl<'a> MetadataResponse<'a> {
-    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
     /// `read`.
     #[cfg(feature = "perf")]
     #[inline]
-    pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         if !BUILT.range().contains(version) {
             return None;
         }
@@ -273,14 +281,16 @@ impl<'a> MetadataResponse<'a> {
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let f0: i32 = if version >= 3 { w.i32()? } else { 0 };
-        let f1: c::Array<'a, MetadataResponseBroker<'a>> = c::Array::take(w, version, flexible)?;
+        let f1: c::Array<'a, MetadataResponseBroker<'a>> =
+            c::Array::read_fast(w, version, flexible)?;
         let f2: Option<&'a str> = if version >= 2 {
             w.nullable_string(flexible)?
         } else {
             None
         };
         let f3: i32 = if version >= 1 { w.i32()? } else { -1 };
-        let f4: c::Array<'a, MetadataResponseTopic<'a>> = c::Array::take(w, version, flexible)?;
+        let f4: c::Array<'a, MetadataResponseTopic<'a>> =
+            c::Array::read_fast(w, version, flexible)?;
         let f5: i32 = if (8..=10).contains(&version) {
             w.i32()?
         } else {
@@ -579,10 +589,18 @@ impl<'a> c::Decode<'a> for MetadataResponseBroker<'a> {
 
     #[cfg(feature = "perf")]
     #[inline]
-    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, crate::error::DecodeError> {
+        c::read_fast_or_read(r, version).map_err(|c::Failed| r.take_error())
+    }
+}
+
+#[cfg(feature = "perf")]
+impl<'a> c::ReadFast<'a> for MetadataResponseBroker<'a> {
+    #[inline]
+    fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::take_wire(w, v); 9..=13, 1..=8)
+        c::per_class!(version, v => Self::read_fast_wire(w, v); 9..=13, 1..=8)
     }
 }
 
@@ -601,11 +619,11 @@ impl<'a> MetadataResponseBroker<'a> {
 
 impl<'a> MetadataResponseBroker<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
-    pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+    pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
@@ -624,12 +642,12 @@ impl<'a> MetadataResponseBroker<'a> {
 }
 
 impl<'a> MetadataResponseBroker<'a> {
-    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
     /// `read`.
     #[cfg(feature = "perf")]
     #[inline(always)]
-    pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
@@ -904,10 +922,18 @@ impl<'a> c::Decode<'a> for MetadataResponseTopic<'a> {
 
     #[cfg(feature = "perf")]
     #[inline]
-    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, crate::error::DecodeError> {
+        c::read_fast_or_read(r, version).map_err(|c::Failed| r.take_error())
+    }
+}
+
+#[cfg(feature = "perf")]
+impl<'a> c::ReadFast<'a> for MetadataResponseTopic<'a> {
+    #[inline]
+    fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::take_wire(w, v); 12..=13, 10..=11, 9, 8, 1..=7)
+        c::per_class!(version, v => Self::read_fast_wire(w, v); 12..=13, 10..=11, 9, 8, 1..=7)
     }
 }
 
@@ -926,11 +952,11 @@ impl<'a> MetadataResponseTopic<'a> {
 
 impl<'a> MetadataResponseTopic<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
-    pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+    pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
@@ -957,12 +983,12 @@ impl<'a> MetadataResponseTopic<'a> {
 }
 
 impl<'a> MetadataResponseTopic<'a> {
-    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
     /// `read`.
     #[cfg(feature = "perf")]
     #[inline(always)]
-    pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
@@ -978,7 +1004,8 @@ impl<'a> MetadataResponseTopic<'a> {
             c::Uuid::ZERO
         };
         let f3: bool = if version >= 1 { w.bool()? } else { false };
-        let f4: c::Array<'a, MetadataResponsePartition<'a>> = c::Array::take(w, version, flexible)?;
+        let f4: c::Array<'a, MetadataResponsePartition<'a>> =
+            c::Array::read_fast(w, version, flexible)?;
         let f5: i32 = if version >= 8 { w.i32()? } else { -2147483648 };
         if flexible {
             w.empty_tagged_section()?;
@@ -1320,10 +1347,18 @@ impl<'a> c::Decode<'a> for MetadataResponsePartition<'a> {
 
     #[cfg(feature = "perf")]
     #[inline]
-    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, crate::error::DecodeError> {
+        c::read_fast_or_read(r, version).map_err(|c::Failed| r.take_error())
+    }
+}
+
+#[cfg(feature = "perf")]
+impl<'a> c::ReadFast<'a> for MetadataResponsePartition<'a> {
+    #[inline]
+    fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::take_wire(w, v); 9..=13, 7..=8, 5..=6)
+        c::per_class!(version, v => Self::read_fast_wire(w, v); 9..=13, 7..=8, 5..=6)
     }
 }
 
@@ -1342,11 +1377,11 @@ impl<'a> MetadataResponsePartition<'a> {
 
 impl<'a> MetadataResponsePartition<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
-    pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+    pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
@@ -1369,12 +1404,12 @@ impl<'a> MetadataResponsePartition<'a> {
 }
 
 impl<'a> MetadataResponsePartition<'a> {
-    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
     /// `read`.
     #[cfg(feature = "perf")]
     #[inline(always)]
-    pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
@@ -1383,10 +1418,10 @@ impl<'a> MetadataResponsePartition<'a> {
         let f1 = i32::from_be_bytes([b2, b3, b4, b5]);
         let f2 = i32::from_be_bytes([b6, b7, b8, b9]);
         let f3: i32 = if version >= 7 { w.i32()? } else { -1 };
-        let f4: c::Array<'a, i32> = c::Array::take(w, version, flexible)?;
-        let f5: c::Array<'a, i32> = c::Array::take(w, version, flexible)?;
+        let f4: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
+        let f5: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
         let f6: c::Array<'a, i32> = if version >= 5 {
-            c::Array::take(w, version, flexible)?
+            c::Array::read_fast(w, version, flexible)?
         } else {
             c::Array::Slice(&[])
         };

@@ -99,8 +99,16 @@ impl<'a> c::Decode<'a> for ReadShareGroupStateSummaryResponse<'a> {
 
     #[cfg(feature = "perf")]
     #[inline]
-    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        Self::take_wire(w, version)
+    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, crate::error::DecodeError> {
+        c::read_fast_or_read(r, version).map_err(|c::Failed| r.take_error())
+    }
+}
+
+#[cfg(feature = "perf")]
+impl<'a> c::ReadFast<'a> for ReadShareGroupStateSummaryResponse<'a> {
+    #[inline]
+    fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -119,11 +127,11 @@ impl<'a> ReadShareGroupStateSummaryResponse<'a> {
 
 impl<'a> ReadShareGroupStateSummaryResponse<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
-    pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+    pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         c::ArrayView::<ReadStateSummaryResult<'a>>::walk(w, version, true, false)?;
@@ -133,18 +141,18 @@ impl<'a> ReadShareGroupStateSummaryResponse<'a> {
 }
 
 impl<'a> ReadShareGroupStateSummaryResponse<'a> {
-    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
     /// `read`.
     #[cfg(feature = "perf")]
     #[inline]
-    pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         if !BUILT.range().contains(version) {
             return None;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0: c::Array<'a, ReadStateSummaryResult<'a>> = c::Array::take(w, version, true)?;
+        let f0: c::Array<'a, ReadStateSummaryResult<'a>> = c::Array::read_fast(w, version, true)?;
         w.empty_tagged_section()?;
         Some(Self {
             results: f0,
@@ -299,8 +307,16 @@ impl<'a> c::Decode<'a> for ReadStateSummaryResult<'a> {
 
     #[cfg(feature = "perf")]
     #[inline]
-    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        Self::take_wire(w, version)
+    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, crate::error::DecodeError> {
+        c::read_fast_or_read(r, version).map_err(|c::Failed| r.take_error())
+    }
+}
+
+#[cfg(feature = "perf")]
+impl<'a> c::ReadFast<'a> for ReadStateSummaryResult<'a> {
+    #[inline]
+    fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -321,11 +337,11 @@ impl<'a> ReadStateSummaryResult<'a> {
 
 impl<'a> ReadStateSummaryResult<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
-    pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+    pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(16)?;
@@ -336,16 +352,16 @@ impl<'a> ReadStateSummaryResult<'a> {
 }
 
 impl<'a> ReadStateSummaryResult<'a> {
-    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
     /// `read`.
     #[cfg(feature = "perf")]
     #[inline(always)]
-    pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.uuid()?;
-        let f1: c::Array<'a, PartitionResult<'a>> = c::Array::take(w, version, true)?;
+        let f1: c::Array<'a, PartitionResult<'a>> = c::Array::read_fast(w, version, true)?;
         w.empty_tagged_section()?;
         Some(Self {
             topic_id: f0,
@@ -582,10 +598,18 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
 
     #[cfg(feature = "perf")]
     #[inline]
-    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, crate::error::DecodeError> {
+        c::read_fast_or_read(r, version).map_err(|c::Failed| r.take_error())
+    }
+}
+
+#[cfg(feature = "perf")]
+impl<'a> c::ReadFast<'a> for PartitionResult<'a> {
+    #[inline]
+    fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::take_wire(w, v); 1)
+        c::per_class!(version, v => Self::read_fast_wire(w, v); 1)
     }
 }
 
@@ -606,11 +630,11 @@ impl<'a> PartitionResult<'a> {
 
 impl<'a> PartitionResult<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
-    pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+    pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(6)?;
@@ -626,12 +650,12 @@ impl<'a> PartitionResult<'a> {
 }
 
 impl<'a> PartitionResult<'a> {
-    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
     /// `read`.
     #[cfg(feature = "perf")]
     #[inline(always)]
-    pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;

@@ -5,7 +5,7 @@ use core::borrow::Borrow;
 use super::batch::{
     Attributes, CRC_OFFSET, CRC_START, Compression, HEADER_LEN, LOG_OVERHEAD, TimestampType,
 };
-use super::control::{ControlRecordType, TxnMarker};
+use super::control_record::{ControlRecordType, TxnMarker};
 use crate::codec::{Writer, varint_len, varlong_len};
 use crate::error::EncodeError;
 

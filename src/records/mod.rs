@@ -61,7 +61,7 @@ pub mod crc;
 
 mod batch;
 mod builder;
-mod control;
+mod control_record;
 mod legacy;
 mod record;
 
@@ -70,7 +70,7 @@ pub use batch::{
     LOG_OVERHEAD, MAGIC_OFFSET, MIN_BATCH_LENGTH, RecordBatch, RecordBatchHeader, TimestampType,
 };
 pub use builder::{BatchBuilder, NewHeader, NewRecord};
-pub use control::{ControlRecord, ControlRecordType, TxnMarker};
+pub use control_record::{ControlRecord, ControlRecordType, TxnMarker};
 pub use legacy::*;
 pub use record::{Header, HeaderIter, Headers, Record, RecordIter};
 

@@ -2,7 +2,8 @@
 //! the span of a `records` field. Nothing here names another module of the crate; every other
 //! module may use these.
 //!
-//! Each is also found where it is used: [`ApiKey`] in [`crate::api`] and at the crate root,
+//! The module is private: each type is public where it is used, [`ApiKey`] in [`crate::api`]
+//! (and at the crate root, with the other types of `api` that every program names),
 //! [`VersionRange`] and [`Uuid`] in [`crate::codec`], [`Records`] in [`crate::records`], whose
 //! record-batch views it opens.
 

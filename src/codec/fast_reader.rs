@@ -1,4 +1,4 @@
-//! [`Walker`]: the cursor that steps over encoded values, and reads them where the input is
+//! [`FastReader`]: the cursor that steps over encoded values, and reads them where the input is
 //! known to be good, without recording errors.
 
 #[cfg(feature = "perf")]
@@ -15,11 +15,11 @@ use super::{MAX_STRING_LEN, Reader, Uuid};
 /// a [`Reader`] when it needs the error. That keeps the cursor a slice, an offset and a flag,
 /// which the compiler holds in registers.
 ///
-/// The value reads ([`Walker::string`], [`Walker::i32`], …) check what the [`Reader`]'s
+/// The value reads ([`FastReader::string`], [`FastReader::i32`], …) check what the [`Reader`]'s
 /// namesakes check. A walk or a read may refuse what a [`Reader`] accepts (see
-/// [`Walker::tagged_section`]), never the reverse.
+/// [`FastReader::tagged_section`]), never the reverse.
 #[derive(Debug, Clone, Copy)]
-pub struct Walker<'a> {
+pub struct FastReader<'a> {
     rest: &'a [u8],
     /// Absolute offset of the end of the input, as in [`Reader`].
     end: usize,
@@ -28,7 +28,7 @@ pub struct Walker<'a> {
     validated: bool,
 }
 
-impl<'a> Walker<'a> {
+impl<'a> FastReader<'a> {
     /// A walker over the bytes `r` has not read yet, validated when `r` is.
     #[must_use]
     pub(crate) const fn at(r: &Reader<'a>) -> Self {
@@ -376,7 +376,7 @@ impl<'a> Walker<'a> {
     }
 }
 
-/// The read of [`Walker::read_section_into`], out of line, which keeps the decoder it is called
+/// The read of [`FastReader::read_section_into`], out of line, which keeps the decoder it is called
 /// from as small as it was without it.
 #[cfg(feature = "perf")]
 #[cold]
