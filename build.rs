@@ -1,9 +1,12 @@
 //! Reads `KWIRE_VERSIONS`, the versions a firmware build compiles, checks it against the API
 //! table and writes it for `src/wire/built.rs`.
 //!
-//! The variable lists `Name=V` or `Name=LOW-HIGH` entries, separated by commas or spaces, with
-//! the API names of the cargo features (`ApiVersions=3,Metadata=12,Produce=9,Fetch=12`); names
-//! match ignoring ASCII case. An API it does not name keeps every valid version. Unset or
+//! The variable lists `NAME=RANGE` entries, separated by commas or spaces: the API name of a
+//! cargo feature, matched ignoring ASCII case, and a range of versions in the notation of
+//! Kafka's schemas, which the `kwire-notation` crate defines for the library, the generator and
+//! this script alike: `N`, `N-M` or `N+` (`ApiVersions=3,Metadata=12,Produce=9+,Fetch=12-17`).
+//! `N+` keeps the valid versions from `N` on; `none` is refused, since an API without versions
+//! is one whose feature is off. An API it does not name keeps every valid version. Unset or
 //! empty, nothing is narrowed.
 
 use std::fmt::Write as _;
@@ -33,7 +36,7 @@ fn main() {
     let named = match parse(&spec) {
         Ok(named) => named,
         Err(e) => {
-            eprintln!("error: {VAR}={spec:?}: {e}");
+            eprintln!("error: {VAR}={spec:?} is refused. {e}");
             std::process::exit(1);
         }
     };
@@ -57,45 +60,56 @@ fn main() {
     std::fs::write(dir.join("kwire_versions.rs"), out).expect("OUT_DIR is writable");
 }
 
-/// The `(key, lowest, highest)` ranges `spec` names, in key order.
+/// The `(key, lowest, highest)` ranges `spec` names, in key order, each within the API's
+/// valid versions.
 fn parse(spec: &str) -> Result<Vec<(i16, i16, i16)>, String> {
     let mut named: Vec<(i16, i16, i16)> = Vec::new();
     for entry in spec
         .split(|c: char| c == ',' || c.is_whitespace())
         .filter(|e| !e.is_empty())
     {
-        let (name, range) = entry
-            .split_once('=')
-            .ok_or_else(|| format!("`{entry}` is not NAME=VERSION or NAME=LOW-HIGH"))?;
+        let (name, range) = entry.split_once('=').ok_or_else(|| {
+            format!(
+                "`{entry}` is not of the form NAME=RANGE, such as `Produce=9` or `Fetch=12-17`."
+            )
+        })?;
         let &(api, key, valid_min, valid_max) = APIS
             .iter()
-            .find(|(n, ..)| n.eq_ignore_ascii_case(name.trim()))
-            .ok_or_else(|| format!("`{name}` is not the name of an API"))?;
-        let version = |s: &str| {
-            s.trim()
-                .parse::<i16>()
-                .map_err(|_| format!("`{s}` in `{entry}` is not a version"))
-        };
-        let (min, max) = match range.split_once('-') {
-            Some((low, high)) => (version(low)?, version(high)?),
-            None => (version(range)?, version(range)?),
-        };
-        if min > max || min < valid_min || max > valid_max {
+            .find(|(n, ..)| n.eq_ignore_ascii_case(name))
+            .ok_or_else(|| format!("`{name}` in `{entry}` is not the name of an API."))?;
+        let (min, max) =
+            kwire_notation::parse_range(range).map_err(|e| format!("In `{entry}`, {e}."))?;
+        if min > max {
             return Err(format!(
-                "{api} has versions {valid_min}-{valid_max}; `{entry}` names {min}-{max}"
+                "`{entry}` names no version of {api}; leave its feature off instead."
+            ));
+        }
+        // `N+` reaches as far as the API does.
+        let max = if max == i16::MAX { valid_max } else { max };
+        if min < valid_min || max > valid_max || min > max {
+            return Err(format!(
+                "{api} has versions {}, which `{entry}` does not fit in.",
+                shown(valid_min, valid_max)
             ));
         }
         let feature = format!("CARGO_FEATURE_{}", api.to_ascii_uppercase());
         if std::env::var_os(&feature).is_none() {
             return Err(format!(
-                "`{entry}` names {api}, whose feature is not enabled"
+                "`{entry}` names {api}, whose feature is not enabled."
             ));
         }
         if named.iter().any(|&(k, ..)| k == key) {
-            return Err(format!("{api} is named twice"));
+            return Err(format!("{api} is named twice."));
         }
         named.push((key, min, max));
     }
     named.sort_unstable();
     Ok(named)
+}
+
+/// A range in the notation `KWIRE_VERSIONS` is written in.
+fn shown(min: i16, max: i16) -> String {
+    let mut out = String::new();
+    let _ = kwire_notation::write_range(&mut out, min, max);
+    out
 }

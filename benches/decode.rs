@@ -13,8 +13,8 @@
 //! * re-encode: a decoded FetchResponse frame written again at its version, beside a plain copy
 //!   of the frame's bytes.
 //!
-//! The inputs come from `workloads/mod.rs`, shared with the report, the instruction-count runner and
-//! the allocation test.
+//! The inputs come from the `kwire-workloads` package (`benches/workloads/`), shared with the
+//! report, the instruction-count runner and the allocation test.
 
 use std::hint::black_box;
 
@@ -22,10 +22,7 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use kafka_protocol::protocol::Encodable;
 use kwire::{ApiKey, Encode, frame};
 
-#[allow(dead_code)]
-mod workloads;
-
-use workloads::*;
+use kwire_workloads::*;
 
 type Visit<I> = fn(&I, i16) -> u64;
 

@@ -12,8 +12,7 @@ use kafka_protocol::records::{
 };
 use kwire::records::{BatchBuilder, NewHeader, NewRecord, RecordBatch, crc};
 
-#[allow(dead_code)]
-mod workloads;
+use kwire_workloads as workloads;
 
 const RECORDS: usize = 1000;
 const TS: i64 = 1_700_000_000_000;

@@ -27,7 +27,7 @@ use kwire::messages::metadata_request::MetadataRequestTopic;
 use kwire::messages::produce_request::{PartitionProduceData, TopicProduceData};
 use kwire::messages::{CreateTopicsRequest, FetchRequest, MetadataRequest, ProduceRequest};
 use kwire::records::compression::BuiltinCodecs;
-use kwire::records::{BatchBuilder, Compression, NewHeader, NewRecord, Records};
+use kwire::records::{BatchBuilder, Compression, HEADER_LEN, NewHeader, NewRecord, Records};
 use kwire::session::{Client, Event, FrameBuffer, SessionError};
 use kwire::{ApiKey, EncodeError, ErrorCode, Response};
 
@@ -400,7 +400,7 @@ fn produce(
     let raw_len = builder.records_len(records)?;
     let mut scratch = vec![0u8; raw_len];
     // A compressed batch is at most a little larger than its raw records.
-    let mut batch = vec![0u8; 61 + raw_len + raw_len / 2 + 1024];
+    let mut batch = vec![0u8; HEADER_LEN + raw_len + raw_len / 2 + 1024];
     let n = builder.write_compressed(
         records,
         o.compression,

@@ -117,9 +117,11 @@
 //! KWIRE_VERSIONS = "ApiVersions=3,Metadata=13,Produce=13,Fetch=18"
 //! ```
 //!
-//! Each entry is `Name=V` or `Name=LOW-HIGH`, with the API names of the features (any ASCII
-//! case), separated by commas or spaces; the build script refuses an unknown name, a version
-//! the API does not have and an API whose feature is off. The messages of a named API then
+//! Each entry is `Name=RANGE`, with the API names of the features (any ASCII case), separated
+//! by commas or spaces. The range is written as Kafka's schemas write them, the notation
+//! [`codec::VersionRange`] parses and prints: `V`, `LOW-HIGH`, or `LOW+` for every valid
+//! version from `LOW` on. The build script refuses an unknown name, a version the API does not
+//! have, `none`, and an API whose feature is off. The messages of a named API then
 //! decode and encode only those versions: every version test in their code is folded at
 //! compile time, and only that version's code is linked. Any other version is refused with
 //! `UnsupportedVersion`, [`ApiKey::built_versions`] and [`codec::Message::BUILT_VERSIONS`] say

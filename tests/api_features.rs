@@ -4,7 +4,7 @@
 //!
 //! Every assertion holds for any set of features. CI runs this file with every API, as all
 //! tests are, and again with `--no-default-features --features ApiVersions,Produce`, where most
-//! keys are off.
+//! keys are off (the dev-dependencies add the few APIs their oracles and workloads build).
 
 use kwire::codec::Reader;
 use kwire::{ApiKey, DecodeErrorKind, Request, Response, frame};

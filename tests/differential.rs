@@ -2179,7 +2179,6 @@ fn field_values_agree_for_key_messages() {
 // ------------------------------------------------------------------------------------------------
 // Values compared by path, for every message
 
-#[path = "debug_tree/mod.rs"]
 mod debug_tree;
 use debug_tree::Node;
 

@@ -311,7 +311,6 @@ fn parse(text: &str) -> Vectors {
     }
 }
 
-#[path = "debug_tree/mod.rs"]
 mod debug_tree;
 use debug_tree::{Node, debug_tree, unwrap_some};
 

@@ -13,14 +13,10 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::hint::black_box;
 
-#[path = "../benches/workloads/mod.rs"]
-#[allow(dead_code)]
-mod workloads;
-
 use kwire::header::request_header_version;
 use kwire::records::crc;
 use kwire::{ApiKey, frame};
-use workloads::*;
+use kwire_workloads::*;
 
 struct Counting;
 

@@ -8,7 +8,7 @@
 //!
 //! The two implementations run in interleaved rounds on the same input bytes, so slow phases of a
 //! shared machine hit both alike; the medians of the per-round times are compared. The inputs are
-//! those of the criterion benches (`benches/workloads/mod.rs`).
+//! those of the criterion benches (the `kwire-workloads` package, `benches/workloads/`).
 //!
 //! With `--breadth`, it runs the breadth comparison instead ([`breadth`]): every message type
 //! both crates have, on a populated instance of about 64 KB each, its strings made of the
@@ -23,11 +23,7 @@ use kafka_protocol::records::RecordBatchDecoder;
 use kwire::records::crc;
 use kwire::{ApiKey, Encode, frame};
 
-#[path = "../workloads/mod.rs"]
-#[allow(dead_code)]
-mod workloads;
-
-use workloads::*;
+use kwire_workloads::*;
 
 mod visitors;
 

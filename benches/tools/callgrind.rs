@@ -13,13 +13,9 @@
 use std::hint::black_box;
 use std::process::ExitCode;
 
-#[path = "../workloads/mod.rs"]
-#[allow(dead_code)]
-mod workloads;
-
 use kwire::records::crc;
 use kwire::{ApiKey, frame};
-use workloads::*;
+use kwire_workloads::*;
 
 const NAMES: &[&str] = &[
     "metadata-decode",

@@ -20,30 +20,12 @@ impl Range {
         max: i16::MAX,
     };
 
+    /// A range in the notation of Kafka's schemas (`N`, `N-M`, `N+`, `none`), read by
+    /// `kwire-notation`, the one reader of it the library and its build script share.
     pub fn parse(s: &str) -> Result<Range, String> {
-        let s = s.trim();
-        if s == "none" {
-            return Ok(Range::NONE);
-        }
-        let num = |t: &str| {
-            t.trim()
-                .parse::<i16>()
-                .map_err(|e| format!("bad version {t:?}: {e}"))
-        };
-        if let Some(min) = s.strip_suffix('+') {
-            return Ok(Range {
-                min: num(min)?,
-                max: i16::MAX,
-            });
-        }
-        if let Some((a, b)) = s.split_once('-') {
-            return Ok(Range {
-                min: num(a)?,
-                max: num(b)?,
-            });
-        }
-        let v = num(s)?;
-        Ok(Range { min: v, max: v })
+        let (min, max) = kwire_notation::parse_range(s)
+            .map_err(|e| format!("{:?} is refused: {e}", s.trim()))?;
+        Ok(Range { min, max })
     }
 
     pub fn is_empty(self) -> bool {
@@ -91,15 +73,7 @@ impl Range {
 
 impl fmt::Display for Range {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.is_empty() {
-            f.write_str("none")
-        } else if self.max == i16::MAX {
-            write!(f, "{}+", self.min)
-        } else if self.min == self.max {
-            write!(f, "{}", self.min)
-        } else {
-            write!(f, "{}-{}", self.min, self.max)
-        }
+        kwire_notation::write_range(f, self.min, self.max)
     }
 }
 
@@ -291,38 +265,6 @@ impl Message {
     }
 }
 
-/// Removes `//` comments outside string literals.
-pub fn strip_comments(src: &str) -> String {
-    let mut out = String::with_capacity(src.len());
-    let mut chars = src.chars().peekable();
-    let mut in_str = false;
-    while let Some(c) = chars.next() {
-        if in_str {
-            out.push(c);
-            if c == '\\' {
-                if let Some(n) = chars.next() {
-                    out.push(n);
-                }
-            } else if c == '"' {
-                in_str = false;
-            }
-        } else if c == '"' {
-            in_str = true;
-            out.push(c);
-        } else if c == '/' && chars.peek() == Some(&'/') {
-            for n in chars.by_ref() {
-                if n == '\n' {
-                    out.push('\n');
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 fn scalar_string(v: &Value) -> Option<String> {
     match v {
         Value::String(s) => Some(s.clone()),
@@ -452,8 +394,8 @@ const TOP_KEYS: &[&str] = &[
 ];
 
 pub fn parse_message(file: &str, src: &str) -> Result<Message, String> {
-    let v: Value =
-        serde_json::from_str(&strip_comments(src)).map_err(|e| format!("{file}: {e}"))?;
+    let v: Value = serde_json::from_str(&kwire_notation::uncommented(src).collect::<String>())
+        .map_err(|e| format!("{file}: {e}"))?;
     let obj = v
         .as_object()
         .ok_or_else(|| format!("{file}: not an object"))?;

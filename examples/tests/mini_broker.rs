@@ -33,7 +33,9 @@ use kwire::messages::{
     JoinGroupRequest, LeaveGroupRequest, ListGroupsRequest, ListOffsetsRequest, MetadataRequest,
     OffsetCommitRequest, OffsetFetchRequest, ProduceRequest, RequestHeader, SyncGroupRequest,
 };
-use kwire::records::{BatchBuilder, NewRecord, RecordBatch, RecordBatchHeader};
+use kwire::records::{
+    BatchBuilder, Compression, MAGIC_OFFSET, NewRecord, RecordBatch, RecordBatchHeader,
+};
 use kwire::{ApiKey, ErrorCode, Response, Status};
 
 use kwire_examples::mini_broker::broker::{self, Broker, Config, SERVED, served_versions};
@@ -1106,14 +1108,20 @@ fn produce_and_fetch(c: &mut Client, topic: (&str, Uuid)) {
     *bad_crc.last_mut().unwrap() ^= 0x55;
     let mut two = good.clone();
     two.extend_from_slice(&good);
+    let header = |batch: &mut Vec<u8>, change: fn(&mut RecordBatchHeader)| {
+        change(RecordBatchHeader::from_batch_mut(batch).unwrap());
+        RecordBatchHeader::refresh_crc(batch).unwrap();
+    };
     let mut magic1 = good.clone();
-    magic1[16] = 1;
+    magic1[MAGIC_OFFSET] = 1;
     let mut zstd = good.clone();
-    zstd[22] |= 4; // attributes (low byte): codec 4
-    RecordBatchHeader::refresh_crc(&mut zstd).unwrap();
+    header(&mut zstd, |h| {
+        h.attributes
+            .set(h.attributes.get() | i16::from(Compression::ZSTD.0));
+    });
     let mut miscounted = good.clone();
-    miscounted[60] = 4; // recordsCount 3 -> 4, lastOffsetDelta still 2
-    RecordBatchHeader::refresh_crc(&mut miscounted).unwrap();
+    // recordsCount 3 -> 4, lastOffsetDelta still 2
+    header(&mut miscounted, |h| h.records_count.set(4));
     for v in versions(ApiKey::PRODUCE) {
         let p = |c: &mut Client, b: &[u8]| produce_at(c, v, topic, 1, b, 1).0;
         assert_eq!(p(c, &bad_crc), ErrorCode::CORRUPT_MESSAGE, "v{v} bad CRC");

@@ -800,7 +800,7 @@ impl SchemaDoc {
     /// Parses a schema file's text (comments allowed, as Kafka writes them); `None` when it is
     /// not a message schema.
     pub fn parse(text: String) -> Option<Self> {
-        let stripped = kwire_codegen::spec::strip_comments(&text);
+        let stripped: String = kwire_notation::uncommented(&text).collect();
         let value: serde_json::Value = serde_json::from_str(&stripped).ok()?;
         let mut doc = Self {
             text,

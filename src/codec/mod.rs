@@ -62,7 +62,7 @@ pub use writer::{
 use crate::error::{DecodeError, EncodeError};
 use crate::wire::ApiKey;
 pub(crate) use crate::wire::Built;
-pub use crate::wire::{Hyphenated, ParseUuidError, Uuid, VersionRange};
+pub use crate::wire::{Hyphenated, ParseUuidError, ParseVersionRangeError, Uuid, VersionRange};
 
 /// The longest string Kafka reads or writes, in UTF-8 bytes (also for compact strings).
 pub const MAX_STRING_LEN: usize = 0x7fff;

@@ -13,6 +13,7 @@ mod uuid;
 use core::fmt;
 
 pub(crate) use built::{Built, named_versions};
+pub use kwire_notation::ParseVersionRangeError;
 pub use uuid::{Hyphenated, ParseUuidError, Uuid};
 
 /// A Kafka API key: an open newtype, so keys this crate does not know survive a round trip.
@@ -90,17 +91,35 @@ impl VersionRange {
     }
 }
 
+/// Written as Kafka's schemas write version ranges: `none` when empty, `N+` when the range
+/// reaches `i16::MAX`, `N` for one version, else `N-M` (the notation of the `kwire-notation`
+/// crate, which [`FromStr`](core::str::FromStr) reads back).
 impl fmt::Display for VersionRange {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.is_empty() {
-            f.write_str("none")
-        } else if self.max == i16::MAX {
-            write!(f, "{}+", self.min)
-        } else if self.min == self.max {
-            write!(f, "{}", self.min)
-        } else {
-            write!(f, "{}-{}", self.min, self.max)
-        }
+        kwire_notation::write_range(f, self.min, self.max)
+    }
+}
+
+/// Reads a range as Kafka's schemas write them (`validVersions`, `flexibleVersions` and the
+/// others), the notation `KWIRE_VERSIONS` uses too: `N`, `N-M` (both included), `N+` (to
+/// `i16::MAX`) or `none`, each version a decimal number from 0 to 32767. The notation and its
+/// errors are those of the `kwire-notation` crate, the one place the rule is written.
+///
+/// ```
+/// use kwire::codec::{ParseVersionRangeError, VersionRange};
+///
+/// assert_eq!("3-9".parse(), Ok(VersionRange::new(3, 9)));
+/// assert_eq!("12+".parse(), Ok(VersionRange::from(12)));
+/// assert_eq!("none".parse(), Ok(VersionRange::NONE));
+/// assert_eq!("9-3".parse::<VersionRange>(), Err(ParseVersionRangeError::Reversed));
+/// assert_eq!(VersionRange::new(3, 9).to_string(), "3-9");
+/// ```
+impl core::str::FromStr for VersionRange {
+    type Err = ParseVersionRangeError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let (min, max) = kwire_notation::parse_range(s)?;
+        Ok(Self { min, max })
     }
 }
 

@@ -6,10 +6,11 @@
 //! valid.
 
 use std::collections::{BTreeMap, HashMap};
+use std::mem::offset_of;
 
 use kwire::codec::Uuid;
 use kwire::records::compression::BuiltinCodecs;
-use kwire::records::{Compression, RecordBatch, RecordBatchHeader};
+use kwire::records::{Compression, HEADER_LEN, LOG_OVERHEAD, RecordBatch, RecordBatchHeader};
 use kwire::{DecodeError, ErrorCode};
 
 /// Where one stored batch lies, and what a fetch or a timestamp lookup needs to know of it.
@@ -50,14 +51,16 @@ impl Log {
     /// INVALID_RECORD; a batch that does not parse or fails its CRC is CORRUPT_MESSAGE; zstd
     /// before version 7 is UNSUPPORTED_COMPRESSION_TYPE.
     pub fn validate(records: &[u8], version: i16) -> Result<RecordBatch<'_>, i16> {
-        // A batch header is 61 bytes; fewer, or a length past the end, is no batch at all.
+        // Fewer bytes than a batch header, or a length past the end, is no batch at all.
+        let length = offset_of!(RecordBatchHeader, batch_length);
         let announced = records
-            .get(8..12)
-            .map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+            .get(length..LOG_OVERHEAD)
+            .and_then(|b| b.try_into().ok())
+            .map(i32::from_be_bytes);
         let whole = announced
             .and_then(|n| usize::try_from(n).ok())
-            .is_some_and(|n| records.len() >= 12 + n);
-        if records.len() < 61 || !whole {
+            .is_some_and(|n| records.len() >= LOG_OVERHEAD + n);
+        if records.len() < HEADER_LEN || !whole {
             return Err(ErrorCode::INVALID_RECORD.0);
         }
         let batch = match RecordBatch::parse(records) {

@@ -5,6 +5,11 @@
 //! from those same bytes; both sides then work on identical input. The `ours_*` and `theirs_*`
 //! functions return a checksum of everything they visited; for the same input both checksums
 //! are equal, which the constructors assert, so both sides provably do the same visiting.
+//!
+//! A package of its own, not published, which the library's benches, its measuring programs
+//! (`benches/tools/`) and its allocation test (`tests/zero_alloc.rs`) depend on, so that they
+//! measure one set of workloads. It enables only the APIs it builds; the library's own targets
+//! bring their features (`perf` among the defaults).
 
 use bytes::{Buf, Bytes, BytesMut};
 use kafka_protocol::messages as kp;
