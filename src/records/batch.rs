@@ -148,10 +148,31 @@ impl RecordBatchHeader {
     pub fn refresh_crc(batch: &mut [u8]) -> Result<u32, DecodeError> {
         let len = RecordBatch::parse(batch)?.len();
         let crc = crc32c(batch.get(CRC_START..len).unwrap_or_default());
-        if let Some(dst) = batch.get_mut(17..CRC_START) {
+        if let Some(dst) = batch.get_mut(CRC_OFFSET..CRC_START) {
             dst.copy_from_slice(&crc.to_be_bytes());
         }
         Ok(crc)
+    }
+}
+
+impl RecordBatchHeader {
+    /// Writes this header into `head` (its first [`HEADER_LEN`] bytes) with the magic byte 2
+    /// and the CRC-32C over the covered header fields and `payload`, the bytes that follow it:
+    /// the one place batches are written, by [`BatchBuilder`](super::BatchBuilder) and the
+    /// schema walker's empty batches. The stored `magic` and `crc` are ignored.
+    pub(crate) fn write_sealed(mut self, head: &mut [u8], payload: &[u8]) {
+        self.magic = 2;
+        self.crc = U32::ZERO;
+        let Some(head) = head.get_mut(..HEADER_LEN) else {
+            return;
+        };
+        head.copy_from_slice(self.as_bytes());
+        let mut crc = super::crc::Crc32c::new();
+        crc.update(head.get(CRC_START..).unwrap_or_default());
+        crc.update(payload);
+        if let Some(dst) = head.get_mut(CRC_OFFSET..CRC_START) {
+            dst.copy_from_slice(&crc.finish().to_be_bytes());
+        }
     }
 }
 
@@ -598,7 +619,7 @@ impl<'a> RecordBatch<'a> {
             Ok(())
         } else {
             Err(DecodeError::new(
-                self.base.saturating_add(17),
+                self.base.saturating_add(CRC_OFFSET),
                 DecodeErrorKind::CrcMismatch { stored, computed },
                 "RecordBatch.crc",
             ))
