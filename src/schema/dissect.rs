@@ -494,19 +494,12 @@ fn request_header(r: &mut Reader<'_>, v: &mut Out<'_>, hv: i16) -> R {
         "version of the API being invoked",
         c,
     )?;
-    let at = r.offset();
-    let id = r.decode_with(|r| r.i32("RequestHeader.CorrelationId"))?;
-    leaf(
-        v,
+    correlation_id(
         r,
-        at,
-        2,
+        v,
+        "RequestHeader.CorrelationId",
         hv < 1,
-        Name::Plain("correlation_id"),
-        TypeWord::Wire("int32"),
-        Value::Int(i64::from(id)),
         "echoed back by the broker in the response",
-        c,
     )?;
     if hv >= 1 {
         let at = r.offset();
@@ -532,6 +525,30 @@ fn request_header(r: &mut Reader<'_>, v: &mut Out<'_>, hv: i16) -> R {
     Ok(())
 }
 
+/// A header's `correlation_id`, the last field of a header without tagged fields.
+fn correlation_id(
+    r: &mut Reader<'_>,
+    v: &mut Out<'_>,
+    path: &'static str,
+    last: bool,
+    about: &'static str,
+) -> R {
+    let at = r.offset();
+    let id = r.decode_with(|r| r.i32(path))?;
+    leaf(
+        v,
+        r,
+        at,
+        2,
+        last,
+        Name::Plain("correlation_id"),
+        TypeWord::Wire("int32"),
+        Value::Int(i64::from(id)),
+        about,
+        Category::Header,
+    )
+}
+
 /// The tagged section that ends a flexible header.
 fn header_tags(name: &str, hv: i16, r: &mut Reader<'_>, v: &mut Out<'_>) -> R {
     let ctx = Ctx {
@@ -544,20 +561,12 @@ fn header_tags(name: &str, hv: i16, r: &mut Reader<'_>, v: &mut Out<'_>) -> R {
 }
 
 fn response_header(r: &mut Reader<'_>, v: &mut Out<'_>, hv: i16) -> R {
-    let c = Category::Header;
-    let at = r.offset();
-    let id = r.decode_with(|r| r.i32("ResponseHeader.CorrelationId"))?;
-    leaf(
-        v,
+    correlation_id(
         r,
-        at,
-        2,
+        v,
+        "ResponseHeader.CorrelationId",
         hv < 1,
-        Name::Plain("correlation_id"),
-        TypeWord::Wire("int32"),
-        Value::Int(i64::from(id)),
         "matches the correlation_id of the request",
-        c,
     )?;
     if hv >= 1 {
         header_tags("ResponseHeader", hv, r, v)?;
