@@ -155,27 +155,6 @@ impl RecordBatchHeader {
     }
 }
 
-impl RecordBatchHeader {
-    /// Writes this header into `head` (its first [`HEADER_LEN`] bytes) with the magic byte 2
-    /// and the CRC-32C over the covered header fields and `payload`, the bytes that follow it:
-    /// the one place batches are written, by [`BatchBuilder`](super::BatchBuilder) and the
-    /// schema walker's empty batches. The stored `magic` and `crc` are ignored.
-    pub(crate) fn write_sealed(mut self, head: &mut [u8], payload: &[u8]) {
-        self.magic = 2;
-        self.crc = U32::ZERO;
-        let Some(head) = head.get_mut(..HEADER_LEN) else {
-            return;
-        };
-        head.copy_from_slice(self.as_bytes());
-        let mut crc = super::crc::Crc32c::new();
-        crc.update(head.get(CRC_START..).unwrap_or_default());
-        crc.update(payload);
-        if let Some(dst) = head.get_mut(CRC_OFFSET..CRC_START) {
-            dst.copy_from_slice(&crc.finish().to_be_bytes());
-        }
-    }
-}
-
 impl core::fmt::Debug for RecordBatchHeader {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("RecordBatchHeader")

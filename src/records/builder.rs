@@ -2,10 +2,8 @@
 
 use core::borrow::Borrow;
 
-use zerocopy::byteorder::big_endian::{I16, I32, I64, U32};
-
 use super::batch::{
-    Attributes, Compression, HEADER_LEN, LOG_OVERHEAD, RecordBatchHeader, TimestampType,
+    Attributes, CRC_OFFSET, CRC_START, Compression, HEADER_LEN, LOG_OVERHEAD, TimestampType,
 };
 use super::control_record::{ControlRecordType, TxnMarker};
 use crate::codec::{Writer, varint_len, varlong_len};
@@ -409,22 +407,26 @@ impl BatchBuilder {
                 .saturating_sub(LOG_OVERHEAD),
         )
         .unwrap_or(i32::MAX);
-        RecordBatchHeader {
-            base_offset: I64::new(self.base_offset),
-            batch_length: I32::new(length),
-            partition_leader_epoch: I32::new(self.partition_leader_epoch),
-            magic: 2,
-            crc: U32::ZERO,
-            attributes: I16::new(self.attributes(compression).0),
-            last_offset_delta: I32::new(plan.count.saturating_sub(1).max(0)),
-            base_timestamp: I64::new(plan.base_timestamp),
-            max_timestamp: I64::new(plan.max_timestamp),
-            producer_id: I64::new(self.producer_id),
-            producer_epoch: I16::new(self.producer_epoch),
-            base_sequence: I32::new(self.base_sequence),
-            records_count: I32::new(plan.count),
+        let mut w = Writer::new(head);
+        w.i64(self.base_offset);
+        w.i32(length);
+        w.i32(self.partition_leader_epoch);
+        w.i8(2);
+        w.u32(0); // CRC, filled in below
+        w.i16(self.attributes(compression).0);
+        w.i32(plan.count.saturating_sub(1).max(0));
+        w.i64(plan.base_timestamp);
+        w.i64(plan.max_timestamp);
+        w.i64(self.producer_id);
+        w.i16(self.producer_epoch);
+        w.i32(self.base_sequence);
+        w.i32(plan.count);
+        let mut crc = super::crc::Crc32c::new();
+        crc.update(head.get(CRC_START..).unwrap_or_default());
+        crc.update(payload);
+        if let Some(dst) = head.get_mut(CRC_OFFSET..CRC_START) {
+            dst.copy_from_slice(&crc.finish().to_be_bytes());
         }
-        .write_sealed(head, payload);
     }
 }
 

@@ -34,8 +34,7 @@ use super::{DefaultValue, FieldSchema, FieldType, MessageSchema, Primitive, Stru
 use crate::api::ApiKey;
 use crate::codec::{LengthPrefix, Writer};
 use crate::error::{DecodeError, EncodeError};
-use crate::records::{HEADER_LEN, MIN_BATCH_LENGTH, RecordBatchHeader};
-use zerocopy::byteorder::big_endian::{I16, I32, I64, U32};
+use crate::records::{CRC_OFFSET, CRC_START, HEADER_LEN, MIN_BATCH_LENGTH};
 
 /// The version and flexibility a body is walked at.
 #[derive(Debug, Clone, Copy)]
@@ -160,22 +159,26 @@ impl EmptyBatch {
     /// The batch's bytes, with its CRC-32C.
     fn encode(&self) -> [u8; Self::LEN] {
         let mut buf = [0u8; Self::LEN];
-        RecordBatchHeader {
-            base_offset: I64::new(self.base_offset),
-            batch_length: I32::new(MIN_BATCH_LENGTH),
-            partition_leader_epoch: I32::new(self.partition_leader_epoch),
-            magic: 2,
-            crc: U32::ZERO,
-            attributes: I16::new(self.attributes),
-            last_offset_delta: I32::ZERO,
-            base_timestamp: I64::new(self.base_timestamp),
-            max_timestamp: I64::new(self.max_timestamp),
-            producer_id: I64::new(self.producer_id),
-            producer_epoch: I16::new(self.producer_epoch),
-            base_sequence: I32::new(self.base_sequence),
-            records_count: I32::ZERO,
+        {
+            let mut w = Writer::new(&mut buf);
+            w.i64(self.base_offset);
+            w.i32(MIN_BATCH_LENGTH);
+            w.i32(self.partition_leader_epoch);
+            w.i8(2);
+            w.u32(0);
+            w.i16(self.attributes);
+            w.i32(0); // last offset delta
+            w.i64(self.base_timestamp);
+            w.i64(self.max_timestamp);
+            w.i64(self.producer_id);
+            w.i16(self.producer_epoch);
+            w.i32(self.base_sequence);
+            w.i32(0); // records count
         }
-        .write_sealed(&mut buf, &[]);
+        let crc = crate::records::crc::crc32c(buf.get(CRC_START..).unwrap_or_default());
+        if let Some(dst) = buf.get_mut(CRC_OFFSET..CRC_START) {
+            dst.copy_from_slice(&crc.to_be_bytes());
+        }
         buf
     }
 }
