@@ -24,6 +24,17 @@ use super::{DroppedField, Encode, Failed, FastReader, LengthPrefix, Reader, Writ
 ///
 /// assert_eq!(count(&Array::from(&[1i32, 2, 3][..])), 3);
 /// ```
+///
+/// A type of one's own cannot be an element:
+///
+/// ```compile_fail
+/// use kwire::codec::Element;
+///
+/// #[derive(Clone, Copy)]
+/// struct Mine(i32);
+///
+/// impl<'a> Element<'a> for Mine {}
+/// ```
 pub trait Element<'a>: ElementCodec<'a> {}
 
 impl<'a, T: ElementCodec<'a>> Element<'a> for T {}
@@ -51,12 +62,12 @@ pub trait ElementCodec<'a>: Copy {
     ) -> Result<Self, Failed>;
 
     /// Advances over one element at `version` without building it, checking what
-    /// [`ElementCodec::read_element`] checks (generated structs walk field by field; the default takes
-    /// the element). Over validated bytes it only steps.
+    /// [`ElementCodec::read_element`] checks (generated structs walk field by field; the default
+    /// takes the element). Over validated bytes it only steps.
     ///
     /// It may refuse what `read_element` accepts (generated structs leave a non-empty tagged
-    /// section of unvalidated bytes to `read_element`), never the reverse: a caller that needs
-    /// the error reads the element from the same place.
+    /// section of unvalidated bytes to `read_element`), never the reverse: a caller that needs the
+    /// error reads the element from the same place.
     #[inline]
     fn walk(w: &mut FastReader<'a>, version: i16, flexible: bool) -> Option<()> {
         Self::read_fast(w, version, flexible).map(drop)
@@ -78,7 +89,7 @@ pub trait ElementCodec<'a>: Copy {
         Some(w.rest())
     }
 
-    /// Reads one element at `version` through a walker: what iterating a decoded array runs.
+    /// Reads one element at `version` through a fast reader: what iterating a decoded array runs.
     /// `None` wherever [`ElementCodec::read_element`] would fail; it may also refuse what
     /// `read_element` accepts (generated structs leave a non-empty tagged section to it), and
     /// the caller then reads the element from the same place with `read_element`.
@@ -134,9 +145,10 @@ pub trait ElementCodec<'a>: Copy {
         Ok(total)
     }
 
-    /// Writes a non-null array of `elements`: the length prefix, then [`ElementCodec::write_element`]
-    /// on each. The fixed-width primitives reserve the prefix and the elements at once and fill
-    /// them in one loop; generated structs run one copy of the loop per range of versions.
+    /// Writes a non-null array of `elements`: the length prefix, then
+    /// [`ElementCodec::write_element`] on each. The fixed-width primitives reserve the prefix and
+    /// the elements at once and fill them in one loop; generated structs run one copy of the loop
+    /// per range of versions.
     #[inline]
     fn write_array(elements: &[Self], w: &mut Writer<'_>, version: i16, flexible: bool) {
         w.len(elements.len(), LengthPrefix::bytes(flexible));
@@ -182,7 +194,7 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
         flexible: bool,
         path: &'static str,
     ) -> Result<Self, Failed> {
-        // The elements are checked through a walker, which builds nothing (fixed-width ones
+        // The elements are checked through a fast reader, which builds nothing (fixed-width ones
         // with one bounds check); only where it refuses are they read one by one, for the
         // precise error. Without the `perf` feature only fixed-width elements are walked, and
         // the walking code is left out.
@@ -219,8 +231,8 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
         }
     }
 
-    /// Validates `count` elements at `version` through a walker: what [`ArrayView::read`] tries
-    /// first, and what [`Array::read_fast`] runs; `None` where the walk refuses them.
+    /// Validates `count` elements at `version` through a fast reader: what [`ArrayView::read`]
+    /// tries first, and what [`Array::read_fast`] runs; `None` where the walk refuses them.
     #[inline(always)]
     fn read_fast(
         w: &mut FastReader<'a>,
@@ -252,9 +264,9 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
         Some(())
     }
 
-    /// The loop of [`ArrayView::walk_each`] ([`ElementCodec::walk_many`]), out of line: it takes the
-    /// walker by value and returns the bytes after the elements, so that neither its walker nor
-    /// the caller's has its address taken, and both stay in registers.
+    /// The loop of [`ArrayView::walk_each`] ([`ElementCodec::walk_many`]), out of line: it takes
+    /// the fast reader by value and returns the bytes after the elements, so that neither its fast
+    /// reader nor the caller's has its address taken, and both stay in registers.
     #[inline(never)]
     fn walk_run(w: FastReader<'a>, count: usize, version: i16, flexible: bool) -> Option<&'a [u8]> {
         T::walk_many(w, count, version, flexible)
@@ -475,7 +487,7 @@ impl<'a, T: Element<'a>> Array<'a, T> {
         }
     }
 
-    /// Reads a non-nullable array through a walker, as [`Array::read`] reads it; `None` where
+    /// Reads a non-nullable array through a fast reader, as [`Array::read`] reads it; `None` where
     /// the read would fail or the walk refuses (see [`ElementCodec::read_fast`]).
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -484,7 +496,7 @@ impl<'a, T: Element<'a>> Array<'a, T> {
         ArrayView::read_fast(w, n, version, flexible).map(Self::Wire)
     }
 
-    /// Reads a nullable array through a walker, as [`Array::read_nullable`] reads it.
+    /// Reads a nullable array through a fast reader, as [`Array::read_nullable`] reads it.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_nullable(
@@ -498,7 +510,7 @@ impl<'a, T: Element<'a>> Array<'a, T> {
         }
     }
 
-    /// The element count of an array read through a walker: for fixed-size elements, the
+    /// The element count of an array read through a fast reader: for fixed-size elements, the
     /// bounds check of their total (in [`ArrayView::read_fast`]) covers the count's.
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -866,7 +878,7 @@ impl<'a, T: Element<'a>> Iterator for ArrayIter<'a, T> {
                     return T::read_fast(w, *version, *flexible);
                 }
                 *left = left.checked_sub(1)?;
-                // Every element was validated when the view was built: the walker reads it, or
+                // Every element was validated when the view was built: the fast reader reads it, or
                 // leaves it (a non-empty tagged section) to a read, which cannot fail. If it ever
                 // did (a walk accepting what a read refuses), the iterator ends, and builds with
                 // debug assertions, the tests and the fuzz targets among them, say so.

@@ -9,7 +9,7 @@ use super::{MAX_STRING_LEN, Reader, Uuid};
 /// what is wrong.
 ///
 /// Decoding an array walks its elements once to validate them; iterating a decoded array reads
-/// each element through a walker and walks over the nested arrays inside it to find where they
+/// each element through a fast reader and walks over the nested arrays inside it to find where they
 /// end. A walk only needs to know *whether* the bytes are good: a step that fails returns `None`,
 /// leaving the cursor anywhere in what it stepped over, and the caller reads the same bytes with
 /// a [`Reader`] when it needs the error. That keeps the cursor a slice, an offset and a flag,
@@ -29,7 +29,7 @@ pub struct FastReader<'a> {
 }
 
 impl<'a> FastReader<'a> {
-    /// A walker over the bytes `r` has not read yet, validated when `r` is.
+    /// A fast reader over the bytes `r` has not read yet, validated when `r` is.
     #[must_use]
     pub(crate) const fn at(r: &Reader<'a>) -> Self {
         Self {
@@ -39,7 +39,7 @@ impl<'a> FastReader<'a> {
         }
     }
 
-    /// A walker over `bytes` that an earlier decode validated, whose first byte is at absolute
+    /// A fast reader over `bytes` that an earlier decode validated, whose first byte is at absolute
     /// offset `offset`.
     #[must_use]
     pub(crate) const fn validated(bytes: &'a [u8], offset: usize) -> Self {
@@ -56,7 +56,7 @@ impl<'a> FastReader<'a> {
         self.rest
     }
 
-    /// Moves to `rest`, the bytes after a step taken on a copy of this walker.
+    /// Moves to `rest`, the bytes after a step taken on a copy of this fast reader.
     #[inline(always)]
     pub(crate) const fn set_rest(&mut self, rest: &'a [u8]) {
         self.rest = rest;
@@ -69,7 +69,7 @@ impl<'a> FastReader<'a> {
     }
 
     /// A reader over the bytes not yet walked over, with the same offsets, for a step the
-    /// walker leaves to a read.
+    /// fast reader leaves to a read.
     pub(crate) const fn reader(&self) -> Reader<'a> {
         if self.validated {
             Reader::validated(self.rest, self.offset())
@@ -175,7 +175,7 @@ impl<'a> FastReader<'a> {
     }
 
     /// Every other length encoding, read by a [`Reader`]: the length and the bytes after it.
-    /// It takes and returns the slice rather than the walker, which so stays in registers.
+    /// It takes and returns the slice rather than the fast reader, which so stays in registers.
     #[inline(never)]
     fn nullable_len_slow(
         rest: &'a [u8],
@@ -328,7 +328,7 @@ impl<'a> FastReader<'a> {
 
     /// Reads a non-empty tagged section into `value` with `read` (a struct's reader of its
     /// section) through a [`Reader`] from here, and returns the value: what a message's read
-    /// through a walker does with a section an element's leaves to its reader.
+    /// through a fast reader does with a section an element's leaves to its reader.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_section_into<T>(
@@ -341,7 +341,7 @@ impl<'a> FastReader<'a> {
         Some(value)
     }
 
-    /// Consumes an empty tagged-field section, and refuses any other: a read through a walker
+    /// Consumes an empty tagged-field section, and refuses any other: a read through a fast reader
     /// leaves the fields of a non-empty section to a [`Reader`].
     #[inline(always)]
     pub fn empty_tagged_section(&mut self) -> Option<()> {
@@ -363,7 +363,7 @@ impl<'a> FastReader<'a> {
     }
 
     /// Reads one value with `read` through a [`Reader`] over the same bytes, for the values a
-    /// walker has no read of its own for.
+    /// fast reader has no read of its own for.
     #[inline]
     pub(crate) fn read_with<T, E>(
         &mut self,

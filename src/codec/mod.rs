@@ -7,10 +7,10 @@
 //!   [`Writer`]. Neither allocates nor panics.
 //! * Decoding borrows: strings are `&'a str` (checked as UTF-8 once), bytes are `&'a [u8]`, arrays
 //!   are [`Array`] views validated once and then iterated without errors.
-//! * Encoding is one pass: [`Encode::encode`] checks each value as it writes it, and a buffer
-//!   that is too small fails with [`EncodeError::BufferTooSmall`] carrying the size the encoding
-//!   needs (what was written before an error is unspecified). [`Encode::encoded_len`] gives the
-//!   exact size first, for callers who want it.
+//! * Encoding is one pass: [`Encode::encode`] checks each value as it writes it, and a buffer that
+//!   is too small fails with [`EncodeError::BufferTooSmall`] carrying the size the encoding needs
+//!   (what was written before an error is unspecified). [`Encode::encoded_len`] gives the exact
+//!   size first, for callers who want it.
 //!
 //! What arrays do with their elements ([`Element`] is sealed) and the error-free cursor that
 //! decoding validates arrays with stay inside the crate. [`Reader`], [`Writer`], [`Decode`],
@@ -23,8 +23,8 @@
 //! * Varints may be non-minimal (`80 00` is 0); the bits of a 5th varint byte (10th varlong byte)
 //!   that do not fit are ignored. Encoding is always minimal.
 //! * In a nullable field, any negative length is null; in a non-nullable field, `-1` is
-//!   [`DecodeErrorKind::UnexpectedNull`](crate::DecodeErrorKind::UnexpectedNull) and other
-//!   negative lengths are [`DecodeErrorKind::NegativeLength`](crate::DecodeErrorKind::NegativeLength).
+//!   [`DecodeErrorKind::UnexpectedNull`](crate::DecodeErrorKind::UnexpectedNull) and other negative
+//!   lengths are [`DecodeErrorKind::NegativeLength`](crate::DecodeErrorKind::NegativeLength).
 //! * The int8 marker of a nullable struct reads any negative value as null, anything else as
 //!   present.
 //!
@@ -34,11 +34,11 @@
 //!
 //! # Inlining
 //!
-//! With the `perf` feature, the reads and writes every field calls are inlined into the
-//! generated code. Without it (firmware), most of them are `inline(never)`: one copy of each
-//! serves every field, which is what the small builds measure (the embedded producer's `.text`
-//! went from 40.7 KB to 32.4 KB with these and the records changes). Which ones are kept out
-//! of line was decided by measuring that build: some are larger there out of line than inlined.
+//! With the `perf` feature, the reads and writes every field calls are inlined into the generated
+//! code. Without it (firmware), most of them are `inline(never)`: one copy of each serves every
+//! field, which is what the small builds measure (the embedded producer's `.text` went from 40.7 KB
+//! to 32.4 KB with these and the records changes). Which ones are kept out of line was decided by
+//! measuring that build: some are larger there out of line than inlined.
 
 mod array;
 mod fast_reader;
@@ -202,7 +202,7 @@ pub trait Decode<'a>: Sized {
 /// The read of a generated type through a [`FastReader`], which records no error: `None` wherever
 /// [`Decode::read`] would fail, and wherever the type leaves the bytes to `read` (generated
 /// elements leave a non-empty tagged section to it; generated messages with tagged fields of
-/// their own read it with a [`Reader`] from where the walker stands). Good input so costs no
+/// their own read it with a [`Reader`] from where the fast reader stands). Good input so costs no
 /// error bookkeeping: the generated types' [`Decode::decode`] tries it first
 /// ([`read_fast_or_read`]).
 #[cfg(feature = "perf")]
@@ -212,7 +212,7 @@ pub(crate) trait ReadFast<'a>: Decode<'a> {
 }
 
 /// Reads one `T` at `version` as the generated types' [`Decode::decode`] does with `perf`:
-/// through a walker first ([`ReadFast`]), and with [`Decode::read`] only where the walker
+/// through a fast reader first ([`ReadFast`]), and with [`Decode::read`] only where the fast reader
 /// refuses; the by-key decoders of requests and responses read their bodies so too.
 #[cfg(feature = "perf")]
 #[inline]
@@ -631,8 +631,9 @@ macro_rules! per_class {
 #[cfg(feature = "perf")]
 pub(crate) use per_class;
 
-/// Implements [`ElementCodec`] (so [`Element`]) for a generated struct through its [`Decode`] and [`Encode`] impls;
-/// the ranges after the name are the struct's version ranges for [`per_class!`], newest first.
+/// Implements [`ElementCodec`] (so [`Element`]) for a generated struct through its [`Decode`] and
+/// [`Encode`] impls; the ranges after the name are the struct's version ranges for [`per_class!`],
+/// newest first.
 macro_rules! struct_element {
     ($t:ident $(; $($lo:literal $(..= $hi:literal)?),+)?) => {
         impl<'a> $crate::codec::ElementCodec<'a> for $t<'a> {

@@ -101,7 +101,7 @@ impl<'a> Reader<'a> {
         self.rest
     }
 
-    /// Moves to where `w`, a walker made at this reader, has got to.
+    /// Moves to where `w`, a fast reader made at this reader, has got to.
     #[inline(always)]
     pub(crate) fn advance_to(&mut self, w: &super::FastReader<'a>) {
         self.rest = w.rest();
@@ -761,9 +761,9 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// `bytes` as a string when they are UTF-8: the check [`Reader`] and [`FastReader`](super::FastReader)
-/// share. An empty string (common: empty commit metadata, for one) is taken without the call
-/// with `perf`.
+/// `bytes` as a string when they are UTF-8: the check [`Reader`] and
+/// [`FastReader`](super::FastReader) share. An empty string (common: empty commit metadata, for
+/// one) is taken without the call with `perf`.
 #[inline(always)]
 pub(super) fn utf8(bytes: &[u8]) -> Option<&str> {
     if cfg!(feature = "perf") && bytes.is_empty() {
