@@ -80,12 +80,6 @@ impl<'a> LegacyMessage<'a> {
     pub fn parse_at(input: &'a [u8], base: usize) -> Result<Self, DecodeError> {
         let mut head = Reader::with_offset(input, base);
         let offset = head.decode_with(|r| r.i64("LegacyMessage.offset"))?;
-        #[cfg(kwire_mutant)]
-        let offset = if crate::__mutant::on(crate::__mutant::Mutant::LegacyOffset) {
-            offset.wrapping_add(1)
-        } else {
-            offset
-        };
         let size_at = head.offset();
         let size = head.decode_with(|r| r.i32("LegacyMessage.messageSize"))?;
         let crc = head.decode_with(|r| r.u32("LegacyMessage.crc"))?;
