@@ -222,14 +222,16 @@ impl<'a> LegacyMessage<'a> {
         crc32(self.bytes.get(CRC_COVERED..).unwrap_or_default())
     }
 
-    /// Checks the stored CRC against the bytes. Under `cfg(kwire_fuzzing)` this always succeeds.
+    /// Checks the stored CRC against the bytes. [`LegacyRecords`] checks every message's;
+    /// [`LegacyMessage::record`] and [`LegacyMessage::inner`] do not, for a reader that does not
+    /// want the check (as Kafka's consumers with `check.crcs=false`).
     ///
     /// # Errors
     ///
     /// `CrcMismatch` at the CRC field's offset.
     pub fn verify_crc(&self) -> Result<(), DecodeError> {
         let computed = self.compute_crc();
-        if self.crc == computed || cfg!(kwire_fuzzing) {
+        if self.crc == computed {
             Ok(())
         } else {
             Err(DecodeError::new(
