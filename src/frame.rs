@@ -520,10 +520,6 @@ pub fn split(buf: &[u8], max_size: usize) -> Result<Status<&[u8]>, DecodeError> 
     }
     let total = size.saturating_add(SIZE_LEN);
     match buf.get(..total) {
-        #[cfg(kwire_mutant)]
-        Some(frame) if crate::__mutant::on(crate::__mutant::Mutant::SplitShort) => {
-            Ok(Status::Complete(frame.get(1..).unwrap_or_default()))
-        }
         Some(frame) => Ok(Status::Complete(frame)),
         None => Ok(Status::Incomplete {
             needed: total.saturating_sub(buf.len()),

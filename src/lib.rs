@@ -359,10 +359,6 @@ struct ReadmeDoctests;
 #[cfg(test)]
 extern crate std;
 
-#[cfg(kwire_mutant)]
-#[doc(hidden)]
-#[path = "mutant.rs"]
-pub mod __mutant;
 pub mod api;
 pub mod codec;
 pub mod control;

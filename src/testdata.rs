@@ -1,5 +1,5 @@
-//! The generator's golden fixtures (`codegen/tests/fixtures/*.rs`, generated from Kafka's own
-//! generator test schemas) compiled into the crate and exercised: every version of every test
+//! The generator's golden fixtures (`src/testdata/*.rs`, generated from Kafka's own generator
+//! test schemas) compiled into the crate and exercised: every version of every test
 //! schema is encoded and decoded back, and the byte layouts of defaults, nulls, nullable-struct
 //! markers and tagged fields are checked against hand-computed vectors.
 //!
@@ -12,7 +12,6 @@
     dead_code,
     reason = "generated test types, only partly used"
 )]
-#[path = "../codegen/tests/fixtures/AllTypeMessage.rs"]
 mod all_type_message;
 
 #[allow(
@@ -20,7 +19,6 @@ mod all_type_message;
     dead_code,
     reason = "generated test types, only partly used"
 )]
-#[path = "../codegen/tests/fixtures/NullableStructMessage.rs"]
 mod nullable_struct_message;
 
 #[allow(
@@ -28,7 +26,6 @@ mod nullable_struct_message;
     dead_code,
     reason = "generated test types, only partly used"
 )]
-#[path = "../codegen/tests/fixtures/SimpleArraysMessage.rs"]
 mod simple_arrays_message;
 
 #[allow(
@@ -36,7 +33,6 @@ mod simple_arrays_message;
     dead_code,
     reason = "generated test types, only partly used"
 )]
-#[path = "../codegen/tests/fixtures/SimpleExampleMessage.rs"]
 mod simple_example_message;
 
 #[allow(
@@ -44,7 +40,6 @@ mod simple_example_message;
     dead_code,
     reason = "generated test types, only partly used"
 )]
-#[path = "../codegen/tests/fixtures/SimpleRecordsMessage.rs"]
 mod simple_records_message;
 
 use std::vec;

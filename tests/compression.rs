@@ -534,6 +534,19 @@ fn gzip_framing() {
         codecs.decompress(Compression::GZIP, &bad, &mut out),
         Err(CompressionError::Codec { .. })
     ));
+    // Unless the checksums are not checked; the length in the trailer still is.
+    let mut unchecked = BuiltinCodecs::new().verify_checksums(false);
+    assert!(!unchecked.verifies_checksums() && codecs.verifies_checksums());
+    let n = unchecked
+        .decompress(Compression::GZIP, &bad, &mut out)
+        .unwrap();
+    assert_eq!(&out[..n], b"payload");
+    let at = bad.len() - 4;
+    bad[at] ^= 1;
+    assert!(matches!(
+        unchecked.decompress(Compression::GZIP, &bad, &mut out),
+        Err(CompressionError::Codec { .. })
+    ));
     assert!(
         codecs
             .decompress(Compression::GZIP, b"not gzip", &mut out)
@@ -593,15 +606,23 @@ fn lz4_framing() {
                 .is_err()
         );
     }
-    // A wrong block or content checksum is damage.
-    let mut frame = lz4_frame(0x60 | 0x10, &[(0x8000_0010, first)], first, false);
-    let at = frame.len() - 5;
-    frame[at] ^= 1;
-    assert!(
-        codecs
+    // A wrong block or content checksum is damage, unless the checksums are not checked.
+    let mut unchecked = BuiltinCodecs::new().verify_checksums(false);
+    for (flg, at) in [(0x60 | 0x10, 5), (0x60 | 0x04, 1)] {
+        let mut frame = lz4_frame(flg, &[(0x8000_0010, first)], first, false);
+        let at = frame.len() - at;
+        frame[at] ^= 1;
+        assert!(
+            codecs
+                .decompress(Compression::LZ4, &frame, &mut out)
+                .is_err(),
+            "FLG {flg:#x}"
+        );
+        let n = unchecked
             .decompress(Compression::LZ4, &frame, &mut out)
-            .is_err()
-    );
+            .unwrap();
+        assert_eq!(&out[..n], first, "FLG {flg:#x}");
+    }
     // The header checksum that magic 0 Kafka wrote (over the magic number too) is accepted; a
     // wrong one is not.
     let legacy = lz4_frame(0x60, &[(0x8000_0010, first)], first, true);
@@ -616,6 +637,10 @@ fn lz4_framing() {
             .decompress(Compression::LZ4, &wrong, &mut out)
             .is_err()
     );
+    let n = unchecked
+        .decompress(Compression::LZ4, &wrong, &mut out)
+        .unwrap();
+    assert_eq!(&out[..n], first);
     // Skippable frames and concatenated frames.
     let mut many = vec![0x5a, 0x2a, 0x4d, 0x18, 3, 0, 0, 0, 1, 2, 3];
     many.extend_from_slice(&lz4_frame(0x60, &[(0x8000_0003, b"abc")], b"abc", false));

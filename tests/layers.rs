@@ -8,10 +8,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// Bottom first. `__mutant` (the deliberate faults of `--cfg kwire_mutant`) imports nothing
-/// and sits at the bottom.
+/// Bottom first.
 const LAYERS: &[&[&str]] = &[
-    &["wire", "__mutant"],
+    &["wire"],
     &["error"],
     &["codec"],
     &["records"],
@@ -141,11 +140,6 @@ fn every_module_imports_only_its_layer_and_those_below() {
         if module == "lib" || module == "testdata" {
             continue;
         }
-        let module = if module == "mutant" {
-            "__mutant"
-        } else {
-            module
-        };
         let Some(own) = layer_of(module) else {
             violations.push(format!("{}: module {module} is in no layer", rel.display()));
             continue;

@@ -321,6 +321,36 @@ fn damaged_records_are_named() {
 }
 
 #[test]
+fn a_payload_failing_its_own_checksum_is_named_and_its_records_shown() {
+    use kwire::records::crc::crc32c;
+    use kwire::records::{CRC_OFFSET, CRC_START, HEADER_LEN};
+    let mut frame = produce_with_records();
+    // The gzip batch: its payload is one gzip member, right after the batch header.
+    let start = frame
+        .windows(3)
+        .rposition(|w| w == [0x1f, 0x8b, 0x08])
+        .unwrap()
+        - HEADER_LEN;
+    let length = i32::from_be_bytes(frame[start + 8..start + 12].try_into().unwrap());
+    let end = start + 12 + usize::try_from(length).unwrap();
+    // The member's CRC-32 (8 bytes before its end) damaged, the batch's CRC-32C made good again.
+    frame[end - 8] ^= 0x55;
+    let crc = crc32c(&frame[start + CRC_START..end]);
+    frame[start + CRC_OFFSET..start + CRC_START].copy_from_slice(&crc.to_be_bytes());
+    let o = run(&["dissect", "-", "--request", "--records"], Some(&frame));
+    let text = stdout(&o);
+    assert!(
+        text.contains(
+            "  batch offsets 3..=3, 1 record, gzip\n    batch at offset 3: gzip: CRC-32 mismatch; \
+             its records are shown as they are\n    offset 3  1970-01-01T00:00:00.000Z  key null  \
+             value \"squeezed squeezed squeezed\"\n"
+        ),
+        "{text}"
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+}
+
+#[test]
 fn a_fetch_cut_at_its_size_limit_is_said_in_words() {
     use kwire::messages::fetch_response::{FetchableTopicResponse, PartitionData};
     use kwire::messages::{FetchResponse, ResponseHeader};

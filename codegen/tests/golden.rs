@@ -1,11 +1,11 @@
 //! Golden tests for the generator.
 //!
 //! Each of Kafka's generator test schemas (`shared/kafka-schemas/test-message`, read in place)
-//! is generated and compared with the committed `tests/fixtures/<Name>.rs`. After a deliberate
-//! change to the generator, run
+//! is generated and compared with the committed fixture of the library crate,
+//! `src/testdata/<name in snake case>.rs`, where its `testdata` unit tests (`src/testdata.rs`)
+//! compile and exercise it. After a deliberate change to the generator, run
 //! `UPDATE_GOLDEN=1 cargo test -p kwire-codegen --test golden` to rewrite the fixtures,
-//! and review the diff. The fixtures are compiled and exercised by the `testdata` unit tests of
-//! the library crate (`src/testdata.rs`).
+//! and review the diff.
 //!
 //! Also here: unit tests of the schema reader and of identifier naming, and a determinism check
 //! over the real schema set.
@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use kwire_codegen::emit::{MARKER, field_ident, snake};
 use kwire_codegen::spec::{Prim, Range, Ty, parse_message};
 
-/// The test schemas, by file stem; each has a fixture of the same name.
+/// The test schemas, by file stem; each has a fixture of the same name in snake case.
 const TEST_SCHEMAS: [&str; 5] = [
     "AllTypeMessage",
     "NullableStructMessage",
@@ -37,10 +37,11 @@ fn shared_schemas(dir: &str) -> PathBuf {
     repo_root().join("../shared/kafka-schemas").join(dir)
 }
 
+/// Where the library crate's unit tests read the fixture of the test schema `name`.
 fn fixture_path(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(format!("{name}.rs"))
+    repo_root()
+        .join("src/testdata")
+        .join(format!("{}.rs", snake(name)))
 }
 
 fn updating() -> bool {

@@ -284,9 +284,13 @@ fn read_batch(b: &RecordBatch<'_>, field: &str, indent: &str, request: bool, rep
         b.records_unchecked().map_err(CompressionError::Decode)
     } else {
         match decompress(codec, b.payload(), &mut buf) {
-            Ok(n) => b
-                .records_in_unchecked(&buf[..n])
-                .map_err(CompressionError::Decode),
+            Ok((n, checksum)) => {
+                if let Some(e) = checksum {
+                    report.problem(&inner, field, damaged_payload("batch", b.base_offset(), &e));
+                }
+                b.records_in_unchecked(&buf[..n])
+                    .map_err(CompressionError::Decode)
+            }
             Err(e) => Err(e),
         }
     };
@@ -435,7 +439,16 @@ fn read_legacy(m: &LegacyMessage<'_>, field: &str, indent: &str, report: &mut Re
     let inner = format!("{indent}  ");
     let mut buf = Vec::new();
     let n = match decompress(codec, m.value().unwrap_or_default(), &mut buf) {
-        Ok(n) => n,
+        Ok((n, checksum)) => {
+            if let Some(e) = checksum {
+                report.problem(
+                    &inner,
+                    field,
+                    damaged_payload("message set", m.offset(), &e),
+                );
+            }
+            n
+        }
         Err(e) => {
             report.problem(&inner, field, format!("records not read: {e}"));
             return;
@@ -477,8 +490,35 @@ fn codec_name(c: Compression) -> String {
     }
 }
 
-/// Decompresses `input` into `buf`, growing it as the codec asks.
+/// Decompresses `input` into `buf`, growing it as the codec asks. A stream that fails only its
+/// own checksums (gzip's CRC-32, lz4's header, block and content checksums) is decompressed
+/// again without them, so its records are shown as they are; the mismatch is returned beside
+/// the length for the caller to report.
 fn decompress(
+    codec: Compression,
+    input: &[u8],
+    buf: &mut Vec<u8>,
+) -> Result<(usize, Option<CompressionError>), CompressionError> {
+    match decompress_with(BuiltinCodecs::new(), codec, input, buf) {
+        Err(checked @ CompressionError::Codec { .. }) => {
+            let unchecked = BuiltinCodecs::new().verify_checksums(false);
+            match decompress_with(unchecked, codec, input, buf) {
+                Ok(n) => Ok((n, Some(checked))),
+                Err(_) => Err(checked),
+            }
+        }
+        other => other.map(|n| (n, None)),
+    }
+}
+
+/// The problem of a compressed payload whose checksum failed: `what` at `offset`.
+fn damaged_payload(what: &str, offset: i64, e: &CompressionError) -> String {
+    format!("{what} at offset {offset}: {e}; its records are shown as they are")
+}
+
+/// Decompresses `input` with `codecs` into `buf`, growing it as the codec asks.
+fn decompress_with(
+    mut codecs: BuiltinCodecs,
     codec: Compression,
     input: &[u8],
     buf: &mut Vec<u8>,
@@ -486,7 +526,7 @@ fn decompress(
     let mut size = input.len().saturating_mul(4).clamp(4096, MAX_DECOMPRESSED);
     loop {
         buf.resize(size, 0);
-        match BuiltinCodecs::new().decompress(codec, input, buf) {
+        match codecs.decompress(codec, input, buf) {
             Err(CompressionError::OutputTooSmall { needed, available })
                 if size < MAX_DECOMPRESSED =>
             {

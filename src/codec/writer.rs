@@ -213,12 +213,6 @@ impl<'b> Writer<'b> {
     /// Writes a big-endian `int32`.
     #[inline]
     pub fn i32(&mut self, v: i32) {
-        #[cfg(kwire_mutant)]
-        let v = if crate::__mutant::on(crate::__mutant::Mutant::WriterI32) {
-            v.wrapping_add(1)
-        } else {
-            v
-        };
         self.put_array(v.to_be_bytes());
     }
 
@@ -250,12 +244,6 @@ impl<'b> Writer<'b> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline(never))]
     pub fn uvarint(&mut self, v: u32) {
-        #[cfg(kwire_mutant)]
-        let v = if crate::__mutant::on(crate::__mutant::Mutant::WriterUvarint) {
-            v ^ 1
-        } else {
-            v
-        };
         let [b0, b1, ..] = v.to_le_bytes();
         if v < 0x80 {
             self.put_array([b0]);

@@ -586,7 +586,9 @@ impl<'a> RecordBatch<'a> {
 
     /// Checks the stored CRC against the bytes.
     ///
-    /// Under `cfg(kwire_fuzzing)` this always succeeds, so that fuzzers reach the code behind it.
+    /// [`RecordBatch::records`] and [`RecordBatch::records_in`] check it first; a reader that
+    /// does not want the check (as Kafka's consumers with `check.crcs=false`) reads with
+    /// [`RecordBatch::records_unchecked`] and [`RecordBatch::records_in_unchecked`] instead.
     ///
     /// # Errors
     ///
@@ -594,7 +596,7 @@ impl<'a> RecordBatch<'a> {
     pub fn verify_crc(&self) -> Result<(), DecodeError> {
         let stored = self.crc();
         let computed = self.compute_crc();
-        if stored == computed || cfg!(kwire_fuzzing) {
+        if stored == computed {
             Ok(())
         } else {
             Err(DecodeError::new(

@@ -253,7 +253,9 @@ impl<'a> RecordBatch<'a> {
     ///
     /// An uncompressed batch is read in place, without touching `buf` (as
     /// [`RecordBatch::records`]). Record positions in errors count from the start of `buf`.
-    /// Damaged bytes never reach the decompressor: the CRC covers the compressed payload.
+    /// Damaged bytes never reach the decompressor: the CRC covers the compressed payload. To
+    /// read without the CRC check, decompress [`RecordBatch::payload`] and iterate with
+    /// [`RecordBatch::records_in_unchecked`].
     ///
     /// ```
     /// # #[cfg(feature = "lz4")] {
@@ -409,22 +411,70 @@ impl BatchBuilder {
 /// | zstd | `zstd` | Zstandard frames (no dictionaries) | one frame, `ruzstd`'s fastest level |
 ///
 /// Others return [`CompressionError::UnknownCodec`] (5 to 7) or
-/// [`CompressionError::CodecNotEnabled`]. The type holds no state. Gzip and zstd allocate
+/// [`CompressionError::CodecNotEnabled`].
+///
+/// The checksums the formats carry (gzip's CRC-32 of each member, lz4's header checksum and
+/// its block and content checksums when a frame has them) are checked by default: a mismatch is
+/// [`CompressionError::Codec`]. [`BuiltinCodecs::verify_checksums`]`(false)` skips them, as
+/// Kafka's consumers do with `check.crcs=false`: for bytes whose integrity is known otherwise
+/// (a v2 batch's CRC-32C covers its compressed payload), or to read what a damaged stream
+/// still holds. The rest of each format is checked either way; zstd's optional content
+/// checksum is not checked.
+///
+/// ```
+/// # #[cfg(feature = "gzip")] {
+/// use kwire::records::Compression;
+/// use kwire::records::compression::{BuiltinCodecs, Compressor, Decompressor};
+///
+/// let mut codecs = BuiltinCodecs::new();
+/// let mut gz = [0u8; 64];
+/// let n = codecs.compress(Compression::GZIP, b"payload", &mut gz)?;
+/// gz[n - 8] ^= 1; // the member's CRC-32
+/// let mut out = [0u8; 64];
+/// assert!(codecs.decompress(Compression::GZIP, &gz[..n], &mut out).is_err());
+///
+/// let mut unchecked = BuiltinCodecs::new().verify_checksums(false);
+/// let len = unchecked.decompress(Compression::GZIP, &gz[..n], &mut out)?;
+/// assert_eq!(&out[..len], b"payload");
+/// # }
+/// # Ok::<(), kwire::records::compression::CompressionError>(())
+/// ```
+///
+/// The type holds only that choice. Gzip and zstd allocate
 /// working memory on each call; snappy compression of more than 1 KiB allocates its hash table
 /// (up to 32 KiB, `snap`'s encoder keeps only a 1 KiB input's table inline); snappy
 /// decompression and lz4 use only the stack (lz4 compression about 8 KiB of hash table, the
 /// rest far less).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct BuiltinCodecs {
-    _private: (),
+    checksums: bool,
+}
+
+impl Default for BuiltinCodecs {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl BuiltinCodecs {
-    /// The codecs.
+    /// The codecs, checking the formats' own checksums.
     #[must_use]
     pub const fn new() -> Self {
-        Self { _private: () }
+        Self { checksums: true }
+    }
+
+    /// These codecs checking the formats' own checksums when decompressing (`true`, the
+    /// default) or not (`false`); see the type's documentation for which checksums these are.
+    #[must_use]
+    pub const fn verify_checksums(self, on: bool) -> Self {
+        Self { checksums: on }
+    }
+
+    /// Whether decompression checks the formats' own checksums.
+    #[must_use]
+    pub const fn verifies_checksums(&self) -> bool {
+        self.checksums
     }
 
     /// Whether `codec` is handled (it is defined and its feature is on).
@@ -473,11 +523,11 @@ impl Decompressor for BuiltinCodecs {
         match codec {
             Compression::NONE => copy(input, output),
             #[cfg(feature = "gzip")]
-            Compression::GZIP => gzip::decompress(input, output),
+            Compression::GZIP => gzip::decompress(input, output, self.checksums),
             #[cfg(feature = "snappy")]
             Compression::SNAPPY => snappy::decompress(input, output),
             #[cfg(feature = "lz4")]
-            Compression::LZ4 => lz4::decompress(input, output),
+            Compression::LZ4 => lz4::decompress(input, output, self.checksums),
             #[cfg(feature = "zstd")]
             Compression::ZSTD => zstd::decompress(input, output),
             other => Err(not_handled(other)),
@@ -695,7 +745,12 @@ mod gzip {
         Some(())
     }
 
-    pub(super) fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize, CompressionError> {
+    /// Decompresses `input`; with `checksums`, a member's CRC-32 must match its output.
+    pub(super) fn decompress(
+        input: &[u8],
+        output: &mut [u8],
+        checksums: bool,
+    ) -> Result<usize, CompressionError> {
         let mut input = Input::new(input);
         let mut out = Output::new(output);
         let mut state = Box::<DecompressorOxide>::default();
@@ -740,7 +795,7 @@ mod gzip {
             let member = out.written().get(start..).unwrap_or_default();
             let crc = u32_le(trailer).unwrap_or(0);
             let size = trailer.get(4..).and_then(u32_le).unwrap_or(0);
-            if crc32(member) != crc && !cfg!(kwire_fuzzing) {
+            if checksums && crc32(member) != crc {
                 return Err(corrupt("CRC-32 mismatch"));
             }
             if size != low32(member.len()) {
@@ -1013,9 +1068,14 @@ mod lz4 {
         block_max: usize,
     }
 
-    /// Reads a frame descriptor (after the magic number) and checks its checksum. `frame` is the
-    /// whole frame from its magic number on, for the checksum that magic 0 Kafka wrote.
-    fn descriptor(input: &mut Input<'_>, frame: &[u8]) -> Result<Frame, CompressionError> {
+    /// Reads a frame descriptor (after the magic number) and, with `checksums`, checks its
+    /// checksum. `frame` is the whole frame from its magic number on, for the checksum that
+    /// magic 0 Kafka wrote.
+    fn descriptor(
+        input: &mut Input<'_>,
+        frame: &[u8],
+        checksums: bool,
+    ) -> Result<Frame, CompressionError> {
         let start = input.rest;
         let truncated = corrupt("truncated frame header");
         let flg = input.u8().ok_or(truncated)?;
@@ -1052,7 +1112,7 @@ mod lz4 {
         let legacy = frame
             .get(..described.len().saturating_add(MAGIC.len()))
             .map(header_checksum);
-        if stored != header_checksum(described) && Some(stored) != legacy && !cfg!(kwire_fuzzing) {
+        if checksums && stored != header_checksum(described) && Some(stored) != legacy {
             return Err(corrupt("frame header checksum mismatch"));
         }
         Ok(Frame {
@@ -1064,7 +1124,12 @@ mod lz4 {
         })
     }
 
-    pub(super) fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize, CompressionError> {
+    /// Decompresses `input`; with `checksums`, the header, block and content checksums must match.
+    pub(super) fn decompress(
+        input: &[u8],
+        output: &mut [u8],
+        checksums: bool,
+    ) -> Result<usize, CompressionError> {
         let mut input = Input::new(input);
         let mut out = Output::new(output);
         if input.is_empty() {
@@ -1089,7 +1154,7 @@ mod lz4 {
             if magic != MAGIC {
                 return Err(corrupt("not an LZ4 frame"));
             }
-            let frame = descriptor(&mut input, frame_bytes)?;
+            let frame = descriptor(&mut input, frame_bytes, checksums)?;
             let frame_start = out.len;
             loop {
                 let size = input
@@ -1110,7 +1175,7 @@ mod lz4 {
                         .take(4)
                         .and_then(u32_le)
                         .ok_or(corrupt("truncated block checksum"))?;
-                    if sum != xxh32(block) && !cfg!(kwire_fuzzing) {
+                    if checksums && sum != xxh32(block) {
                         return Err(corrupt("block checksum mismatch"));
                     }
                 }
@@ -1162,7 +1227,7 @@ mod lz4 {
                     .take(4)
                     .and_then(u32_le)
                     .ok_or(corrupt("truncated content checksum"))?;
-                if sum != xxh32(content) && !cfg!(kwire_fuzzing) {
+                if checksums && sum != xxh32(content) {
                     return Err(corrupt("content checksum mismatch"));
                 }
             }

@@ -80,12 +80,6 @@ impl<'a> LegacyMessage<'a> {
     pub fn parse_at(input: &'a [u8], base: usize) -> Result<Self, DecodeError> {
         let mut head = Reader::with_offset(input, base);
         let offset = head.decode_with(|r| r.i64("LegacyMessage.offset"))?;
-        #[cfg(kwire_mutant)]
-        let offset = if crate::__mutant::on(crate::__mutant::Mutant::LegacyOffset) {
-            offset.wrapping_add(1)
-        } else {
-            offset
-        };
         let size_at = head.offset();
         let size = head.decode_with(|r| r.i32("LegacyMessage.messageSize"))?;
         let crc = head.decode_with(|r| r.u32("LegacyMessage.crc"))?;
@@ -228,14 +222,16 @@ impl<'a> LegacyMessage<'a> {
         crc32(self.bytes.get(CRC_COVERED..).unwrap_or_default())
     }
 
-    /// Checks the stored CRC against the bytes. Under `cfg(kwire_fuzzing)` this always succeeds.
+    /// Checks the stored CRC against the bytes. [`LegacyRecords`] checks every message's;
+    /// [`LegacyMessage::record`] and [`LegacyMessage::inner`] do not, for a reader that does not
+    /// want the check (as Kafka's consumers with `check.crcs=false`).
     ///
     /// # Errors
     ///
     /// `CrcMismatch` at the CRC field's offset.
     pub fn verify_crc(&self) -> Result<(), DecodeError> {
         let computed = self.compute_crc();
-        if self.crc == computed || cfg!(kwire_fuzzing) {
+        if self.crc == computed {
             Ok(())
         } else {
             Err(DecodeError::new(

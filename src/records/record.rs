@@ -230,15 +230,6 @@ impl<'a> Record<'a> {
     /// A record from its fields and its batch's context.
     #[inline(always)]
     fn new(bytes: &'a [u8], position: usize, f: Fields<'a>, ctx: &BatchContext) -> Self {
-        #[cfg(kwire_mutant)]
-        let f = Fields {
-            timestamp_delta: if crate::__mutant::on(crate::__mutant::Mutant::RecordTimestamp) {
-                f.timestamp_delta.wrapping_add(1)
-            } else {
-                f.timestamp_delta
-            },
-            ..f
-        };
         Self {
             bytes,
             position,

@@ -209,14 +209,6 @@ fn frame_size(frame: &[u8]) -> Result<(i32, Option<usize>), DecodeError> {
     Ok((size, (frame.len() >= total).then_some(total)))
 }
 
-/// Whether the `DissectorFrameNode` fault is on (never outside `--cfg kwire_mutant`).
-fn frame_node_mutated() -> bool {
-    #[cfg(kwire_mutant)]
-    return crate::__mutant::on(crate::__mutant::Mutant::DissectorFrameNode);
-    #[cfg(not(kwire_mutant))]
-    false
-}
-
 fn frame_nodes(
     frame: &[u8],
     v: &mut Out<'_>,
@@ -242,7 +234,7 @@ fn frame_nodes(
         ty: TypeWord::None,
         value: Value::None,
         offset: 0,
-        size: Some(if frame_node_mutated() { 5 } else { 4 }),
+        size: Some(4),
         about: About::Text("length-delimited framing"),
         category: Category::Frame,
     })?;

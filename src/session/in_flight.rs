@@ -132,12 +132,6 @@ impl<const N: usize, T> InFlight<N, T> {
     /// removed: [`InFlight::pop_oldest`] gives up on the older ones);
     /// [`SessionError::NoRequest`] when no request in flight has it.
     pub fn answer(&mut self, correlation_id: i32) -> Result<Pending<T>, SessionError> {
-        #[cfg(kwire_mutant)]
-        if crate::__mutant::on(crate::__mutant::Mutant::InFlightAnyOldest)
-            && let Some(oldest) = self.queue.pop_front()
-        {
-            return Ok(oldest);
-        }
         match self.queue.front() {
             Some(oldest) if oldest.correlation_id == correlation_id => self
                 .queue

@@ -1230,8 +1230,8 @@ const LEGACY_CRC_FROM: usize = 16;
 /// * Entries follow each other with no gap, each where the iterator says, and a clean end leaves
 ///   exactly the unread tail in [`Batches::remainder`](kwire::records::Batches::remainder): a
 ///   tail too short for the entry it starts, which a standalone parse calls truncated.
-/// * A v2 batch's accessors agree with its bytes; `verify_crc` agrees with `compute_crc` (it
-///   always succeeds under `cfg(kwire_fuzzing)`); records follow each other to the end of the
+/// * A v2 batch's accessors agree with its bytes; `verify_crc` agrees with `compute_crc`, and
+///   the records are read past it (`records_unchecked`); records follow each other to the end of the
 ///   batch, exactly `recordsCount` of them, with offsets, timestamps and sequences derived from
 ///   the batch as Kafka derives them; headers iterate to their count; control records and their
 ///   payloads read or fail inside their record.
@@ -1545,10 +1545,7 @@ fn check_v2(
         "v2: compute_crc",
     )?;
     match b.verify_crc() {
-        Ok(()) => ensure(
-            cfg!(kwire_fuzzing) || b.crc() == computed,
-            "v2: verify_crc passed a wrong CRC",
-        )?,
+        Ok(()) => ensure(b.crc() == computed, "v2: verify_crc passed a wrong CRC")?,
         Err(error) => {
             ensure(
                 error.offset == start.saturating_add(CRC_AT)
@@ -2004,10 +2001,7 @@ fn check_legacy(
         "legacy: compute_crc",
     )?;
     match m.verify_crc() {
-        Ok(()) => ensure(
-            cfg!(kwire_fuzzing) || m.crc() == computed,
-            "legacy: verify_crc passed a wrong CRC",
-        )?,
+        Ok(()) => ensure(m.crc() == computed, "legacy: verify_crc passed a wrong CRC")?,
         Err(error) => {
             check_offset("legacy: CRC error", &error, input_len)?;
             ensure(

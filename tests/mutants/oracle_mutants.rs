@@ -1,20 +1,13 @@
-//! The fuzz oracles catch a wrong codec. Built with `--cfg kwire_mutant`, the library carries
-//! deliberate faults that can be switched on one at a time (`kwire::__mutant`); with each on,
-//! the committed corpus of every target the fault should disturb is replayed, and that target's
-//! oracle must report a failure on at least one file. With every fault off, none fails.
-//!
-//! ```text
-//! RUSTFLAGS="--cfg kwire_mutant" CARGO_TARGET_DIR=target/mutant \
-//!     cargo test -p kwire --features describe --test oracle_mutants
-//! ```
-//!
-//! Without that cfg this file compiles to nothing.
-#![cfg(kwire_mutant)]
+//! The fuzz oracles catch a wrong codec. This test runs only in the copy of the repository that
+//! `scripts/oracle-mutants` makes, whose library carries the deliberate faults of
+//! `tests/mutants/faults.patch` (`kwire::mutant`), which can be switched on one at a time; with
+//! each on, the committed corpus of every target the fault should disturb is replayed, and that
+//! target's oracle must report a failure on at least one file. With every fault off, none fails.
 
 use std::fs;
 use std::path::Path;
 
-use kwire::__mutant::{Mutant, activate};
+use kwire::mutant::{Mutant, activate};
 use kwire_testkit::oracles::{TARGETS, Target};
 
 /// The targets whose oracle each fault must trip. Every target is in some row.
