@@ -66,10 +66,14 @@ fn root_reexports() -> Vec<(String, String)> {
     out
 }
 
-/// The code of a file without its comments and its unit tests (a trailing `#[cfg(test)]`
-/// module, which may use anything).
+/// The code of a file without its comments and its unit tests (a trailing `mod tests` under
+/// `#[cfg(test)]` or `#[cfg(all(test, ...))]`, which may use anything).
 fn code(text: &str) -> String {
-    let text = match text.find("#[cfg(test)]\nmod tests") {
+    let tests = ["#[cfg(test)]\nmod tests", "#[cfg(all(test, "]
+        .iter()
+        .filter_map(|t| text.find(t))
+        .min();
+    let text = match tests {
         Some(at) => &text[..at],
         None => text,
     };
@@ -177,6 +181,12 @@ fn the_check_sees_imports_and_only_code() {
     assert_eq!(
         named_modules(&code(text), &roots, false),
         ["api", "wire", "codec"].map(String::from)
+    );
+    let text = "use crate::codec::Reader;\n\
+                #[cfg(all(test, feature = \"all-apis\"))]\nmod tests {\n    use crate::describe;\n}\n";
+    assert_eq!(
+        named_modules(&code(text), &roots, false),
+        ["codec"].map(String::from)
     );
     // `super::` in a top-level file is the crate root; deeper, it is the module itself.
     let text = "use super::frame::payload;

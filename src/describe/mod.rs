@@ -32,14 +32,15 @@
 
 mod page;
 mod render;
+mod walk;
 
 pub use page::{ROW, Side, page, page_version, write_hex, write_layout, write_minimal_frame};
 pub use render::{Renderer, write_request_frame, write_response_frame};
 
-pub use crate::schema::dissect::{visit_body, visit_request_frame, visit_response_frame};
 pub use crate::schema::tree::{
     About, Category, DescribeError, LenNote, Name, Node, PREVIEW, TypeWord, Value, Visit,
 };
+pub use walk::{visit_body, visit_request_frame, visit_response_frame};
 
 /// The deepest tree level drawn; deeper nodes are still visited but drawn at this depth.
 pub const MAX_DEPTH: usize = 32;

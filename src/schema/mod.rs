@@ -7,23 +7,14 @@
 //! [`walker::validate`] walks without visiting. One writes: instances of any message at any
 //! version, the smallest legal one or one whose choices a caller's [`walker::Source`] makes.
 
-#[cfg_attr(
-    not(feature = "describe"),
-    allow(
-        unreachable_pub,
-        dead_code,
-        reason = "the read walk is public through `describe`; without it, validation uses it"
-    )
-)]
-pub(crate) mod dissect;
 mod enums;
+pub(crate) mod read;
 mod tables;
 #[cfg_attr(
     not(feature = "describe"),
     allow(
         unreachable_pub,
-        dead_code,
-        reason = "the tree is public through `describe`; without it, validation walks it"
+        reason = "the tree's types are public through `describe`; without it, only validation's walk uses them"
     )
 )]
 pub(crate) mod tree;

@@ -11,6 +11,7 @@ use crate::error::DecodeError;
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Category {
     /// The frame and its size prefix.
+    #[cfg(feature = "describe")]
     Frame,
     /// The request or response header.
     Header,
@@ -53,12 +54,14 @@ impl fmt::Display for Name<'_> {
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum TypeWord<'a> {
     /// No type (grouping nodes such as `Frame`).
+    #[cfg(feature = "describe")]
     None,
     /// A wire type such as `int32`, `uvarint` or `nullable_string`.
     Wire(&'a str),
     /// An array: `[]Element`.
     Array(&'a str),
     /// The root of a frame: `message vN`.
+    #[cfg(feature = "describe")]
     Message(i16),
     /// A header or batch format version: `vN`.
     Version(i16),
@@ -71,9 +74,11 @@ pub enum TypeWord<'a> {
 impl fmt::Display for TypeWord<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
+            #[cfg(feature = "describe")]
             Self::None => Ok(()),
             Self::Wire(s) | Self::Named(s) => f.write_str(s),
             Self::Array(s) => write!(f, "[]{s}"),
+            #[cfg(feature = "describe")]
             Self::Message(v) => write!(f, "message v{v}"),
             Self::Version(v) => write!(f, "v{v}"),
             Self::Struct => f.write_str("struct"),
@@ -205,6 +210,7 @@ fn write_hex_preview(f: &mut fmt::Formatter<'_>, b: &[u8]) -> fmt::Result {
     Ok(())
 }
 
+#[cfg(feature = "describe")]
 impl Value<'_> {
     /// The integer of an integer value, named or not (an error code, an API key, ...).
     #[must_use]
@@ -347,6 +353,7 @@ pub enum About {
     Body(i16),
 }
 
+#[cfg(feature = "describe")]
 impl About {
     /// True when there is nothing to show.
     #[must_use]
@@ -384,8 +391,10 @@ pub enum DescribeError {
     /// The output refused a write.
     Fmt,
     /// The API or version has no schema (or no such version).
+    #[cfg(feature = "describe")]
     UnknownApi,
     /// A scratch buffer was too small for the frame to describe.
+    #[cfg(feature = "describe")]
     ScratchTooSmall {
         /// Bytes needed.
         needed: usize,
@@ -409,7 +418,9 @@ impl fmt::Display for DescribeError {
         match self {
             Self::Decode(e) => fmt::Display::fmt(e, f),
             Self::Fmt => f.write_str("the output refused a write"),
+            #[cfg(feature = "describe")]
             Self::UnknownApi => f.write_str("no schema for this API and version"),
+            #[cfg(feature = "describe")]
             Self::ScratchTooSmall { needed } => {
                 write!(f, "scratch buffer too small ({needed} bytes needed)")
             }

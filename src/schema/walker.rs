@@ -62,7 +62,7 @@ struct Ctx {
 /// `Truncated`, `VarintTooLong`, `NegativeLength`, `UnexpectedNull`, `LengthTooLarge`,
 /// `InvalidUtf8`, `TagOutOfOrder`, `TagNotInVersion`, `TaggedSizeMismatch`.
 pub fn validate(schema: &MessageSchema, version: i16, bytes: &[u8]) -> Result<usize, DecodeError> {
-    super::dissect::check_body(schema, version, bytes)
+    super::read::check_body(schema, version, bytes)
 }
 
 // ---------------------------------------------------------------------------------------------

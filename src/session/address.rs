@@ -693,7 +693,7 @@ mod tests {
 
     fn leaves(frame: &[u8], key: ApiKey, version: i16) -> Vec<Leaf> {
         let mut v = Leaves::default();
-        crate::schema::dissect::visit_response_frame(frame, key, version, &mut v).unwrap();
+        crate::describe::visit_response_frame(frame, key, version, &mut v).unwrap();
         v.leaves
     }
 

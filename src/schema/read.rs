@@ -1,21 +1,20 @@
-//! The read walk over the schema tables: bytes into the nodes of an object tree, handed to a
-//! [`Visit`]or. The dissector (`describe`) shows the nodes; validation
-//! ([`super::walker::validate`]) walks without visiting, and reads `records` fields as bytes.
+//! The read walk over the schema tables: a message body's bytes into the nodes of an object
+//! tree, handed to a [`Visit`]or. Validation ([`super::walker::validate`]) walks without
+//! visiting, and reads `records` fields as bytes; the dissector (`describe`, which adds the
+//! frame and its header around a body) shows the nodes, with each composite node's size.
 
 use super::enums;
 use super::tree::{About, Category, DescribeError, LenNote, Name, Node, TypeWord, Value, Visit};
 use crate::api::ApiKey;
-use crate::codec::framing::{SIZE_LEN, announced_len};
 use crate::codec::{Reader, TaggedEntry, TaggedSection};
 use crate::error::{DecodeError, DecodeErrorKind};
-use crate::header::{request_header_version, response_header_version};
 use crate::records::{Batch, HEADER_FIELDS, HEADER_LEN, LegacyMessage, RecordBatch, Records};
-use crate::schema::{self, FieldSchema, FieldType, MessageSchema, Primitive, StructSchema};
+use crate::schema::{FieldSchema, FieldType, MessageSchema, Primitive, StructSchema};
 
-type R<T = ()> = Result<T, DescribeError>;
+pub(crate) type R<T = ()> = Result<T, DescribeError>;
 
 /// A visitor that ignores everything: the visitor of the walks that only measure or record.
-struct Noop;
+pub(crate) struct Noop;
 
 impl Visit for Noop {
     fn node(&mut self, _: &Node<'_>) -> core::fmt::Result {
@@ -25,8 +24,10 @@ impl Visit for Noop {
 
 /// How a walk learns a composite node's size, which its node carries but which is only known
 /// once its children are walked.
-enum Sizes<'s> {
-    /// Nothing is visited (a measure, or a check that a body reads): no size is needed.
+#[cfg(feature = "describe")]
+pub(crate) enum Sizes<'s> {
+    /// Composite nodes are not visited (a count, a measure, or a check that a body reads): no
+    /// size is needed.
     Unneeded,
     /// Each composite node is measured by walking it once more before it is visited: no
     /// storage, at a cost of the input's size times its depth.
@@ -39,114 +40,104 @@ enum Sizes<'s> {
     Replay(&'s [Option<u32>]),
 }
 
-/// Where a walk sends its nodes, and how it sizes composite ones.
-struct Out<'v> {
+/// Where a walk sends its nodes, and (with the dissector) how it sizes composite ones.
+pub(crate) struct Out<'v> {
     v: &'v mut dyn Visit,
+    #[cfg(feature = "describe")]
     sizes: Sizes<'v>,
     /// Composite nodes opened so far, in walk order.
-    opened: usize,
+    #[cfg(feature = "describe")]
+    pub(crate) opened: usize,
     /// Whether the record batches inside `records` fields are read (the dissector shows them);
     /// validation, like the typed decoders, reads such a field as bytes.
     batches: bool,
 }
 
 impl<'v> Out<'v> {
-    fn new(v: &'v mut dyn Visit, sizes: Sizes<'v>) -> Self {
+    /// A walk that hands `v` its leaves and no composite node.
+    pub(crate) fn new(v: &'v mut dyn Visit) -> Self {
         Self {
             v,
-            sizes,
+            #[cfg(feature = "describe")]
+            sizes: Sizes::Unneeded,
+            #[cfg(feature = "describe")]
             opened: 0,
             batches: true,
         }
     }
 
-    fn node(&mut self, node: &Node<'_>) -> core::fmt::Result {
+    /// A walk that hands `v` every node, composite ones sized by `sizes`.
+    #[cfg(feature = "describe")]
+    pub(crate) fn sized(v: &'v mut dyn Visit, sizes: Sizes<'v>) -> Self {
+        Self {
+            sizes,
+            ..Self::new(v)
+        }
+    }
+
+    pub(crate) fn node(&mut self, node: &Node<'_>) -> core::fmt::Result {
         self.v.node(node)
     }
 }
 
-/// Composite nodes whose sizes a walk keeps on the stack (2 KiB): a tree with more keeps them
-/// in a vector with `alloc`, and is measured node by node without it.
-const STACK_SIZES: usize = 256;
-
-/// Walks with `walk` and hands its nodes to `v`, each with its size. Three walks, each linear in
-/// the input: one counts the composite nodes, one records their sizes, one visits. Without
-/// `alloc` and with more than [`STACK_SIZES`] composite nodes, one walk that measures each
-/// composite node before visiting it instead, at a cost of the input's size times its depth.
-fn visit_sized(v: &mut dyn Visit, walk: impl Fn(&mut Out<'_>) -> R) -> R {
-    let mut noop = Noop;
-    let mut count = Out::new(&mut noop, Sizes::Unneeded);
-    // A walk that fails still opened the nodes before the failure, and those are the nodes
-    // the other walks reach.
-    let _ = walk(&mut count);
-    let mut stack = [None; STACK_SIZES];
-    #[cfg(feature = "alloc")]
-    let mut heap;
-    let sizes: &mut [Option<u32>] = match stack.get_mut(..count.opened) {
-        Some(sizes) => sizes,
-        #[cfg(feature = "alloc")]
-        None => {
-            heap = alloc::vec![None; count.opened];
-            &mut heap
-        }
-        #[cfg(not(feature = "alloc"))]
-        None => return walk(&mut Out::new(v, Sizes::Measure)),
-    };
-    let _ = walk(&mut Out::new(&mut noop, Sizes::Record(sizes)));
-    walk(&mut Out::new(v, Sizes::Replay(sizes)))
-}
-
 /// Visits a composite node, which `node` builds from its size (`None` when its children do not
 /// read), then its children, which `walk` visits.
-fn composite<'a, 'n>(
+pub(crate) fn composite<'a, 'n>(
     o: &mut Out<'_>,
     r: &mut Reader<'a>,
     node: impl FnOnce(Option<usize>) -> Node<'n>,
     walk: impl Fn(&mut Reader<'a>, &mut Out<'_>) -> R,
 ) -> R {
-    let index = o.opened;
-    o.opened = o.opened.saturating_add(1);
-    let size = match &mut o.sizes {
-        Sizes::Unneeded => return walk(r, o),
-        Sizes::Record(_) => {
-            let start = r.offset();
-            let result = walk(r, o);
-            if let (Ok(()), Sizes::Record(sizes)) = (&result, &mut o.sizes)
-                && let Some(slot) = sizes.get_mut(index)
-            {
-                *slot = u32::try_from(r.offset().saturating_sub(start)).ok();
+    #[cfg(feature = "describe")]
+    {
+        let index = o.opened;
+        o.opened = index.saturating_add(1);
+        let size = match &mut o.sizes {
+            Sizes::Unneeded => return walk(r, o),
+            Sizes::Record(_) => {
+                let start = r.offset();
+                let result = walk(r, o);
+                if let (Ok(()), Sizes::Record(sizes)) = (&result, &mut o.sizes)
+                    && let Some(slot) = sizes.get_mut(index)
+                {
+                    *slot = u32::try_from(r.offset().saturating_sub(start)).ok();
+                }
+                return result;
             }
-            return result;
-        }
-        Sizes::Replay(sizes) => match sizes.get(index) {
-            Some(size) => size.and_then(|n| usize::try_from(n).ok()),
-            None => measure(r, &walk),
-        },
-        #[cfg(not(feature = "alloc"))]
-        Sizes::Measure => measure(r, &walk),
-    };
-    o.node(&node(size))?;
+            Sizes::Replay(sizes) => match sizes.get(index) {
+                Some(size) => size.and_then(|n| usize::try_from(n).ok()),
+                None => measure(r, &walk),
+            },
+            #[cfg(not(feature = "alloc"))]
+            Sizes::Measure => measure(r, &walk),
+        };
+        o.node(&node(size))?;
+    }
+    // Without the dissector, no walk visits composite nodes.
+    #[cfg(not(feature = "describe"))]
+    let _ = node;
     walk(r, o)
 }
 
 /// The version, flexibility and body category a body is walked with.
 #[derive(Debug, Clone, Copy)]
-struct Ctx {
+pub(crate) struct Ctx {
     /// The API of the message (`ApiKey(-1)` in headers), for the names of enumerated values.
-    api: ApiKey,
-    version: i16,
-    flexible: bool,
-    body: Category,
+    pub(crate) api: ApiKey,
+    pub(crate) version: i16,
+    pub(crate) flexible: bool,
+    pub(crate) body: Category,
 }
 
 /// Bytes a walk over a copy of `r` consumes, or `None` if it fails.
+#[cfg(feature = "describe")]
 fn measure<'a>(
     r: &Reader<'a>,
     walk: impl FnOnce(&mut Reader<'a>, &mut Out<'_>) -> R,
 ) -> Option<usize> {
     let mut probe = r.clone();
     let start = probe.offset();
-    walk(&mut probe, &mut Out::new(&mut Noop, Sizes::Unneeded)).ok()?;
+    walk(&mut probe, &mut Out::new(&mut Noop)).ok()?;
     Some(probe.offset().saturating_sub(start))
 }
 
@@ -155,7 +146,7 @@ fn measure<'a>(
     clippy::too_many_arguments,
     reason = "the walk threads its reader, visitor, depth and the field's wire facts through each step; bundling them would only move the list into a struct built at every call"
 )]
-fn leaf(
+pub(crate) fn leaf(
     v: &mut Out<'_>,
     r: &Reader<'_>,
     start: usize,
@@ -187,7 +178,7 @@ fn leaf(
 }
 
 /// Reads a length prefix again, after the value it prefixes was read successfully, for the note.
-fn len_note(mut r: Reader<'_>, compact: bool, short: bool) -> LenNote {
+pub(crate) fn len_note(mut r: Reader<'_>, compact: bool, short: bool) -> LenNote {
     if compact {
         LenNote::Compact(r.uvarint("").unwrap_or(0))
     } else if short {
@@ -197,229 +188,7 @@ fn len_note(mut r: Reader<'_>, compact: bool, short: bool) -> LenNote {
     }
 }
 
-// ---------------------------------------------------------------------------------------------
-// Frames
-// ---------------------------------------------------------------------------------------------
-
-/// Reads the size prefix and checks it against the input; returns the frame length.
-fn frame_size(frame: &[u8]) -> Result<(i32, Option<usize>), DecodeError> {
-    let mut r = Reader::new(frame);
-    let size = r.decode_with(|r| r.i32("Frame.size"))?;
-    let total = announced_len(size)?.saturating_add(SIZE_LEN);
-    Ok((size, (frame.len() >= total).then_some(total)))
-}
-
-fn frame_nodes(
-    frame: &[u8],
-    v: &mut Out<'_>,
-    schema: &MessageSchema,
-    version: i16,
-) -> R<(i32, Option<usize>)> {
-    let (size, total) = frame_size(frame).map_err(DescribeError::Decode)?;
-    v.node(&Node {
-        depth: 0,
-        last: true,
-        name: Name::Plain(schema.name),
-        ty: TypeWord::Message(version),
-        value: Value::None,
-        offset: 0,
-        size: total,
-        about: About::None,
-        category: Category::Frame,
-    })?;
-    v.node(&Node {
-        depth: 1,
-        last: false,
-        name: Name::Plain("Frame"),
-        ty: TypeWord::None,
-        value: Value::None,
-        offset: 0,
-        size: Some(4),
-        about: About::Text("length-delimited framing"),
-        category: Category::Frame,
-    })?;
-    v.node(&Node {
-        depth: 2,
-        last: true,
-        name: Name::Plain("size"),
-        ty: TypeWord::Wire("int32"),
-        value: Value::Int(i64::from(size)),
-        offset: 0,
-        size: Some(4),
-        about: About::Text("number of bytes that follow, patched after encoding"),
-        category: Category::Frame,
-    })?;
-    Ok((size, total))
-}
-
-/// The bytes of the frame after its size prefix (all of them when the frame is cut short), and
-/// the error to report at the end when the frame is shorter or longer than its prefix says.
-fn frame_rest(frame: &[u8], size: i32, total: Option<usize>) -> (&[u8], Option<DecodeError>) {
-    match total {
-        Some(t) => {
-            let rest = frame.get(4..t).unwrap_or_default();
-            let extra = frame.len().saturating_sub(t);
-            let err = (extra > 0).then(|| {
-                DecodeError::new(t, DecodeErrorKind::TrailingBytes { count: extra }, "Frame")
-            });
-            (rest, err)
-        }
-        None => {
-            // What the frame decoder reports: the bytes missing after the size prefix.
-            let needed = usize::try_from(size)
-                .unwrap_or(0)
-                .saturating_add(4)
-                .saturating_sub(frame.len());
-            let err = DecodeError::new(4, DecodeErrorKind::Truncated { needed }, "Frame");
-            (frame.get(4..).unwrap_or_default(), Some(err))
-        }
-    }
-}
-
-/// Walks a request frame (size prefix, request header, body), taking the API key and version from
-/// the header.
-///
-/// # Errors
-///
-/// The first decoding error (after the nodes before it were visited); `UnknownApi` when the
-/// header names an API key or version without a schema; `Fmt` when the visitor fails.
-pub fn visit_request_frame(frame: &[u8], v: &mut dyn Visit) -> R {
-    visit_sized(v, |o| request_frame(frame, o))
-}
-
-fn request_frame(frame: &[u8], v: &mut Out<'_>) -> R {
-    let mut peek = Reader::with_offset(frame.get(4..).unwrap_or_default(), 4);
-    let peeked = peek.decode_with(|r| {
-        Ok((
-            r.i16("RequestHeader.RequestApiKey")?,
-            r.i16("RequestHeader.RequestApiVersion")?,
-        ))
-    });
-    let (key, version) = match peeked {
-        Ok(found) => found,
-        // The frame decoder's error: the size prefix, else the field the frame ends in.
-        Err(e) => {
-            frame_size(frame).map_err(DescribeError::Decode)?;
-            return Err(DescribeError::Decode(e));
-        }
-    };
-    let api = ApiKey(key);
-    let schema = schema::request(api).ok_or(DescribeError::UnknownApi)?;
-    let (size, total) = frame_nodes(frame, v, schema, version)?;
-    let (rest, trailing) = frame_rest(frame, size, total);
-    let mut r = Reader::with_offset(rest, 4);
-    let hv = request_header_version(api, version);
-    let header = |size| Node {
-        depth: 1,
-        last: false,
-        name: Name::Plain("RequestHeader"),
-        ty: TypeWord::Version(hv),
-        value: Value::None,
-        offset: 4,
-        size,
-        about: About::Text("common request header"),
-        category: Category::Header,
-    };
-    composite(v, &mut r, header, |r, v| request_header(r, v, hv))?;
-    body(schema, version, Category::RequestBody, &mut r, v)?;
-    finish(&r, trailing)
-}
-
-/// Walks a response frame of `api_key` at `version` (response headers do not name their API).
-///
-/// # Errors
-///
-/// As [`visit_request_frame`].
-pub fn visit_response_frame(frame: &[u8], api_key: ApiKey, version: i16, v: &mut dyn Visit) -> R {
-    let schema = schema::response(api_key).ok_or(DescribeError::UnknownApi)?;
-    let version = if api_key == ApiKey::API_VERSIONS {
-        api_versions_layout(schema, version, frame)
-    } else {
-        version
-    };
-    visit_sized(v, |o| response_frame(frame, api_key, schema, version, o))
-}
-
-fn response_frame(
-    frame: &[u8],
-    api_key: ApiKey,
-    schema: &MessageSchema,
-    version: i16,
-    v: &mut Out<'_>,
-) -> R {
-    let (size, total) = frame_nodes(frame, v, schema, version)?;
-    let (rest, trailing) = frame_rest(frame, size, total);
-    let mut r = Reader::with_offset(rest, 4);
-    let hv = response_header_version(api_key, version);
-    let header = |size| Node {
-        depth: 1,
-        last: false,
-        name: Name::Plain("ResponseHeader"),
-        ty: TypeWord::Version(hv),
-        value: Value::None,
-        offset: 4,
-        size,
-        about: About::Text("common response header"),
-        category: Category::Header,
-    };
-    composite(v, &mut r, header, |r, v| response_header(r, v, hv))?;
-    body(schema, version, Category::ResponseBody, &mut r, v)?;
-    finish(&r, trailing)
-}
-
-/// The version whose layout an ApiVersions response frame's body is in, for a request sent at
-/// `sent`, by the rule of [`crate::frame::decode_response`]: a broker that does not know `sent`
-/// answers error `UNSUPPORTED_VERSION` in the v0 layout. With that error the body is tried as v0
-/// first, otherwise at `sent` first; the other layout is taken only when it reads the body
-/// exactly and the first does not.
-fn api_versions_layout(schema: &MessageSchema, sent: i16, frame: &[u8]) -> i16 {
-    // The size prefix and the v0 response header (a correlation id) come first.
-    let end = frame_size(frame)
-        .ok()
-        .and_then(|(_, total)| total)
-        .unwrap_or(frame.len());
-    let body = frame.get(8..end).unwrap_or_default();
-    let unsupported = body.first_chunk::<2>().map(|b| i16::from_be_bytes(*b))
-        == Some(crate::ErrorCode::UNSUPPORTED_VERSION.0);
-    let (first, second) = if unsupported && sent != 0 {
-        (0, sent)
-    } else {
-        (sent, 0)
-    };
-    let reads = |version| {
-        let mut noop = Noop;
-        body_alone(
-            schema,
-            version,
-            body,
-            &mut Out::new(&mut noop, Sizes::Unneeded),
-        )
-        .is_ok()
-    };
-    if first != second && !reads(first) && reads(second) {
-        second
-    } else {
-        first
-    }
-}
-
-/// Walks a body of `schema` at `version` on its own (no frame or header), at depth 0.
-///
-/// # Errors
-///
-/// As [`visit_request_frame`]; bytes after the body are `TrailingBytes`.
-pub fn visit_body(schema: &MessageSchema, version: i16, bytes: &[u8], v: &mut dyn Visit) -> R {
-    visit_sized(v, |o| body_alone(schema, version, bytes, o))
-}
-
-fn body_alone(schema: &MessageSchema, version: i16, bytes: &[u8], v: &mut Out<'_>) -> R {
-    let mut r = Reader::new(bytes);
-    body_at(schema, version, body_category(schema), &mut r, v, 0)?;
-    r.finish(schema.name)?;
-    Ok(())
-}
-
-fn body_category(schema: &MessageSchema) -> Category {
+pub(crate) fn body_category(schema: &MessageSchema) -> Category {
     match schema.kind {
         crate::codec::MessageKind::Response => Category::ResponseBody,
         _ => Category::RequestBody,
@@ -435,148 +204,18 @@ pub(crate) fn check_body(
     bytes: &[u8],
 ) -> Result<usize, DecodeError> {
     let mut noop = Noop;
-    let mut out = Out::new(&mut noop, Sizes::Unneeded);
+    let mut out = Out::new(&mut noop);
     out.batches = false;
     let mut r = Reader::new(bytes);
     match body_at(schema, version, body_category(schema), &mut r, &mut out, 0) {
         Ok(()) => Ok(r.offset()),
         Err(DescribeError::Decode(e)) => Err(e),
         // Only a visitor fails otherwise, and this walk visits nothing.
-        Err(
-            DescribeError::Fmt | DescribeError::UnknownApi | DescribeError::ScratchTooSmall { .. },
-        ) => Ok(r.offset()),
+        Err(_) => Ok(r.offset()),
     }
 }
 
-fn finish(r: &Reader<'_>, trailing: Option<DecodeError>) -> R {
-    r.finish("Frame")?;
-    match trailing {
-        Some(e) => Err(DescribeError::Decode(e)),
-        None => Ok(()),
-    }
-}
-
-fn request_header(r: &mut Reader<'_>, v: &mut Out<'_>, hv: i16) -> R {
-    let c = Category::Header;
-    let at = r.offset();
-    let key = r.decode_with(|r| r.i16("RequestHeader.RequestApiKey"))?;
-    leaf(
-        v,
-        r,
-        at,
-        2,
-        false,
-        Name::Plain("request_api_key"),
-        TypeWord::Wire("int16"),
-        Value::ApiKey(key, ApiKey(key).name()),
-        "numeric id of the API being invoked",
-        c,
-    )?;
-    let at = r.offset();
-    let version = r.decode_with(|r| r.i16("RequestHeader.RequestApiVersion"))?;
-    leaf(
-        v,
-        r,
-        at,
-        2,
-        false,
-        Name::Plain("request_api_version"),
-        TypeWord::Wire("int16"),
-        Value::Int(i64::from(version)),
-        "version of the API being invoked",
-        c,
-    )?;
-    correlation_id(
-        r,
-        v,
-        "RequestHeader.CorrelationId",
-        hv < 1,
-        "echoed back by the broker in the response",
-    )?;
-    if hv >= 1 {
-        let at = r.offset();
-        let start = r.clone();
-        let client = r.decode_with(|r| r.nullable_string(false, "RequestHeader.ClientId"))?;
-        let note = len_note(start, false, true);
-        leaf(
-            v,
-            r,
-            at,
-            2,
-            hv < 2,
-            Name::Plain("client_id"),
-            TypeWord::Wire("nullable_string"),
-            client.map_or(Value::Null(note), |s| Value::Str(s, note)),
-            "always a non-flexible int16-prefixed string",
-            c,
-        )?;
-    }
-    if hv >= 2 {
-        header_tags("RequestHeader", hv, r, v)?;
-    }
-    Ok(())
-}
-
-/// A header's `correlation_id`, the last field of a header without tagged fields.
-fn correlation_id(
-    r: &mut Reader<'_>,
-    v: &mut Out<'_>,
-    path: &'static str,
-    last: bool,
-    about: &'static str,
-) -> R {
-    let at = r.offset();
-    let id = r.decode_with(|r| r.i32(path))?;
-    leaf(
-        v,
-        r,
-        at,
-        2,
-        last,
-        Name::Plain("correlation_id"),
-        TypeWord::Wire("int32"),
-        Value::Int(i64::from(id)),
-        about,
-        Category::Header,
-    )
-}
-
-/// The tagged section that ends a flexible header.
-fn header_tags(name: &str, hv: i16, r: &mut Reader<'_>, v: &mut Out<'_>) -> R {
-    let ctx = Ctx {
-        api: ApiKey(-1),
-        version: hv,
-        flexible: true,
-        body: Category::Header,
-    };
-    tagged_section(schema::by_name(name).map(|m| m.root), ctx, r, v, 2, true)
-}
-
-fn response_header(r: &mut Reader<'_>, v: &mut Out<'_>, hv: i16) -> R {
-    correlation_id(
-        r,
-        v,
-        "ResponseHeader.CorrelationId",
-        hv < 1,
-        "matches the correlation_id of the request",
-    )?;
-    if hv >= 1 {
-        header_tags("ResponseHeader", hv, r, v)?;
-    }
-    Ok(())
-}
-
-fn body(
-    schema: &MessageSchema,
-    version: i16,
-    category: Category,
-    r: &mut Reader<'_>,
-    v: &mut Out<'_>,
-) -> R {
-    body_at(schema, version, category, r, v, 1)
-}
-
-fn body_at(
+pub(crate) fn body_at(
     schema: &MessageSchema,
     version: i16,
     category: Category,
@@ -964,7 +603,7 @@ fn named<'a>(ctx: Ctx, name: Name<'_>, value: Value<'a>) -> Value<'a> {
 // ---------------------------------------------------------------------------------------------
 
 /// The tagged-field section ending a struct: a leaf when empty, else the count and each entry.
-fn tagged_section(
+pub(crate) fn tagged_section(
     s: Option<&StructSchema>,
     ctx: Ctx,
     r: &mut Reader<'_>,
