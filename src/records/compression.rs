@@ -572,49 +572,6 @@ impl Compressor for BuiltinCodecs {
     }
 }
 
-/// Reading a byte stream front to back, without indexing.
-#[cfg(any(feature = "gzip", feature = "snappy", feature = "lz4"))]
-#[derive(Debug, Clone, Copy)]
-struct Input<'a> {
-    rest: &'a [u8],
-}
-
-#[cfg(any(feature = "gzip", feature = "snappy", feature = "lz4"))]
-#[cfg_attr(
-    not(all(feature = "gzip", feature = "snappy", feature = "lz4")),
-    allow(dead_code, reason = "each codec uses a different subset")
-)]
-impl<'a> Input<'a> {
-    const fn new(rest: &'a [u8]) -> Self {
-        Self { rest }
-    }
-
-    const fn is_empty(&self) -> bool {
-        self.rest.is_empty()
-    }
-
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        let (head, rest) = self.rest.split_at_checked(n)?;
-        self.rest = rest;
-        Some(head)
-    }
-
-    fn array<const N: usize>(&mut self) -> Option<[u8; N]> {
-        self.take(N)?.try_into().ok()
-    }
-
-    fn u8(&mut self) -> Option<u8> {
-        let [b] = self.array::<1>()?;
-        Some(b)
-    }
-
-    /// Skips past the next zero byte.
-    fn skip_c_string(&mut self) -> Option<()> {
-        let end = self.rest.iter().position(|&b| b == 0)?;
-        self.take(end.checked_add(1)?).map(|_| ())
-    }
-}
-
 /// Writing into the front of a caller's buffer, without indexing.
 #[cfg(any(feature = "gzip", feature = "snappy", feature = "lz4"))]
 #[derive(Debug)]
@@ -668,12 +625,6 @@ impl<'a> Output<'a> {
     }
 }
 
-/// The `u32` at the start of `bytes` (little-endian), when there are four bytes.
-#[cfg(any(feature = "gzip", feature = "lz4"))]
-fn u32_le(bytes: &[u8]) -> Option<u32> {
-    Some(u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?))
-}
-
 /// A `u32` as a `usize` (saturating on 16-bit targets).
 #[cfg(any(feature = "gzip", feature = "snappy", feature = "lz4"))]
 #[cfg_attr(
@@ -700,8 +651,12 @@ mod gzip {
         inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF,
     };
 
-    use super::{Compression, CompressionError, Input, Output, u32_le};
+    use super::{Compression, CompressionError, Output};
+    use crate::codec::Reader;
     use crate::records::crc::crc32;
+
+    /// What a gzip stream's reads are named in the reader.
+    const PATH: &str = "gzip";
 
     const CODEC: Compression = Compression::GZIP;
     /// ID1, ID2 and CM (deflate).
@@ -722,25 +677,31 @@ mod gzip {
         }
     }
 
+    /// Skips past the next zero byte.
+    fn skip_c_string(input: &mut Reader<'_>) -> Option<()> {
+        let end = input.rest().iter().position(|&b| b == 0)?;
+        input.skip(end.checked_add(1)?, PATH).ok()
+    }
+
     /// Reads a member header; `None` when `input` does not start with one.
-    fn header(input: &mut Input<'_>) -> Option<()> {
-        if input.array::<3>()? != MAGIC {
+    fn header(input: &mut Reader<'_>) -> Option<()> {
+        if input.array::<3>(PATH).ok().copied()? != MAGIC {
             return None;
         }
-        let flags = input.u8()?;
-        input.take(6)?; // MTIME, XFL, OS
+        let flags = input.u8(PATH).ok()?;
+        input.take(6, PATH).ok()?; // MTIME, XFL, OS
         if flags & FEXTRA != 0 {
-            let len = u16::from_le_bytes(input.array::<2>()?);
-            input.take(usize::from(len))?;
+            let len = u16::from_le_bytes(input.array::<2>(PATH).ok().copied()?);
+            input.take(usize::from(len), PATH).ok()?;
         }
         if flags & FNAME != 0 {
-            input.skip_c_string()?;
+            skip_c_string(input)?;
         }
         if flags & FCOMMENT != 0 {
-            input.skip_c_string()?;
+            skip_c_string(input)?;
         }
         if flags & FHCRC != 0 {
-            input.take(2)?;
+            input.take(2, PATH).ok()?;
         }
         Some(())
     }
@@ -751,12 +712,12 @@ mod gzip {
         output: &mut [u8],
         checksums: bool,
     ) -> Result<usize, CompressionError> {
-        let mut input = Input::new(input);
+        let mut input = Reader::new(input);
         let mut out = Output::new(output);
         let mut state = Box::<DecompressorOxide>::default();
         let mut first = true;
         loop {
-            let mut next = input;
+            let mut next = input.clone();
             if header(&mut next).is_none() {
                 if first {
                     return Err(corrupt("not a gzip stream"));
@@ -771,13 +732,13 @@ mod gzip {
             let start = out.len;
             let (status, used, produced) = inflate(
                 &mut state,
-                input.rest,
+                input.rest(),
                 out.spare(),
                 0,
                 TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF,
             );
             out.advance(produced);
-            input.take(used);
+            let _ = input.skip(used, PATH);
             match status {
                 TINFLStatus::Done => {}
                 TINFLStatus::HasMoreOutput => {
@@ -791,10 +752,14 @@ mod gzip {
                 }
                 _ => return Err(corrupt("invalid deflate data")),
             }
-            let trailer = input.take(8).ok_or(corrupt("truncated trailer"))?;
+            let mut u32_le = || {
+                input
+                    .array::<4>(PATH)
+                    .map(|b| u32::from_le_bytes(*b))
+                    .map_err(|_| corrupt("truncated trailer"))
+            };
+            let (crc, size) = (u32_le()?, u32_le()?);
             let member = out.written().get(start..).unwrap_or_default();
-            let crc = u32_le(trailer).unwrap_or(0);
-            let size = trailer.get(4..).and_then(u32_le).unwrap_or(0);
             if checksums && crc32(member) != crc {
                 return Err(corrupt("CRC-32 mismatch"));
             }
@@ -859,7 +824,11 @@ mod snappy {
 
     use snap::raw::{Decoder, Encoder, decompress_len, max_compress_len};
 
-    use super::{Compression, CompressionError, Input, Output, usize_from};
+    use super::{Compression, CompressionError, Output, usize_from};
+    use crate::codec::Reader;
+
+    /// What a snappy stream's reads are named in the reader.
+    const PATH: &str = "snappy";
 
     const CODEC: Compression = Compression::SNAPPY;
     /// The xerial magic.
@@ -884,20 +853,24 @@ mod snappy {
     fn blocks<'a>(
         input: &'a [u8],
     ) -> impl Iterator<Item = Result<&'a [u8], CompressionError>> + 'a {
-        let mut input = Input::new(input.get(HEADER.len()..).unwrap_or_default());
+        let mut input = Reader::new(input.get(HEADER.len()..).unwrap_or_default());
         let mut failed = false;
         core::iter::from_fn(move || {
             loop {
                 if failed || input.is_empty() {
                     return None;
                 }
-                let Some(len) = input.array::<4>().map(u32::from_be_bytes) else {
+                let Some(len) = input.array::<4>(PATH).ok().copied().map(u32::from_be_bytes) else {
                     failed = true;
                     return Some(Err(corrupt("truncated block length")));
                 };
                 if len == MAGIC_HEAD {
                     // A concatenated stream: the rest of its header, then its blocks.
-                    if input.take(HEADER.len().saturating_sub(4)).is_none() {
+                    if input
+                        .take(HEADER.len().saturating_sub(4), PATH)
+                        .ok()
+                        .is_none()
+                    {
                         failed = true;
                         return Some(Err(corrupt("truncated stream header")));
                     }
@@ -907,7 +880,7 @@ mod snappy {
                     failed = true;
                     return Some(Err(corrupt("negative block length")));
                 }
-                let Some(block) = input.take(usize_from(len)) else {
+                let Some(block) = input.take(usize_from(len), PATH).ok() else {
                     failed = true;
                     return Some(Err(corrupt("truncated block")));
                 };
@@ -1026,7 +999,11 @@ mod lz4 {
     };
     use twox_hash::XxHash32;
 
-    use super::{Compression, CompressionError, Input, Output, u32_le, usize_from};
+    use super::{Compression, CompressionError, Output, usize_from};
+    use crate::codec::Reader;
+
+    /// What an lz4 frame's reads are named in the reader.
+    const PATH: &str = "lz4";
 
     const CODEC: Compression = Compression::LZ4;
     const MAGIC: [u8; 4] = 0x184d_2204_u32.to_le_bytes();
@@ -1072,14 +1049,14 @@ mod lz4 {
     /// checksum. `frame` is the whole frame from its magic number on, for the checksum that
     /// magic 0 Kafka wrote.
     fn descriptor(
-        input: &mut Input<'_>,
+        input: &mut Reader<'_>,
         frame: &[u8],
         checksums: bool,
     ) -> Result<Frame, CompressionError> {
-        let start = input.rest;
+        let start = input.rest();
         let truncated = corrupt("truncated frame header");
-        let flg = input.u8().ok_or(truncated)?;
-        let bd = input.u8().ok_or(truncated)?;
+        let flg = input.u8(PATH).map_err(|_| truncated)?;
+        let bd = input.u8(PATH).map_err(|_| truncated)?;
         if flg >> 6 != 1 {
             return Err(corrupt("unsupported frame version"));
         }
@@ -1087,7 +1064,9 @@ mod lz4 {
             return Err(corrupt("reserved bits set in the frame header"));
         }
         let content_size = if flg & 0x08 != 0 {
-            Some(u64::from_le_bytes(input.array::<8>().ok_or(truncated)?))
+            Some(u64::from_le_bytes(
+                input.array::<8>(PATH).copied().map_err(|_| truncated)?,
+            ))
         } else {
             None
         };
@@ -1103,10 +1082,10 @@ mod lz4 {
         };
         let described = start
             .len()
-            .checked_sub(input.rest.len())
+            .checked_sub(input.rest().len())
             .and_then(|n| start.get(..n))
             .unwrap_or_default();
-        let stored = input.u8().ok_or(truncated)?;
+        let stored = input.u8(PATH).map_err(|_| truncated)?;
         // Kafka before magic 1 computed the checksum over the magic number as well; Java accepts
         // that on read, and so does this.
         let legacy = frame
@@ -1130,25 +1109,26 @@ mod lz4 {
         output: &mut [u8],
         checksums: bool,
     ) -> Result<usize, CompressionError> {
-        let mut input = Input::new(input);
+        let mut input = Reader::new(input);
         let mut out = Output::new(output);
         if input.is_empty() {
             return Err(corrupt("empty stream"));
         }
         while !input.is_empty() {
-            let frame_bytes = input.rest;
+            let frame_bytes = input.rest();
             let magic = input
-                .array::<4>()
-                .ok_or(corrupt("truncated magic number"))?;
+                .array::<4>(PATH)
+                .copied()
+                .map_err(|_| corrupt("truncated magic number"))?;
             let magic_n = u32::from_le_bytes(magic);
             if magic_n & SKIPPABLE_MASK == SKIPPABLE {
                 let len = input
-                    .array::<4>()
-                    .map(u32::from_le_bytes)
-                    .ok_or(corrupt("truncated skippable frame"))?;
+                    .array::<4>(PATH)
+                    .map(|b| u32::from_le_bytes(*b))
+                    .map_err(|_| corrupt("truncated skippable frame"))?;
                 input
-                    .take(usize_from(len))
-                    .ok_or(corrupt("truncated skippable frame"))?;
+                    .skip(usize_from(len), PATH)
+                    .map_err(|_| corrupt("truncated skippable frame"))?;
                 continue;
             }
             if magic != MAGIC {
@@ -1158,9 +1138,9 @@ mod lz4 {
             let frame_start = out.len;
             loop {
                 let size = input
-                    .array::<4>()
-                    .map(u32::from_le_bytes)
-                    .ok_or(corrupt("truncated block size"))?;
+                    .array::<4>(PATH)
+                    .map(|b| u32::from_le_bytes(*b))
+                    .map_err(|_| corrupt("truncated block size"))?;
                 if size == 0 {
                     break;
                 }
@@ -1169,12 +1149,14 @@ mod lz4 {
                 if len > frame.block_max {
                     return Err(corrupt("block larger than the frame's maximum"));
                 }
-                let block = input.take(len).ok_or(corrupt("truncated block"))?;
+                let block = input
+                    .take(len, PATH)
+                    .map_err(|_| corrupt("truncated block"))?;
                 if frame.block_checksum {
                     let sum = input
-                        .take(4)
-                        .and_then(u32_le)
-                        .ok_or(corrupt("truncated block checksum"))?;
+                        .array::<4>(PATH)
+                        .map(|b| u32::from_le_bytes(*b))
+                        .map_err(|_| corrupt("truncated block checksum"))?;
                     if checksums && sum != xxh32(block) {
                         return Err(corrupt("block checksum mismatch"));
                     }
@@ -1224,9 +1206,9 @@ mod lz4 {
             }
             if frame.content_checksum {
                 let sum = input
-                    .take(4)
-                    .and_then(u32_le)
-                    .ok_or(corrupt("truncated content checksum"))?;
+                    .array::<4>(PATH)
+                    .map(|b| u32::from_le_bytes(*b))
+                    .map_err(|_| corrupt("truncated content checksum"))?;
                 if checksums && sum != xxh32(content) {
                     return Err(corrupt("content checksum mismatch"));
                 }
