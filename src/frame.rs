@@ -100,15 +100,7 @@ pub fn encode_request<B: Body>(
     body: &B,
     out: &mut [u8],
 ) -> Result<usize, EncodeError> {
-    let hv = request_header_for(header, body)?;
-    encode_frame(
-        header,
-        hv,
-        body,
-        header.request_api_version,
-        out,
-        Drops::Refused,
-    )
+    request_frame(header, body, out, Drops::Refused)
 }
 
 /// [`encode_request`], leaving out the value of a field Kafka's schema marks *ignorable* where
@@ -142,15 +134,18 @@ pub fn encode_request_lenient<B: Body>(
     body: &B,
     out: &mut [u8],
 ) -> Result<usize, EncodeError> {
+    request_frame(header, body, out, Drops::Allowed)
+}
+
+/// A request frame, its header version from the header and the body.
+fn request_frame<B: Body>(
+    header: &RequestHeader<'_>,
+    body: &B,
+    out: &mut [u8],
+    drops: Drops,
+) -> Result<usize, EncodeError> {
     let hv = request_header_for(header, body)?;
-    encode_frame(
-        header,
-        hv,
-        body,
-        header.request_api_version,
-        out,
-        Drops::Allowed,
-    )
+    encode_frame(header, hv, body, header.request_api_version, out, drops)
 }
 
 /// The request header version for `header`, once its API key is checked against the body's.
@@ -179,8 +174,7 @@ pub fn encode_response<B: Body>(
     version: i16,
     out: &mut [u8],
 ) -> Result<usize, EncodeError> {
-    let hv = response_header_version(body.body_api_key(), version);
-    encode_frame(header, hv, body, version, out, Drops::Refused)
+    response_frame(header, body, version, out, Drops::Refused)
 }
 
 /// [`encode_response`], leaving out the value of an ignorable field the version has no field
@@ -195,8 +189,19 @@ pub fn encode_response_lenient<B: Body>(
     version: i16,
     out: &mut [u8],
 ) -> Result<usize, EncodeError> {
+    response_frame(header, body, version, out, Drops::Allowed)
+}
+
+/// A response frame, its header version from the body's API and `version`.
+fn response_frame<B: Body>(
+    header: &ResponseHeader<'_>,
+    body: &B,
+    version: i16,
+    out: &mut [u8],
+    drops: Drops,
+) -> Result<usize, EncodeError> {
     let hv = response_header_version(body.body_api_key(), version);
-    encode_frame(header, hv, body, version, out, Drops::Allowed)
+    encode_frame(header, hv, body, version, out, drops)
 }
 
 /// The whole frame's length for header (at header version `hv`) and body (at `version`), size

@@ -7,40 +7,27 @@
 //! `UPDATE_GOLDEN=1 cargo test -p kwire-codegen --test golden`; a generator change that
 //! breaks the generated code for these schemas fails here.
 
-#[allow(
-    unreachable_pub,
-    dead_code,
-    reason = "generated test types, only partly used"
-)]
-mod all_type_message;
+/// Declares the fixture modules, each allowed to leave generated items unused.
+macro_rules! fixtures {
+    ($($fixture:ident),* $(,)?) => {
+        $(
+            #[allow(
+                unreachable_pub,
+                dead_code,
+                reason = "generated test types, only partly used"
+            )]
+            mod $fixture;
+        )*
+    };
+}
 
-#[allow(
-    unreachable_pub,
-    dead_code,
-    reason = "generated test types, only partly used"
-)]
-mod nullable_struct_message;
-
-#[allow(
-    unreachable_pub,
-    dead_code,
-    reason = "generated test types, only partly used"
-)]
-mod simple_arrays_message;
-
-#[allow(
-    unreachable_pub,
-    dead_code,
-    reason = "generated test types, only partly used"
-)]
-mod simple_example_message;
-
-#[allow(
-    unreachable_pub,
-    dead_code,
-    reason = "generated test types, only partly used"
-)]
-mod simple_records_message;
+fixtures!(
+    all_type_message,
+    nullable_struct_message,
+    simple_arrays_message,
+    simple_example_message,
+    simple_records_message,
+);
 
 use std::vec;
 use std::vec::Vec;

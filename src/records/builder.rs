@@ -400,6 +400,39 @@ impl BatchBuilder {
         head: &mut [u8],
         payload: &[u8],
     ) {
+        let header = V2Header {
+            base_offset: self.base_offset,
+            partition_leader_epoch: self.partition_leader_epoch,
+            attributes: self.attributes(compression).0,
+            base_timestamp: plan.base_timestamp,
+            max_timestamp: plan.max_timestamp,
+            producer_id: self.producer_id,
+            producer_epoch: self.producer_epoch,
+            base_sequence: self.base_sequence,
+            records_count: plan.count,
+        };
+        header.write(head, payload);
+    }
+}
+
+/// The fields of a v2 batch header that its writer is given: the batch length, the magic byte,
+/// the CRC-32C and the last offset delta (the count less one) are the writer's own.
+pub(crate) struct V2Header {
+    pub(crate) base_offset: i64,
+    pub(crate) partition_leader_epoch: i32,
+    pub(crate) attributes: i16,
+    pub(crate) base_timestamp: i64,
+    pub(crate) max_timestamp: i64,
+    pub(crate) producer_id: i64,
+    pub(crate) producer_epoch: i16,
+    pub(crate) base_sequence: i32,
+    pub(crate) records_count: i32,
+}
+
+impl V2Header {
+    /// Fills the 61-byte `head` of a batch whose records section is `payload`, CRC included.
+    #[inline(always)]
+    pub(crate) fn write(&self, head: &mut [u8], payload: &[u8]) {
         let length = i32::try_from(
             payload
                 .len()
@@ -413,14 +446,14 @@ impl BatchBuilder {
         w.i32(self.partition_leader_epoch);
         w.i8(2);
         w.u32(0); // CRC, filled in below
-        w.i16(self.attributes(compression).0);
-        w.i32(plan.count.saturating_sub(1).max(0));
-        w.i64(plan.base_timestamp);
-        w.i64(plan.max_timestamp);
+        w.i16(self.attributes);
+        w.i32(self.records_count.saturating_sub(1).max(0));
+        w.i64(self.base_timestamp);
+        w.i64(self.max_timestamp);
         w.i64(self.producer_id);
         w.i16(self.producer_epoch);
         w.i32(self.base_sequence);
-        w.i32(plan.count);
+        w.i32(self.records_count);
         let mut crc = super::crc::Crc32c::new();
         crc.update(head.get(CRC_START..).unwrap_or_default());
         crc.update(payload);

@@ -34,7 +34,7 @@ use super::{DefaultValue, FieldSchema, FieldType, MessageSchema, Primitive, Stru
 use crate::api::ApiKey;
 use crate::codec::{LengthPrefix, Writer};
 use crate::error::{DecodeError, EncodeError};
-use crate::records::{CRC_OFFSET, CRC_START, HEADER_LEN, MIN_BATCH_LENGTH};
+use crate::records::{HEADER_LEN, V2Header};
 
 /// The version and flexibility a body is walked at.
 #[derive(Debug, Clone, Copy)]
@@ -159,26 +159,18 @@ impl EmptyBatch {
     /// The batch's bytes, with its CRC-32C.
     fn encode(&self) -> [u8; Self::LEN] {
         let mut buf = [0u8; Self::LEN];
-        {
-            let mut w = Writer::new(&mut buf);
-            w.i64(self.base_offset);
-            w.i32(MIN_BATCH_LENGTH);
-            w.i32(self.partition_leader_epoch);
-            w.i8(2);
-            w.u32(0);
-            w.i16(self.attributes);
-            w.i32(0); // last offset delta
-            w.i64(self.base_timestamp);
-            w.i64(self.max_timestamp);
-            w.i64(self.producer_id);
-            w.i16(self.producer_epoch);
-            w.i32(self.base_sequence);
-            w.i32(0); // records count
-        }
-        let crc = crate::records::crc::crc32c(buf.get(CRC_START..).unwrap_or_default());
-        if let Some(dst) = buf.get_mut(CRC_OFFSET..CRC_START) {
-            dst.copy_from_slice(&crc.to_be_bytes());
-        }
+        let header = V2Header {
+            base_offset: self.base_offset,
+            partition_leader_epoch: self.partition_leader_epoch,
+            attributes: self.attributes,
+            base_timestamp: self.base_timestamp,
+            max_timestamp: self.max_timestamp,
+            producer_id: self.producer_id,
+            producer_epoch: self.producer_epoch,
+            base_sequence: self.base_sequence,
+            records_count: 0,
+        };
+        header.write(&mut buf, &[]);
         buf
     }
 }

@@ -1049,6 +1049,18 @@ mod tests {
         }
     }
 
+    /// The brokers a Metadata v12 response frame tells: node id, host, port.
+    fn brokers_told(frame: &[u8]) -> Vec<(i32, &str, i32)> {
+        let (_, told) = frame::decode_response(frame, ApiKey::METADATA, 12).unwrap();
+        let Response::Metadata(told) = told else {
+            unreachable!("{told:?}")
+        };
+        told.brokers
+            .iter()
+            .map(|b| (b.node_id, b.host, b.port))
+            .collect()
+    }
+
     fn metadata_frame() -> Vec<u8> {
         use metadata_response::MetadataResponseBroker;
         let brokers: Vec<_> = SENT
@@ -1078,15 +1090,7 @@ mod tests {
             (b.node_id == 2).then_some((b.host, 19093))
         });
         assert_eq!(one, Ok(Rewritten::Changed { addresses: 1 }));
-        let (_, told) = frame::decode_response(&out, ApiKey::METADATA, 12).unwrap();
-        let Response::Metadata(told) = told else {
-            unreachable!("{told:?}")
-        };
-        let told: Vec<_> = told
-            .brokers
-            .iter()
-            .map(|b| (b.node_id, b.host, b.port))
-            .collect();
+        let told = brokers_told(&out);
         assert_eq!(told, [(1, "b1.internal", 9092), (2, "b2.internal", 19093)]);
     }
 
@@ -1100,15 +1104,7 @@ mod tests {
         });
         assert_eq!(result, Ok(Rewritten::Changed { addresses: 2 }));
         assert_eq!(out[..3], [0xee; 3]);
-        let (_, told) = frame::decode_response(&out[3..], ApiKey::METADATA, 12).unwrap();
-        let Response::Metadata(told) = told else {
-            unreachable!("{told:?}")
-        };
-        let told: Vec<_> = told
-            .brokers
-            .iter()
-            .map(|b| (b.node_id, b.host, b.port))
-            .collect();
+        let told = brokers_told(&out[3..]);
         assert_eq!(
             told,
             [(1, "relay-1.test", 19091), (2, "relay-2.test", 19092)]
