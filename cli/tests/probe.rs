@@ -428,3 +428,125 @@ fn an_unreachable_broker_is_a_plain_failure() {
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(stderr.starts_with("kwire: connecting to"), "{stderr}");
 }
+
+// --- fuzzing -------------------------------------------------------------------------------
+
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("kwire-probe-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+#[test]
+fn fuzzing_the_mini_broker_finds_nothing_and_is_reproducible() {
+    let addr = mini_broker().to_string();
+    let dir = temp_dir("mini");
+    let out = dir.to_str().expect("a UTF-8 path");
+    let run = || kwire(&["probe", &addr, "--fuzz", "150", "--seed", "5", "--out", out]);
+    let (a, b) = (run(), run());
+    let text_a = text(&a);
+    assert!(
+        a.status.success(),
+        "{text_a}\n{}",
+        String::from_utf8_lossy(&a.stderr)
+    );
+    assert!(
+        text_a.starts_with("fuzz: 150 requests (seed 5, "),
+        "{text_a}"
+    );
+    assert!(text_a.contains(" 0 findings."), "{text_a}");
+    // The same seed sends the same requests: the same answers and closes.
+    assert_eq!(text_a, text(&b));
+    assert!(!dir.exists(), "no finding, no file");
+}
+
+#[test]
+fn fuzz_findings_are_written_and_replayed() {
+    let addr = fake_broker().to_string();
+    let dir = temp_dir("fake");
+    let out = dir.to_str().expect("a UTF-8 path");
+    // The fake broker never answers Metadata v1, its only advertised version.
+    let o = kwire(&[
+        "probe",
+        &addr,
+        "--fuzz",
+        "3",
+        "--seed",
+        "1",
+        "--timeout",
+        "200",
+        "--out",
+        out,
+        "--api",
+        "Metadata",
+        "--allow-writes",
+    ]);
+    let report = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{report}");
+    assert!(
+        report.contains("neither an answer nor a close within the timeout"),
+        "{report}"
+    );
+    assert!(report.contains(" 3 findings."), "{report}");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("the findings directory")
+        .map(|e| e.expect("an entry").path())
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 3, "{files:?}");
+    let file = files[0].to_str().expect("a UTF-8 path");
+    assert!(file.contains("-Metadata-v1.bin"), "{file}");
+
+    let o = kwire(&["probe", &addr, "--replay", file, "--timeout", "200"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("(Metadata v1, ") && text(&o).contains("neither an answer nor a close"),
+        "{}",
+        text(&o)
+    );
+    // The same frame against a broker that answers it: no finding.
+    let mini = mini_broker().to_string();
+    let o = kwire(&["probe", &mini, "--replay", file]);
+    assert!(o.status.success(), "{}", text(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_broker_that_stops_answering_ends_the_run() {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("local addr").to_string();
+    // Two connections (the first ApiVersions exchange, the first request), then nothing
+    // listens any more.
+    std::thread::spawn(move || {
+        let mut served = Vec::new();
+        for stream in listener.incoming().take(2).flatten() {
+            served.push(std::thread::spawn(move || fake_connection(stream)));
+        }
+    });
+    let dir = temp_dir("dead");
+    let out = dir.to_str().expect("a UTF-8 path");
+    let o = kwire(&[
+        "probe",
+        &addr,
+        "--fuzz",
+        "20",
+        "--timeout",
+        "300",
+        "--out",
+        out,
+        "--api",
+        "DescribeCluster",
+    ]);
+    let report = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{report}");
+    assert!(
+        report.contains("the broker no longer answers ApiVersions"),
+        "{report}"
+    );
+    assert!(
+        report.contains("The broker stopped answering: the run ends here."),
+        "{report}"
+    );
+    assert!(report.contains(" 1 finding."), "{report}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

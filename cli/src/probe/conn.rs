@@ -146,29 +146,56 @@ impl Conn {
                 }
                 Err(e) => return Ok(Reply::Garbage(e.to_string())),
             }
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Ok(Reply::Timeout);
+            if let Some(reply) = self.fill(deadline) {
+                return Ok(reply);
             }
-            let _ = self.stream.set_read_timeout(Some(left));
-            let spare = self.rx.spare();
-            if spare.is_empty() {
-                return Ok(Reply::Garbage("the receive buffer is full".into()));
+        }
+    }
+
+    /// Waits for the next whole frame, whatever its correlation id: the answer to bytes sent
+    /// with [`Conn::write`], which the session did not encode.
+    pub fn read_frame(&mut self) -> Reply {
+        let deadline = Instant::now() + self.timeout;
+        loop {
+            match self.rx.next_frame() {
+                Ok(Some(frame)) => return Reply::Frame(frame.to_vec()),
+                Ok(None) => {}
+                Err(e) => return Reply::Garbage(e.to_string()),
             }
-            match self.stream.read(spare) {
-                Ok(0) => return Ok(Reply::Closed(closed_detail(&self.rx))),
-                Ok(n) => self.rx.filled(n),
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                    ) =>
-                {
-                    return Ok(Reply::Timeout);
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Ok(Reply::Closed(format!("reading failed: {e}"))),
+            if let Some(reply) = self.fill(deadline) {
+                return reply;
             }
+        }
+    }
+
+    /// Reads what the network has into the buffer, waiting until `deadline` at most. `Some`:
+    /// the reading ends with that reply.
+    fn fill(&mut self, deadline: Instant) -> Option<Reply> {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Some(Reply::Timeout);
+        }
+        let _ = self.stream.set_read_timeout(Some(left));
+        let spare = self.rx.spare();
+        if spare.is_empty() {
+            return Some(Reply::Garbage("the receive buffer is full".into()));
+        }
+        match self.stream.read(spare) {
+            Ok(0) => Some(Reply::Closed(closed_detail(&self.rx))),
+            Ok(n) => {
+                self.rx.filled(n);
+                None
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                Some(Reply::Timeout)
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => None,
+            Err(e) => Some(Reply::Closed(format!("reading failed: {e}"))),
         }
     }
 

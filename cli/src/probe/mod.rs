@@ -14,10 +14,12 @@
 //! verdict, as a table or a JSON document; any finding makes the command fail.
 
 mod conn;
+pub mod fuzz;
 mod report;
 mod verdict;
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
@@ -61,6 +63,27 @@ pub struct ProbeArgs {
     /// Print each exchange as it happens, on standard error.
     #[arg(long)]
     pub verbose: bool,
+    /// Instead of the matrix, send N requests built from seeded random instances and from
+    /// mutations of them (lengths, counts, varints, tagged fields, truncations), each on a
+    /// fresh connection and followed by an ApiVersions exchange that checks the broker still
+    /// answers.
+    #[arg(long, value_name = "N", conflicts_with = "replay")]
+    pub fuzz: Option<u64>,
+    /// The seed of --fuzz: the same seed against the same broker sends the same requests.
+    #[arg(long, default_value_t = 0, requires = "fuzz")]
+    pub seed: u64,
+    /// Where --fuzz writes the frame of each finding, to replay with --replay.
+    #[arg(
+        long,
+        value_name = "DIR",
+        default_value = "probe-findings",
+        requires = "fuzz"
+    )]
+    pub out: PathBuf,
+    /// Send the request frame held in FILE (as --fuzz writes it) on a fresh connection, judge
+    /// the answer, and check that the broker still answers.
+    #[arg(long, value_name = "FILE")]
+    pub replay: Option<PathBuf>,
 }
 
 /// Which versions the probe sends.
@@ -168,6 +191,43 @@ pub fn minimal_request(api: ApiKey, version: i16) -> Option<Vec<u8>> {
 /// when the probe found a non-conformance (after printing the matrix).
 pub fn run(args: &ProbeArgs, out: &mut dyn std::io::Write) -> Result<(), Error> {
     let timeout = Duration::from_millis(args.timeout);
+    if let Some(file) = &args.replay {
+        let (text, finding) = fuzz::replay(&args.broker, file, timeout)?;
+        out.write_all(text.as_bytes())?;
+        if finding {
+            out.flush()?;
+            return Err(Error::Failed(format!(
+                "the request in {} is a finding against {}",
+                file.display(),
+                args.broker
+            )));
+        }
+        return Ok(());
+    }
+    if let Some(count) = args.fuzz {
+        let run = fuzz::Run {
+            broker: args.broker.clone(),
+            count,
+            seed: args.seed,
+            out: args.out.clone(),
+            timeout,
+            apis: args.api.clone(),
+            allow_writes: args.allow_writes,
+            verbose: args.verbose,
+        };
+        let (text, findings) = fuzz::fuzz(&run)?;
+        out.write_all(text.as_bytes())?;
+        if findings > 0 {
+            out.flush()?;
+            return Err(Error::Failed(format!(
+                "fuzzing {} found {findings} request{} the broker mishandles; their frames are in {}",
+                args.broker,
+                if findings == 1 { "" } else { "s" },
+                args.out.display()
+            )));
+        }
+        return Ok(());
+    }
     let addr = conn::resolve(&args.broker).map_err(Error::Failed)?;
     let (mut conn, hello) = negotiate(addr, timeout, args.verbose)?;
     // The broker's ranges, kept: a fresh connection does not negotiate again.
