@@ -16,6 +16,8 @@
 //! kwire probe BROKER [--api A]... [--versions all|advertised] [--timeout MS] [--json]
 //!           [--allow-writes] [--verbose]
 //!                                            a conformance check of a broker
+//! kwire probe BROKER --fuzz N [--seed S] [--out DIR] | --replay FILE
+//!                                            seeded random and mutated requests
 //! ```
 //!
 //! Exit codes: 0 success, 1 the input or the request could not be handled (the message says
@@ -122,6 +124,8 @@ Then open target/site/index.html in a browser.")]
   kwire probe localhost:9092
   kwire probe localhost:9092 --versions all --api Fetch --api Metadata
   kwire probe localhost:9092 --json --timeout 2000 > probe.json
+  kwire probe localhost:9092 --fuzz 500 --seed 7 --out findings
+  kwire probe localhost:9092 --replay findings/seed7-12-ListGroups-v3.bin
 
 Requests that create, delete or alter something are skipped unless --allow-writes.")]
     Probe(probe::ProbeArgs),

@@ -370,7 +370,7 @@ pub fn fuzz(run: &Run) -> Result<(String, usize), Error> {
         }
     }
     text.push_str(&format!(
-        "fuzz: {} requests (seed {}, {mutated} mutated) over {} API versions ranges: \
+        "fuzz: {} requests (seed {}, {mutated} mutated) over {} APIs: \
          {answered} answered, {closed} closed the connection, {silent} not answered as asked, \
          {findings} finding{}.\n",
         run.count,
