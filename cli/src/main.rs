@@ -507,6 +507,25 @@ mod tests {
     }
 
     #[test]
+    fn probe_command_lines() {
+        let ok = |s: &str| Cli::try_parse_from(s.split_whitespace()).is_ok();
+        assert!(ok("kwire probe b:9092"));
+        assert!(ok(
+            "kwire probe b:9092 --api Fetch --api 3 --versions all --timeout 100 --json"
+        ));
+        assert!(ok("kwire probe b:9092 --allow-writes --verbose"));
+        assert!(ok("kwire probe b:9092 --fuzz 10 --seed 3 --out d"));
+        assert!(ok("kwire probe b:9092 --replay f.bin"));
+        assert!(!ok("kwire probe"));
+        assert!(!ok("kwire probe b:9092 --versions some"));
+        assert!(!ok("kwire probe b:9092 --timeout 0"));
+        assert!(!ok("kwire probe b:9092 --seed 3"));
+        assert!(!ok("kwire probe b:9092 --fuzz 10 --json"));
+        assert!(!ok("kwire probe b:9092 --fuzz 10 --replay f.bin"));
+        assert!(!ok("kwire probe b:9092 --api NoSuchApi"));
+    }
+
+    #[test]
     fn hex_or_binary_input() {
         assert_eq!(frame_bytes(b"00 01\n0a FF").unwrap(), [0, 1, 10, 255]);
         assert_eq!(frame_bytes(&[0, 0, 0, 1, 7]).unwrap(), [0, 0, 0, 1, 7]);

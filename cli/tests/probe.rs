@@ -550,3 +550,96 @@ fn a_broker_that_stops_answering_ends_the_run() {
     assert!(report.contains(" 1 finding."), "{report}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// --- hostile brokers ---------------------------------------------------------------------
+
+/// A broker that answers the first bytes of every connection with `reply`, then closes (or,
+/// with `hold`, keeps the connection open without a word more).
+fn canned_broker(reply: Vec<u8>, hold: bool) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("local addr");
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let reply = reply.clone();
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 512];
+                let _ = stream.read(&mut buf);
+                let _ = stream.write_all(&reply);
+                if hold {
+                    let _ = stream.read(&mut buf);
+                }
+            });
+        }
+    });
+    addr
+}
+
+#[test]
+fn a_hostile_api_versions_answer_is_a_plain_failure() {
+    let cases: [(&str, Vec<u8>, bool); 6] = [
+        ("a negative size", vec![0xff; 16], false),
+        (
+            "a 2 GB size",
+            vec![0x7f, 0xff, 0xff, 0xff, 0, 0, 0, 0],
+            true,
+        ),
+        (
+            "no room for a correlation id",
+            vec![0, 0, 0, 2, 0, 0],
+            false,
+        ),
+        (
+            "a garbage body",
+            vec![0, 0, 0, 8, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff],
+            false,
+        ),
+        ("a close", Vec::new(), false),
+        ("silence", Vec::new(), true),
+    ];
+    for (what, reply, hold) in cases {
+        let addr = canned_broker(reply, hold).to_string();
+        let o = kwire(&["probe", &addr, "--timeout", "300"]);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{what}: {stderr}");
+        assert!(
+            stderr.starts_with("kwire: the ApiVersions exchange failed: "),
+            "{what}: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{what}: {stderr}");
+    }
+}
+
+#[test]
+fn a_broker_that_stops_taking_connections_ends_the_probe() {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("local addr").to_string();
+    // One connection: DescribeCluster v1 closes it, and nothing listens any more.
+    std::thread::spawn(move || {
+        if let Some(Ok(stream)) = listener.incoming().next() {
+            fake_connection(stream);
+        }
+    });
+    let o = kwire(&[
+        "probe",
+        &addr,
+        "--versions",
+        "all",
+        "--timeout",
+        "300",
+        "--api",
+        "DescribeCluster",
+    ]);
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        line(&out, "DescribeCluster").ends_with("0 ok, 1 connection closed"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "The probe ended early: after DescribeCluster v1, the broker takes no new connection"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("2 findings."), "{out}");
+}

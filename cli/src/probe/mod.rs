@@ -54,7 +54,7 @@ pub struct ProbeArgs {
     #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: u64,
     /// Print the matrix as a JSON document.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["fuzz", "replay"])]
     pub json: bool,
     /// Also send the APIs that create, delete or alter something (their smallest requests
     /// name nothing, yet a broker may still act on them).
@@ -243,8 +243,9 @@ pub fn run(args: &ProbeArgs, out: &mut dyn std::io::Write) -> Result<(), Error> 
         versions: args.versions,
         timeout_ms: args.timeout,
         apis: Vec::new(),
+        stopped: None,
     };
-    for (info, &advertised) in API_TABLE.iter().zip(&ranges) {
+    'apis: for (info, &advertised) in API_TABLE.iter().zip(&ranges) {
         if !args.api.is_empty() && !args.api.contains(&info.key) {
             continue;
         }
@@ -270,7 +271,18 @@ pub fn run(args: &ProbeArgs, out: &mut dyn std::io::Write) -> Result<(), Error> 
                     probe_one(&mut conn, info.key, version, is_advertised, args.verbose);
                 next_id = next_id.wrapping_add(1).max(0);
                 if reopen {
-                    conn = reopen_conn(addr, timeout, next_id)?;
+                    match reopen_conn(addr, timeout, next_id) {
+                        Ok(fresh) => conn = fresh,
+                        Err(why) => {
+                            report.versions.push(VersionReport { version, outcome });
+                            probe.apis.push(report);
+                            probe.stopped = Some(format!(
+                                "after {} v{version}, the broker takes no new connection: {why}",
+                                info.name
+                            ));
+                            break 'apis;
+                        }
+                    }
                 }
                 outcome
             };
@@ -297,10 +309,9 @@ pub fn run(args: &ProbeArgs, out: &mut dyn std::io::Write) -> Result<(), Error> 
 }
 
 /// A fresh connection, its correlation ids starting at `next_id`.
-fn reopen_conn(addr: SocketAddr, timeout: Duration, next_id: i32) -> Result<Conn, Error> {
+fn reopen_conn(addr: SocketAddr, timeout: Duration, next_id: i32) -> Result<Conn, String> {
     let client = Client::new(Some(CLIENT_ID)).with_correlation_id(next_id);
     Conn::open(addr, timeout, client)
-        .map_err(|e| Error::Failed(format!("reconnecting after a close: {e}")))
 }
 
 /// What the ApiVersions exchange took: the versions asked, in order, and the one answered.

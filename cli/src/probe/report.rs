@@ -20,6 +20,8 @@ pub struct Probe {
     pub timeout_ms: u64,
     /// One entry per API probed, by key.
     pub apis: Vec<ApiReport>,
+    /// Why the probe ended early: the broker took no new connection (a finding).
+    pub stopped: Option<String>,
 }
 
 /// The versions of one API.
@@ -73,12 +75,13 @@ impl ApiReport {
 }
 
 impl Probe {
-    /// The number of findings: verdicts that are non-conformances.
+    /// The number of findings: verdicts that are non-conformances, and an early end.
     #[must_use]
     pub fn findings(&self) -> usize {
         self.results()
             .filter(|v| v.outcome.verdict.is_finding())
             .count()
+            + usize::from(self.stopped.is_some())
     }
 
     fn results(&self) -> impl Iterator<Item = &VersionReport> {
@@ -133,6 +136,9 @@ impl Probe {
                     );
                 }
             }
+        }
+        if let Some(why) = &self.stopped {
+            let _ = writeln!(t, "The probe ended early: {why}.");
         }
         let counts: Vec<String> = Verdict::ALL
             .iter()
@@ -211,9 +217,13 @@ impl Probe {
             }
             j.push_str("]}");
         }
+        let stopped = self
+            .stopped
+            .as_deref()
+            .map_or_else(|| "null".to_string(), quote);
         let _ = writeln!(
             j,
-            "],\n\"requests\":{},\"findings\":{}}}",
+            "],\n\"stopped\":{stopped},\"requests\":{},\"findings\":{}}}",
             self.results().count(),
             self.findings()
         );
