@@ -198,7 +198,8 @@ fn act(key: ApiKey, version: i16) -> Act {
     match (key, version) {
         (ApiKey::HEARTBEAT, 1) => Act::Code(35),
         (ApiKey::HEARTBEAT, 2) => Act::Code(9999),
-        (ApiKey::HEARTBEAT, 4) => Act::OtherHeader,
+        // v3 answers after header v1 where v0 is due, v4 after v0 where v1 is.
+        (ApiKey::HEARTBEAT, 3 | 4) => Act::OtherHeader,
         // Version 0 is not advertised, yet answered.
         (ApiKey::LIST_GROUPS, 0) => Act::Answer,
         (ApiKey::LIST_GROUPS, 2) => Act::Trailing,
@@ -371,7 +372,7 @@ fn every_misbehaviour_is_reported() {
     );
     assert!(
         line(&out, "Heartbeat")
-            .ends_with("0 ok, 1 refused, 2 unknown error code, 3 ok, 4 wrong header version"),
+            .ends_with("0 ok, 1 refused, 2 unknown error code, 3-4 wrong header version"),
         "{out}"
     );
     assert!(
@@ -394,12 +395,16 @@ fn every_misbehaviour_is_reported() {
         "{out}"
     );
     assert!(
+        out.contains("v3: wrong header version: the body follows a response header v1"),
+        "{out}"
+    );
+    assert!(
         out.contains("v4: wrong header version: the body follows a response header v0"),
         "{out}"
     );
-    assert!(out.contains("9 findings."), "{out}");
+    assert!(out.contains("10 findings."), "{out}");
     let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(stderr.contains("does not conform: 9 findings"), "{stderr}");
+    assert!(stderr.contains("does not conform: 10 findings"), "{stderr}");
 
     let o = kwire(&[
         "probe",
@@ -414,7 +419,7 @@ fn every_misbehaviour_is_reported() {
     ]);
     assert_eq!(o.status.code(), Some(1));
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("a JSON document");
-    assert_eq!(doc["findings"], 3);
+    assert_eq!(doc["findings"], 4);
     assert_eq!(doc["api_versions"]["asked"], serde_json::json!([5, 4]));
     assert_eq!(
         doc["apis"][0]["results"][4]["verdict"],
