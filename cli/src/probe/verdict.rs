@@ -149,9 +149,18 @@ pub fn judge_frame(f: &[u8], api: ApiKey, version: i16, advertised: bool) -> Out
         {
             return Outcome::new(
                 Verdict::WrongHeaderVersion,
-                format!(
-                    "the body follows a response header v{other}; the protocol calls for v{hv}"
-                ),
+                if hv == 0 {
+                    // An empty tagged-field section is one zero byte: a stray zero byte after
+                    // the correlation id reads the same.
+                    format!(
+                        "the body follows a response header v{other} (or a stray zero byte); \
+                         the protocol calls for v{hv}"
+                    )
+                } else {
+                    format!(
+                        "the body follows a response header v{other}; the protocol calls for v{hv}"
+                    )
+                },
             );
         }
         return Outcome::new(Verdict::Undecodable, format!("{e}"));
