@@ -1,12 +1,14 @@
-//! The commands of `kwire`, the command-line tool of the kwire codec, that read traffic:
-//! `capture` (pcap and pcapng files) and `tap` (a live proxy). The binary parses the command
-//! line and calls them; the fuzz target of the capture path calls [`capture::read`] directly.
+//! The commands of `kwire`, the command-line tool of the kwire codec, that read traffic or
+//! talk to brokers: `capture` (pcap and pcapng files), `tap` (a live proxy) and `probe` (a
+//! conformance check of a broker). The binary parses the command line and calls them; the fuzz
+//! target of the capture path calls [`capture::read`] directly.
 
 use std::io;
 
 use kwire::ApiKey;
 
 pub mod capture;
+pub mod probe;
 pub mod tap;
 
 /// An API by name (any ASCII case) or by numeric key.

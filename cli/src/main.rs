@@ -13,6 +13,11 @@
 //! kwire tap --listen ADDR --upstream ADDR [--api A]... [--tree] [--records] [--lint]
 //!           [--write FILE]
 //!                                            a proxy printing the exchanges it relays
+//! kwire probe BROKER [--api A]... [--versions all|advertised] [--timeout MS] [--json]
+//!           [--allow-writes] [--verbose]
+//!                                            a conformance check of a broker
+//! kwire probe BROKER --fuzz N [--seed S] [--out DIR] | --replay FILE
+//!                                            seeded random and mutated requests
 //! ```
 //!
 //! Exit codes: 0 success, 1 the input or the request could not be handled (the message says
@@ -30,7 +35,7 @@ use kwire::describe::{self, DescribeError, Side};
 
 use kwire_site as site;
 
-use kwire_cli::{Error, capture, parse_api, tap};
+use kwire_cli::{Error, capture, parse_api, probe, tap};
 use kwire_site::records;
 
 /// Scratch space for one minimal frame (the largest is a few hundred bytes).
@@ -110,6 +115,20 @@ Then open target/site/index.html in a browser.")]
   kwire tap --listen 127.0.0.1:19092 --upstream broker:9092 --write session.pcapng
   kwire capture session.pcapng --port 9092 --tree      later, from the file")]
     Tap(tap::TapArgs),
+    /// A conformance check of a broker: ApiVersions, then the smallest legal request of every
+    /// API and version it advertises (or every version kwire knows), each answer checked for
+    /// its timing, correlation id, header version, decoding and error codes, and each version
+    /// it does not advertise checked to be refused. Prints the matrix; exits with 1 on any
+    /// finding.
+    #[command(after_help = "Examples:
+  kwire probe localhost:9092
+  kwire probe localhost:9092 --versions all --api Fetch --api Metadata
+  kwire probe localhost:9092 --json --timeout 2000 > probe.json
+  kwire probe localhost:9092 --fuzz 500 --seed 7 --out findings
+  kwire probe localhost:9092 --replay findings/seed7-12-ListGroups-v3.bin
+
+Requests that create, delete or alter something are skipped unless --allow-writes.")]
+    Probe(probe::ProbeArgs),
 }
 
 #[derive(Debug, Args)]
@@ -424,6 +443,7 @@ fn run(command: &Command, out: &mut dyn Write) -> Result<(), Error> {
         Command::Site(args) => site(args, out),
         Command::Capture(args) => capture::run(args, out),
         Command::Tap(args) => tap::run(args),
+        Command::Probe(args) => probe::run(args, out),
     }
 }
 
@@ -484,6 +504,25 @@ mod tests {
         assert!(ok("kwire site out --schemas a --schemas b --wasm k.wasm"));
         assert!(!ok("kwire site"));
         assert!(!ok("kwire frobnicate"));
+    }
+
+    #[test]
+    fn probe_command_lines() {
+        let ok = |s: &str| Cli::try_parse_from(s.split_whitespace()).is_ok();
+        assert!(ok("kwire probe b:9092"));
+        assert!(ok(
+            "kwire probe b:9092 --api Fetch --api 3 --versions all --timeout 100 --json"
+        ));
+        assert!(ok("kwire probe b:9092 --allow-writes --verbose"));
+        assert!(ok("kwire probe b:9092 --fuzz 10 --seed 3 --out d"));
+        assert!(ok("kwire probe b:9092 --replay f.bin"));
+        assert!(!ok("kwire probe"));
+        assert!(!ok("kwire probe b:9092 --versions some"));
+        assert!(!ok("kwire probe b:9092 --timeout 0"));
+        assert!(!ok("kwire probe b:9092 --seed 3"));
+        assert!(!ok("kwire probe b:9092 --fuzz 10 --json"));
+        assert!(!ok("kwire probe b:9092 --fuzz 10 --replay f.bin"));
+        assert!(!ok("kwire probe b:9092 --api NoSuchApi"));
     }
 
     #[test]

@@ -1,0 +1,479 @@
+//! `kwire probe`: a conformance check of a broker.
+//!
+//! The probe asks ApiVersions first, at the highest version kwire speaks (the session falls
+//! back as Kafka's clients do when the broker does not know it), then sends, for every API and
+//! version the broker advertises (or, with `--versions all`, every version kwire knows), the
+//! smallest legal request: empty arrays, empty strings, defaults, which changes nothing on the
+//! server. APIs that create, delete or alter something are skipped unless `--allow-writes`.
+//!
+//! Each answer is checked: it arrives within the timeout, carries the request's correlation
+//! id, uses the response header version the protocol calls for, decodes at the version asked
+//! with no byte left over, and holds only error codes the protocol defines. A version outside
+//! the advertised range must be refused, with UNSUPPORTED_VERSION or by closing the connection
+//! (a fresh connection is opened after a close). The result is a matrix of API, version and
+//! verdict, as a table or a JSON document; any finding makes the command fail.
+
+mod conn;
+pub mod fuzz;
+mod report;
+mod verdict;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+use kwire::api::API_TABLE;
+use kwire::codec::VersionRange;
+use kwire::describe::{self, Side};
+use kwire::header::request_header_version;
+use kwire::session::Client;
+use kwire::{ApiKey, Request, frame};
+
+use crate::{Error, parse_api};
+
+pub use conn::{CLIENT_ID, Reply};
+pub use report::{ApiReport, Probe, VersionReport};
+pub use verdict::{Outcome, Verdict, judge, judge_frame};
+
+use conn::{Conn, NegotiationEvent};
+
+/// The command line of `kwire probe`.
+#[derive(Debug, Args)]
+pub struct ProbeArgs {
+    /// The broker: `host:port`.
+    pub broker: String,
+    /// Probe only this API (name in any case, or key). May be repeated.
+    #[arg(long, value_parser = parse_api)]
+    pub api: Vec<ApiKey>,
+    /// Which versions to send: those the broker advertises, or every version kwire knows
+    /// (the others must then be refused).
+    #[arg(long, value_enum, default_value_t = Versions::Advertised)]
+    pub versions: Versions,
+    /// How long to wait for each answer and each connection, in milliseconds.
+    #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout: u64,
+    /// Print the matrix as a JSON document.
+    #[arg(long, conflicts_with_all = ["fuzz", "replay"])]
+    pub json: bool,
+    /// Also send the APIs that create, delete or alter something (their smallest requests
+    /// name nothing, yet a broker may still act on them).
+    #[arg(long)]
+    pub allow_writes: bool,
+    /// Print each exchange as it happens, on standard error.
+    #[arg(long)]
+    pub verbose: bool,
+    /// Instead of the matrix, send N requests built from seeded random instances and from
+    /// mutations of them (lengths, counts, varints, tagged fields, truncations), each on a
+    /// fresh connection and followed by an ApiVersions exchange that checks the broker still
+    /// answers.
+    #[arg(long, value_name = "N", conflicts_with = "replay")]
+    pub fuzz: Option<u64>,
+    /// The seed of --fuzz: the same seed against the same broker sends the same requests.
+    #[arg(long, default_value_t = 0, requires = "fuzz")]
+    pub seed: u64,
+    /// Where --fuzz writes the frame of each finding, to replay with --replay.
+    #[arg(
+        long,
+        value_name = "DIR",
+        default_value = "probe-findings",
+        requires = "fuzz"
+    )]
+    pub out: PathBuf,
+    /// Send the request frame held in FILE (as --fuzz writes it) on a fresh connection, judge
+    /// the answer, and check that the broker still answers.
+    #[arg(long, value_name = "FILE")]
+    pub replay: Option<PathBuf>,
+}
+
+/// Which versions the probe sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Versions {
+    /// The versions the broker advertises.
+    Advertised,
+    /// Every version kwire knows, advertised or not.
+    All,
+}
+
+/// The APIs whose requests create, delete or alter something on the server, or take part in
+/// the cluster's own replication, quorum and registration: skipped unless `--allow-writes`.
+pub const WRITES: &[&str] = &[
+    "LeaderAndIsr",
+    "StopReplica",
+    "UpdateMetadata",
+    "ControlledShutdown",
+    "OffsetCommit",
+    "JoinGroup",
+    "SyncGroup",
+    "LeaveGroup",
+    "CreateTopics",
+    "DeleteTopics",
+    "DeleteRecords",
+    "InitProducerId",
+    "AddPartitionsToTxn",
+    "AddOffsetsToTxn",
+    "EndTxn",
+    "WriteTxnMarkers",
+    "TxnOffsetCommit",
+    "CreateAcls",
+    "DeleteAcls",
+    "AlterConfigs",
+    "AlterReplicaLogDirs",
+    "CreatePartitions",
+    "CreateDelegationToken",
+    "RenewDelegationToken",
+    "ExpireDelegationToken",
+    "DeleteGroups",
+    "ElectLeaders",
+    "IncrementalAlterConfigs",
+    "AlterPartitionReassignments",
+    "OffsetDelete",
+    "AlterClientQuotas",
+    "AlterUserScramCredentials",
+    "Vote",
+    "BeginQuorumEpoch",
+    "EndQuorumEpoch",
+    "AlterPartition",
+    "UpdateFeatures",
+    "Envelope",
+    "BrokerRegistration",
+    "BrokerHeartbeat",
+    "UnregisterBroker",
+    "AllocateProducerIds",
+    "ConsumerGroupHeartbeat",
+    "ControllerRegistration",
+    "PushTelemetry",
+    "AssignReplicasToDirs",
+    "ShareGroupHeartbeat",
+    "ShareFetch",
+    "ShareAcknowledge",
+    "AddRaftVoter",
+    "RemoveRaftVoter",
+    "UpdateRaftVoter",
+    "InitializeShareGroupState",
+    "WriteShareGroupState",
+    "DeleteShareGroupState",
+    "StreamsGroupHeartbeat",
+    "AlterShareGroupOffsets",
+    "DeleteShareGroupOffsets",
+    "StreamsGroupTopologyDescriptionUpdate",
+    "UnregisterController",
+];
+
+/// Whether requests of `api` create, delete or alter something ([`WRITES`]).
+#[must_use]
+pub fn is_write(api: ApiKey) -> bool {
+    api.info().is_some_and(|i| WRITES.contains(&i.name))
+}
+
+/// The smallest legal request frame of `api` at `version` (correlation id 0, empty client id),
+/// as [`describe::write_minimal_frame`] writes it. `None` when kwire has no such version.
+#[must_use]
+pub fn minimal_request(api: ApiKey, version: i16) -> Option<Vec<u8>> {
+    let mut out = vec![0u8; 1 << 12];
+    let n = match describe::write_minimal_frame(api, version, Side::Request, &mut out) {
+        Ok(n) => n,
+        Err(describe::DescribeError::ScratchTooSmall { needed }) => {
+            out = vec![0u8; needed];
+            describe::write_minimal_frame(api, version, Side::Request, &mut out).ok()?
+        }
+        Err(_) => return None,
+    };
+    out.truncate(n);
+    Some(out)
+}
+
+/// Runs `kwire probe`.
+///
+/// # Errors
+///
+/// `Failed` when the broker cannot be reached or its ApiVersions answer cannot be read, and
+/// when the probe found a non-conformance (after printing the matrix).
+pub fn run(args: &ProbeArgs, out: &mut dyn std::io::Write) -> Result<(), Error> {
+    let timeout = Duration::from_millis(args.timeout);
+    if let Some(file) = &args.replay {
+        let (text, finding) = fuzz::replay(&args.broker, file, timeout)?;
+        out.write_all(text.as_bytes())?;
+        if finding {
+            out.flush()?;
+            return Err(Error::Failed(format!(
+                "the request in {} is a finding against {}",
+                file.display(),
+                args.broker
+            )));
+        }
+        return Ok(());
+    }
+    if let Some(count) = args.fuzz {
+        let run = fuzz::Run {
+            broker: args.broker.clone(),
+            count,
+            seed: args.seed,
+            out: args.out.clone(),
+            timeout,
+            apis: args.api.clone(),
+            allow_writes: args.allow_writes,
+            verbose: args.verbose,
+        };
+        let (text, findings) = fuzz::fuzz(&run)?;
+        out.write_all(text.as_bytes())?;
+        if findings > 0 {
+            out.flush()?;
+            return Err(Error::Failed(format!(
+                "fuzzing {} found {findings} request{} the broker mishandles; their frames are in {}",
+                args.broker,
+                if findings == 1 { "" } else { "s" },
+                args.out.display()
+            )));
+        }
+        return Ok(());
+    }
+    let addr = conn::resolve(&args.broker).map_err(Error::Failed)?;
+    let (mut conn, hello) = negotiate(addr, timeout, args.verbose)?;
+    // The broker's ranges, kept: a fresh connection does not negotiate again.
+    let ranges: Vec<Option<VersionRange>> = API_TABLE
+        .iter()
+        .map(|i| conn.client.advertised(i.key))
+        .collect();
+    // The ids of fresh connections: any will do, distinct ones read better in a capture.
+    let mut next_id: i32 = 1000;
+    let mut probe = Probe {
+        broker: args.broker.clone(),
+        api_versions: hello.clone(),
+        versions: args.versions,
+        timeout_ms: args.timeout,
+        apis: Vec::new(),
+        stopped: None,
+    };
+    'apis: for (info, &advertised) in API_TABLE.iter().zip(&ranges) {
+        if !args.api.is_empty() && !args.api.contains(&info.key) {
+            continue;
+        }
+        let known = info.request_versions;
+        if known.is_empty() || (args.versions == Versions::Advertised && advertised.is_none()) {
+            continue;
+        }
+        let mut report = ApiReport {
+            key: info.key,
+            name: info.name,
+            advertised,
+            versions: Vec::new(),
+        };
+        for version in known.min..=known.max {
+            let is_advertised = advertised.is_some_and(|r| r.contains(version));
+            if args.versions == Versions::Advertised && !is_advertised {
+                continue;
+            }
+            let outcome = if is_write(info.key) && !args.allow_writes {
+                Outcome::new(Verdict::SkippedWrites, "")
+            } else {
+                let (outcome, reopen) =
+                    probe_one(&mut conn, info.key, version, is_advertised, args.verbose);
+                next_id = next_id.wrapping_add(1).max(0);
+                if reopen {
+                    match reopen_conn(addr, timeout, next_id) {
+                        Ok(fresh) => conn = fresh,
+                        Err(why) => {
+                            report.versions.push(VersionReport { version, outcome });
+                            probe.apis.push(report);
+                            probe.stopped = Some(format!(
+                                "after {} v{version}, the broker takes no new connection: {why}",
+                                info.name
+                            ));
+                            break 'apis;
+                        }
+                    }
+                }
+                outcome
+            };
+            report.versions.push(VersionReport { version, outcome });
+        }
+        probe.apis.push(report);
+    }
+    let text = if args.json {
+        probe.json()
+    } else {
+        probe.table()
+    };
+    out.write_all(text.as_bytes())?;
+    let findings = probe.findings();
+    if findings > 0 {
+        out.flush()?;
+        return Err(Error::Failed(format!(
+            "the broker at {} does not conform: {findings} finding{}",
+            args.broker,
+            if findings == 1 { "" } else { "s" }
+        )));
+    }
+    Ok(())
+}
+
+/// A fresh connection, its correlation ids starting at `next_id`.
+fn reopen_conn(addr: SocketAddr, timeout: Duration, next_id: i32) -> Result<Conn, String> {
+    let client = Client::new(Some(CLIENT_ID)).with_correlation_id(next_id);
+    Conn::open(addr, timeout, client)
+}
+
+/// What the ApiVersions exchange took: the versions asked, in order, and the one answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hello {
+    /// The ApiVersions versions asked, in order: more than one when the broker refused the
+    /// first.
+    pub asked: Vec<i16>,
+}
+
+impl Hello {
+    /// The exchange in a sentence.
+    #[must_use]
+    pub fn sentence(&self) -> String {
+        match self.asked.as_slice() {
+            [only] => format!("ApiVersions v{only} answered"),
+            [first, .., last] => format!(
+                "ApiVersions v{first} refused, the session fell back to v{last}, which was answered"
+            ),
+            [] => "no ApiVersions exchange".into(),
+        }
+    }
+}
+
+/// Connects and runs the ApiVersions exchange.
+fn negotiate(addr: SocketAddr, timeout: Duration, verbose: bool) -> Result<(Conn, Hello), Error> {
+    let client = Client::negotiating(Some(CLIENT_ID));
+    let mut conn = Conn::open(addr, timeout, client).map_err(Error::Failed)?;
+    let mut asked = Vec::new();
+    let mut tx = vec![0u8; 1 << 12];
+    // The session asks again at most a few times; a broker that keeps refusing is reported.
+    for _ in 0..4 {
+        let Some(n) = conn
+            .client
+            .poll_transmit(&mut tx)
+            .map_err(|e| Error::Failed(format!("the ApiVersions request: {e}")))?
+        else {
+            break;
+        };
+        let version = kwire::frame::request_info(tx.get(..n).unwrap_or_default())
+            .map(|i| i.api_version)
+            .unwrap_or(-1);
+        asked.push(version);
+        if verbose {
+            eprintln!("ApiVersions v{version}: sent");
+        }
+        conn.write(tx.get(..n).unwrap_or_default())
+            .map_err(|e| Error::Failed(format!("sending ApiVersions: {e}")))?;
+        match conn.next_event(0) {
+            Err(NegotiationEvent::Ready) => return Ok((conn, Hello { asked })),
+            Err(NegotiationEvent::Retry(v)) => {
+                if verbose {
+                    eprintln!("ApiVersions v{version}: refused, asking v{v}");
+                }
+            }
+            Err(NegotiationEvent::Failed(why)) => return Err(Error::Failed(why)),
+            Ok(reply) => {
+                return Err(Error::Failed(format!(
+                    "the ApiVersions exchange failed: {}",
+                    judge(&reply, ApiKey::API_VERSIONS, version, true).detail
+                )));
+            }
+        }
+    }
+    Err(Error::Failed(format!(
+        "the ApiVersions exchange did not end after versions {asked:?}"
+    )))
+}
+
+/// Sends the smallest request of `api` at `version` on `conn` and judges the answer. The
+/// second value says whether the connection must be replaced: after a close, a timeout or a
+/// stream that cannot be read further.
+fn probe_one(
+    conn: &mut Conn,
+    api: ApiKey,
+    version: i16,
+    advertised: bool,
+    verbose: bool,
+) -> (Outcome, bool) {
+    let Some(bytes) = minimal_request(api, version) else {
+        return (
+            Outcome::new(Verdict::NotSent, "kwire cannot write this request"),
+            false,
+        );
+    };
+    let request = match frame::decode_request(&bytes) {
+        Ok((_, request)) => answered(request),
+        Err(e) => {
+            return (
+                Outcome::new(
+                    Verdict::NotSent,
+                    format!("kwire cannot read its request: {e}"),
+                ),
+                false,
+            );
+        }
+    };
+    // Request header v0 (ControlledShutdown v0) has no client id: a session with the default,
+    // empty one sends it, and the connection's session takes over again after.
+    let plain = request_header_version(api, version) == 0;
+    let saved = plain.then(|| std::mem::replace(&mut conn.client, Client::new(Some(""))));
+    let reply = conn.exchange(&request, version);
+    if let Some(saved) = saved {
+        conn.client = saved;
+    }
+    let reply = match reply {
+        Ok(reply) => reply,
+        Err(why) => return (Outcome::new(Verdict::NotSent, why), false),
+    };
+    let reopen = !matches!(reply, Reply::Frame(_));
+    let outcome = judge(&reply, api, version, advertised);
+    if verbose {
+        let name = api.info().map_or("?", |i| i.name);
+        eprintln!(
+            "{name} v{version}: {} {}",
+            outcome.verdict.name(),
+            outcome.detail
+        );
+    }
+    // After a refusal, a broker may have closed as well: a fresh connection costs little.
+    let reopen = reopen || outcome.verdict != Verdict::Ok;
+    (outcome, reopen)
+}
+
+/// The request with a response due: a Produce asks for acknowledgement by the leader (its
+/// smallest instance has `acks` 0, which gets no response).
+fn answered(request: Request<'_>) -> Request<'_> {
+    match request {
+        Request::Produce(p) => Request::Produce(p.with_acks(1)),
+        other => other,
+    }
+}
+
+/// The versions of `range` as `min-max` (or `none`).
+#[must_use]
+pub fn range_text(range: Option<VersionRange>) -> String {
+    range.map_or_else(|| "none".into(), |r| r.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_write_is_an_api() {
+        for name in WRITES {
+            assert!(ApiKey::from_name(name).is_some(), "{name}");
+        }
+        assert!(is_write(ApiKey::CREATE_TOPICS));
+        assert!(!is_write(ApiKey::METADATA));
+    }
+
+    #[test]
+    fn every_minimal_request_reads_back() {
+        for info in API_TABLE {
+            for v in info.request_versions.min..=info.request_versions.max {
+                if info.request_versions.is_empty() {
+                    break;
+                }
+                let bytes = minimal_request(info.key, v).expect("a minimal request");
+                assert!(frame::decode_request(&bytes).is_ok(), "{} v{v}", info.name);
+            }
+        }
+    }
+}
