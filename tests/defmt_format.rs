@@ -5,7 +5,7 @@
 #![cfg(feature = "defmt")]
 
 use kwire::api::{NegotiateError, Unsupported, VersionTable};
-use kwire::codec::{Array, ArrayView, TaggedFields, Uuid, VersionRange};
+use kwire::codec::{Array, ArrayView, ParseVersionRangeError, TaggedFields, Uuid, VersionRange};
 use kwire::messages::{
     ConsumerProtocolAssignment, FetchResponse, MetadataResponse, ProduceRequest, RequestHeader,
     ResponseHeader,
@@ -27,6 +27,7 @@ fn everything_a_device_logs_implements_format() {
     is_format::<ErrorCode>();
     is_format::<kwire::frame::RequestInfo<'static>>();
     is_format::<VersionRange>();
+    is_format::<ParseVersionRangeError>();
     is_format::<VersionTable>();
     is_format::<NegotiateError>();
     is_format::<Unsupported>();

@@ -39,6 +39,7 @@ use core::fmt;
 
 /// Why a text is not a version range (see the [crate] docs for the notation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum ParseVersionRangeError {
     /// The text is blank.
     Blank,
