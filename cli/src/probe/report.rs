@@ -341,6 +341,47 @@ mod tests {
     }
 
     #[test]
+    fn the_json_document_reads_back() {
+        let probe = Probe {
+            broker: "b:1 \"<x>\"".into(),
+            api_versions: Hello { asked: vec![5, 4] },
+            versions: Versions::All,
+            timeout_ms: 250,
+            apis: vec![ApiReport {
+                key: ApiKey::FETCH,
+                name: "Fetch",
+                advertised: None,
+                versions: vec![VersionReport {
+                    version: 0,
+                    outcome: Outcome::new(Verdict::Timeout, "no answer\nin time"),
+                }],
+            }],
+            stopped: Some("gone".into()),
+        };
+        let r = parse_json(&probe.json()).unwrap();
+        assert_eq!(r.broker, "b:1 \"<x>\"");
+        assert_eq!(r.api_versions, probe.api_versions.sentence());
+        assert_eq!((r.versions.as_str(), r.timeout_ms), ("all", 250));
+        assert_eq!(r.stopped.as_deref(), Some("gone"));
+        assert_eq!(r.findings, 2);
+        let api = &r.apis[0];
+        assert_eq!(
+            (api.key, api.name.as_str(), api.advertised),
+            (1, "Fetch", None)
+        );
+        assert_eq!(
+            api.results,
+            [kwire_site::ProbeCell {
+                version: 0,
+                verdict: "timeout".into(),
+                finding: true,
+                detail: "no answer\nin time".into(),
+            }]
+        );
+        assert!(parse_json("{}").unwrap_err().contains("no \"apis\""));
+    }
+
+    #[test]
     fn versions_group_into_runs() {
         let v = |version, verdict| VersionReport {
             version,
