@@ -92,6 +92,7 @@ enum Command {
   kwire site target/site
   kwire site target/site --schemas ../shared/kafka-schemas/message \\
       --schemas ../shared/kafka-schemas/message-3.9
+  kwire probe localhost:9092 --json > broker.json; kwire site target/site --probe broker.json
 Then open target/site/index.html in a browser.")]
     Site(SiteArgs),
     /// The Kafka exchanges of a packet capture (pcap or pcapng; Ethernet, Linux cooked,
@@ -144,6 +145,10 @@ struct SiteArgs {
     /// wasm32-unknown-unknown`): the site then has a page that dissects a pasted frame.
     #[arg(long)]
     wasm: Option<PathBuf>,
+    /// A JSON document of `kwire probe --json`: the site then has `probe.html`, the matrix of
+    /// each broker's verdicts. May be repeated.
+    #[arg(long, value_name = "RESULTS.json")]
+    probe: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -416,10 +421,25 @@ fn schema_dirs(dirs: &[PathBuf]) -> Result<(), Error> {
 
 fn site(args: &SiteArgs, out: &mut dyn Write) -> Result<(), Error> {
     schema_dirs(&args.schemas)?;
+    let probe = args
+        .probe
+        .iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| Error::Failed(format!("reading {}: {e}", path.display())))?;
+            probe::parse_json(&text).map_err(|e| {
+                Error::Failed(format!(
+                    "{}: not the results of kwire probe --json: {e}",
+                    path.display()
+                ))
+            })
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
     let summary = site::write_site(&site::Options {
         out: args.out_dir.clone(),
         schemas: args.schemas.clone(),
         wasm: args.wasm.clone(),
+        probe,
     })
     .map_err(Error::Failed)?;
     writeln!(

@@ -655,3 +655,192 @@ fn a_broker_that_stops_taking_connections_ends_the_probe() {
     );
     assert!(out.contains("2 findings."), "{out}");
 }
+
+// --- the results on the site ---------------------------------------------------------------
+
+#[test]
+fn the_site_shows_each_brokers_matrix() {
+    let dir = temp_dir("site");
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    // The mini broker: ok, not advertised, and a write skipped.
+    let mini = mini_broker().to_string();
+    let o = kwire(&[
+        "probe",
+        &mini,
+        "--json",
+        "--versions",
+        "all",
+        "--api",
+        "Produce",
+        "--api",
+        "Heartbeat",
+        "--api",
+        "CreateTopics",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let mini_json = dir.join("mini.json");
+    std::fs::write(&mini_json, &o.stdout).expect("write");
+    // The fake broker: findings.
+    let fake = fake_broker().to_string();
+    let o = kwire(&[
+        "probe",
+        &fake,
+        "--json",
+        "--versions",
+        "all",
+        "--timeout",
+        "1000",
+        "--api",
+        "Heartbeat",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let fake_json = dir.join("fake.json");
+    std::fs::write(&fake_json, &o.stdout).expect("write");
+
+    let site = dir.join("site");
+    let site_arg = site.to_str().expect("utf-8 path");
+    let o = kwire(&[
+        "site",
+        site_arg,
+        "--probe",
+        mini_json.to_str().expect("utf-8 path"),
+        "--probe",
+        fake_json.to_str().expect("utf-8 path"),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let index = std::fs::read_to_string(site.join("index.html")).expect("index");
+    assert!(
+        index.contains("<a href=\"probe.html\">Probe results</a>"),
+        "{index}"
+    );
+    let html = std::fs::read_to_string(site.join("probe.html")).expect("probe.html");
+    let row = |section: &str, name: &str| -> String {
+        let start = section
+            .find(&format!("<a href=\"{name}.html\">{name}</a>"))
+            .unwrap_or_else(|| panic!("no row for {name}:\n{section}"));
+        let line = &section[section[..start].rfind("<tr>").expect("row")..];
+        line[..line.find("</tr>").expect("row end")].to_string()
+    };
+    let (first, second) =
+        html.split_at(html.find("<section id=\"probe-2\">").expect("two sections"));
+    assert!(
+        first.contains(&format!("<h2>{mini}: ApiVersions v5 answered</h2>")),
+        "{first}"
+    );
+    assert!(
+        second.contains(&format!("<h2>{fake}: ApiVersions v5 refused")),
+        "{second}"
+    );
+
+    let produce = row(first, "Produce");
+    assert!(produce.starts_with("<tr><td>0</td>"), "{produce}");
+    assert_eq!(
+        produce.matches("class=\"v-not-advertised quiet\"").count(),
+        3,
+        "{produce}"
+    );
+    assert_eq!(
+        produce.matches("class=\"v-ok pass\"").count(),
+        11,
+        "{produce}"
+    );
+    let heartbeat = row(first, "Heartbeat");
+    assert_eq!(
+        heartbeat.matches("class=\"v-ok pass\"").count(),
+        5,
+        "{heartbeat}"
+    );
+    let create = row(first, "CreateTopics");
+    assert!(
+        create.contains("class=\"v-skipped-writes quiet\""),
+        "{create}"
+    );
+    assert!(
+        !create.contains("pass") && !create.contains("finding"),
+        "{create}"
+    );
+    assert!(!first.contains("<h3>Findings</h3>"), "{first}");
+    assert!(first.contains("The broker conforms."), "{first}");
+
+    let heartbeat = row(second, "Heartbeat");
+    assert!(
+        heartbeat.contains("<td class=\"v-ok pass\" title=\"v0: ok\">ok</td>"),
+        "{heartbeat}"
+    );
+    assert!(
+        heartbeat.contains("class=\"v-refused finding\""),
+        "{heartbeat}"
+    );
+    assert!(
+        heartbeat.contains(
+            "<td class=\"v-unknown-error-code finding\" title=\"v2: unknown error code: error \
+             code 9999"
+        ),
+        "{heartbeat}"
+    );
+    assert_eq!(
+        heartbeat
+            .matches("class=\"v-wrong-header-version finding\"")
+            .count(),
+        2,
+        "{heartbeat}"
+    );
+    assert!(second.contains("<h3>Findings</h3>"), "{second}");
+    assert!(
+        second.contains(
+            "<li><span class=\"finding\">Heartbeat v3: wrong header version</span>: the body \
+             follows a response header v1"
+        ),
+        "{second}"
+    );
+    assert!(second.contains("4 findings."), "{second}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_malformed_results_file_is_an_error_naming_it() {
+    let dir = temp_dir("site-bad");
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let site = dir.join("site");
+    let site_arg = site.to_str().expect("utf-8 path");
+    for (name, content) in [
+        ("garbage.json", "not json at all"),
+        (
+            "partial.json",
+            "{\"broker\":\"b:1\",\"apis\":[{\"key\":\"x\"}]}",
+        ),
+    ] {
+        let file = dir.join(name);
+        std::fs::write(&file, content).expect("write");
+        let o = kwire(&[
+            "site",
+            site_arg,
+            "--probe",
+            file.to_str().expect("utf-8 path"),
+        ]);
+        assert_eq!(o.status.code(), Some(1));
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            stderr.contains(&format!(
+                "{}: not the results of kwire probe --json",
+                file.display()
+            )),
+            "{stderr}"
+        );
+        assert!(!site.exists(), "nothing is written");
+    }
+    let missing = dir.join("missing.json");
+    let o = kwire(&[
+        "site",
+        site_arg,
+        "--probe",
+        missing.to_str().expect("utf-8 path"),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains(&format!("reading {}", missing.display())),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -6,7 +6,8 @@
 //! legend, and for the request and the response the smallest legal frame as a byte grid and an
 //! object tree. The tree's text is what `kwire page` prints, rendered by the same code. Given
 //! Kafka's schema directories, the pages also carry each field's description and the message's
-//! JSON schema, read when the site is written.
+//! JSON schema, read when the site is written. Given the results of `kwire probe` runs, the site
+//! also has `probe.html`, each broker's matrix of verdicts, linked from the index.
 
 use std::collections::HashMap;
 use std::fmt::{self, Write as _};
@@ -18,7 +19,10 @@ use kwire::api::{API_TABLE, ApiInfo};
 use kwire::codec::VersionRange;
 use kwire::describe::{self, Category, DescribeError, Name, Node, Side, TypeWord, Visit};
 
+pub mod probe;
 pub mod records;
+
+pub use probe::{ProbeApi, ProbeCell, ProbeResults};
 
 /// Scratch space for one minimal frame.
 const SCRATCH: usize = 1 << 16;
@@ -58,6 +62,9 @@ pub struct Options {
     /// The dissector built for the browser (`kwire-wasm`, `wasm32-unknown-unknown`): with it,
     /// the site has a page that dissects any pasted frame.
     pub wasm: Option<PathBuf>,
+    /// The results of `kwire probe` runs: with any, the site has `probe.html`, a section per
+    /// run.
+    pub probe: Vec<ProbeResults>,
 }
 
 /// What was written.
@@ -93,7 +100,14 @@ pub fn write_site(opts: &Options) -> Result<Summary, String> {
         }
         None => false,
     };
-    write("index.html", &index(dissect, &mut scratch)?)?;
+    let probed = !opts.probe.is_empty();
+    if probed {
+        write(
+            "probe.html",
+            &probe::page(&opts.probe, dissect).map_err(|e| e.to_string())?,
+        )?;
+    }
+    write("index.html", &index(dissect, probed, &mut scratch)?)?;
     let mut summary = Summary::default();
     for info in API_TABLE.iter() {
         let Some(versions) = page_versions(info) else {
@@ -265,9 +279,14 @@ fn minimal_len(api: ApiKey, version: i16, side: Side, scratch: &mut [u8]) -> Str
 }
 
 /// `index.html`: every API key, the current ones first, then those Kafka 4.0 removed.
-fn index(dissect: bool, scratch: &mut [u8]) -> Result<String, String> {
+fn index(dissect: bool, probed: bool, scratch: &mut [u8]) -> Result<String, String> {
     let mut out = String::new();
-    head(&mut out, "All Kafka APIs", "", dissect).map_err(|e| e.to_string())?;
+    let nav = if probed {
+        "<a href=\"probe.html\">Probe results</a>"
+    } else {
+        ""
+    };
+    head(&mut out, "All Kafka APIs", nav, dissect).map_err(|e| e.to_string())?;
     let current: Vec<&ApiInfo> = API_TABLE
         .iter()
         .filter(|i| !i.current_request_versions.is_empty())
@@ -1010,6 +1029,7 @@ mod tests {
             out: out.clone(),
             schemas: Vec::new(),
             wasm: Some(module),
+            probe: Vec::new(),
         })
         .unwrap();
         let script = fs::read_to_string(out.join("dissect.js")).unwrap();
@@ -1065,7 +1085,7 @@ mod tests {
 
     #[test]
     fn the_index_headers_stay_on_one_line() {
-        let html = index(false, &mut vec![0u8; SCRATCH]).unwrap();
+        let html = index(false, false, &mut vec![0u8; SCRATCH]).unwrap();
         let rows = html.matches("<tr><td>").count();
         assert!(rows > 90, "{rows} rows");
         assert_eq!(html.matches("<td class=\"nowrap\">req v").count(), rows);
@@ -1101,6 +1121,7 @@ mod tests {
             out: dir.clone(),
             schemas: Vec::new(),
             wasm: None,
+            probe: Vec::new(),
         })
         .unwrap();
         let expected: usize = API_TABLE

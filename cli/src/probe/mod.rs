@@ -33,7 +33,7 @@ use kwire::{ApiKey, Request, frame};
 use crate::{Error, parse_api};
 
 pub use conn::{CLIENT_ID, Reply};
-pub use report::{ApiReport, Probe, VersionReport};
+pub use report::{ApiReport, Probe, VersionReport, parse_json};
 pub use verdict::{Outcome, Verdict, judge, judge_frame};
 
 use conn::{Conn, NegotiationEvent};

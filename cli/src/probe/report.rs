@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 
 use kwire::ApiKey;
 use kwire::codec::VersionRange;
+use serde_json::Value;
 
 use super::{Hello, Outcome, Verdict, Versions, range_text};
 
@@ -231,6 +232,83 @@ impl Probe {
     }
 }
 
+/// A JSON document [`Probe::json`] wrote, read back for `kwire site --probe`.
+///
+/// # Errors
+///
+/// What is not as [`Probe::json`] writes it: not JSON, or a member missing or of another type.
+pub fn parse_json(text: &str) -> Result<kwire_site::ProbeResults, String> {
+    let doc: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    let apis = array(&doc, "apis")?
+        .iter()
+        .map(|api| {
+            let advertised = match member(api, "advertised")? {
+                Value::Null => None,
+                r => Some((int(r, "min")?, int(r, "max")?)),
+            };
+            let results = array(api, "results")?
+                .iter()
+                .map(|r| {
+                    Ok(kwire_site::ProbeCell {
+                        version: int(r, "version")?,
+                        verdict: string(r, "verdict")?,
+                        finding: member(r, "finding")?
+                            .as_bool()
+                            .ok_or("\"finding\" is not true or false")?,
+                        detail: string(r, "detail")?,
+                    })
+                })
+                .collect::<Result<_, String>>()?;
+            Ok(kwire_site::ProbeApi {
+                key: int(api, "key")?,
+                name: string(api, "name")?,
+                advertised,
+                results,
+            })
+        })
+        .collect::<Result<_, String>>()?;
+    Ok(kwire_site::ProbeResults {
+        broker: string(&doc, "broker")?,
+        api_versions: string(member(&doc, "api_versions")?, "summary")?,
+        versions: string(&doc, "versions")?,
+        timeout_ms: member(&doc, "timeout_ms")?
+            .as_u64()
+            .ok_or("\"timeout_ms\" is not a count")?,
+        apis,
+        stopped: match member(&doc, "stopped")? {
+            Value::Null => None,
+            _ => Some(string(&doc, "stopped")?),
+        },
+        findings: member(&doc, "findings")?
+            .as_u64()
+            .ok_or("\"findings\" is not a count")?,
+    })
+}
+
+fn member<'v>(v: &'v Value, name: &str) -> Result<&'v Value, String> {
+    v.get(name).ok_or_else(|| format!("no \"{name}\""))
+}
+
+fn string(v: &Value, name: &str) -> Result<String, String> {
+    member(v, name)?
+        .as_str()
+        .map(str::to_string)
+        .ok_or_else(|| format!("\"{name}\" is not a string"))
+}
+
+fn int(v: &Value, name: &str) -> Result<i16, String> {
+    member(v, name)?
+        .as_i64()
+        .and_then(|n| i16::try_from(n).ok())
+        .ok_or_else(|| format!("\"{name}\" is not an int16"))
+}
+
+fn array<'v>(v: &'v Value, name: &str) -> Result<&'v Vec<Value>, String> {
+    member(v, name)?
+        .as_array()
+        .ok_or_else(|| format!("\"{name}\" is not an array"))
+}
+
 /// `s` as a JSON string.
 #[must_use]
 pub fn quote(s: &str) -> String {
@@ -260,6 +338,47 @@ mod tests {
     #[test]
     fn json_strings_are_escaped() {
         assert_eq!(quote("a\"b\\c\n\u{1}"), "\"a\\\"b\\\\c\\n\\u0001\"");
+    }
+
+    #[test]
+    fn the_json_document_reads_back() {
+        let probe = Probe {
+            broker: "b:1 \"<x>\"".into(),
+            api_versions: Hello { asked: vec![5, 4] },
+            versions: Versions::All,
+            timeout_ms: 250,
+            apis: vec![ApiReport {
+                key: ApiKey::FETCH,
+                name: "Fetch",
+                advertised: None,
+                versions: vec![VersionReport {
+                    version: 0,
+                    outcome: Outcome::new(Verdict::Timeout, "no answer\nin time"),
+                }],
+            }],
+            stopped: Some("gone".into()),
+        };
+        let r = parse_json(&probe.json()).unwrap();
+        assert_eq!(r.broker, "b:1 \"<x>\"");
+        assert_eq!(r.api_versions, probe.api_versions.sentence());
+        assert_eq!((r.versions.as_str(), r.timeout_ms), ("all", 250));
+        assert_eq!(r.stopped.as_deref(), Some("gone"));
+        assert_eq!(r.findings, 2);
+        let api = &r.apis[0];
+        assert_eq!(
+            (api.key, api.name.as_str(), api.advertised),
+            (1, "Fetch", None)
+        );
+        assert_eq!(
+            api.results,
+            [kwire_site::ProbeCell {
+                version: 0,
+                verdict: "timeout".into(),
+                finding: true,
+                detail: "no answer\nin time".into(),
+            }]
+        );
+        assert!(parse_json("{}").unwrap_err().contains("no \"apis\""));
     }
 
     #[test]
