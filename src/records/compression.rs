@@ -513,6 +513,38 @@ fn copy(input: &[u8], output: &mut [u8]) -> Result<usize, CompressionError> {
     Ok(input.len())
 }
 
+/// Matches `$codec` against the built-in codecs whose feature is on, and evaluates `$call`
+/// with `$m` naming that codec's module (`gzip`, `snappy`, `lz4`, `zstd`); `$none` for
+/// `Compression::NONE`, `$other` for any other codec. The one list of the built-in codecs.
+macro_rules! by_codec {
+    ($codec:expr, none => $none:expr, other => $other:expr, |$m:ident| $call:expr) => {
+        match $codec {
+            Compression::NONE => $none,
+            #[cfg(feature = "gzip")]
+            Compression::GZIP => {
+                use gzip as $m;
+                $call
+            }
+            #[cfg(feature = "snappy")]
+            Compression::SNAPPY => {
+                use snappy as $m;
+                $call
+            }
+            #[cfg(feature = "lz4")]
+            Compression::LZ4 => {
+                use lz4 as $m;
+                $call
+            }
+            #[cfg(feature = "zstd")]
+            Compression::ZSTD => {
+                use zstd as $m;
+                $call
+            }
+            _ => $other,
+        }
+    };
+}
+
 impl Decompressor for BuiltinCodecs {
     fn decompress(
         &mut self,
@@ -520,18 +552,11 @@ impl Decompressor for BuiltinCodecs {
         input: &[u8],
         output: &mut [u8],
     ) -> Result<usize, CompressionError> {
-        match codec {
-            Compression::NONE => copy(input, output),
-            #[cfg(feature = "gzip")]
-            Compression::GZIP => gzip::decompress(input, output, self.checksums),
-            #[cfg(feature = "snappy")]
-            Compression::SNAPPY => snappy::decompress(input, output),
-            #[cfg(feature = "lz4")]
-            Compression::LZ4 => lz4::decompress(input, output, self.checksums),
-            #[cfg(feature = "zstd")]
-            Compression::ZSTD => zstd::decompress(input, output),
-            other => Err(not_handled(other)),
-        }
+        by_codec!(codec,
+            none => copy(input, output),
+            other => Err(not_handled(codec)),
+            |m| m::decompress(input, output, self.checksums)
+        )
     }
 }
 
@@ -542,33 +567,19 @@ impl Compressor for BuiltinCodecs {
         input: &[u8],
         output: &mut [u8],
     ) -> Result<usize, CompressionError> {
-        match codec {
-            Compression::NONE => copy(input, output),
-            #[cfg(feature = "gzip")]
-            Compression::GZIP => gzip::compress(input, output),
-            #[cfg(feature = "snappy")]
-            Compression::SNAPPY => snappy::compress(input, output),
-            #[cfg(feature = "lz4")]
-            Compression::LZ4 => lz4::compress(input, output),
-            #[cfg(feature = "zstd")]
-            Compression::ZSTD => zstd::compress(input, output),
-            other => Err(not_handled(other)),
-        }
+        by_codec!(codec,
+            none => copy(input, output),
+            other => Err(not_handled(codec)),
+            |m| m::compress(input, output)
+        )
     }
 
     fn max_compressed_len(&self, codec: Compression, input_len: usize) -> Option<usize> {
-        match codec {
-            Compression::NONE => Some(input_len),
-            #[cfg(feature = "gzip")]
-            Compression::GZIP => Some(gzip::max_compressed_len(input_len)),
-            #[cfg(feature = "snappy")]
-            Compression::SNAPPY => Some(snappy::max_compressed_len(input_len)),
-            #[cfg(feature = "lz4")]
-            Compression::LZ4 => Some(lz4::max_compressed_len(input_len)),
-            #[cfg(feature = "zstd")]
-            Compression::ZSTD => Some(zstd::max_compressed_len(input_len)),
-            _ => None,
-        }
+        by_codec!(codec,
+            none => Some(input_len),
+            other => None,
+            |m| Some(m::max_compressed_len(input_len))
+        )
     }
 }
 
@@ -899,7 +910,12 @@ mod snappy {
             .map_err(|_| corrupt("invalid snappy block"))
     }
 
-    pub(super) fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize, CompressionError> {
+    /// Decompresses `input`; the format carries no checksum, so `_checksums` changes nothing.
+    pub(super) fn decompress(
+        input: &[u8],
+        output: &mut [u8],
+        _checksums: bool,
+    ) -> Result<usize, CompressionError> {
         if input.is_empty() {
             return Err(corrupt("empty stream"));
         }
@@ -1275,7 +1291,13 @@ mod zstd {
 
     const CODEC: Compression = Compression::ZSTD;
 
-    pub(super) fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize, CompressionError> {
+    /// Decompresses `input`; a frame's optional content checksum is not checked, whatever
+    /// `_checksums` says.
+    pub(super) fn decompress(
+        input: &[u8],
+        output: &mut [u8],
+        _checksums: bool,
+    ) -> Result<usize, CompressionError> {
         if input.is_empty() {
             return Err(CompressionError::Codec {
                 codec: CODEC,
