@@ -526,13 +526,13 @@ fn gzip_framing() {
         .decompress(Compression::GZIP, &fancy, &mut out)
         .unwrap();
     assert_eq!(&out[..n], b"payload");
-    // A wrong CRC-32 in the trailer is damage.
+    // A wrong CRC-32 in the trailer is a checksum mismatch.
     let mut bad = gzip(b"payload");
     let at = bad.len() - 8;
     bad[at] ^= 1;
     assert!(matches!(
         codecs.decompress(Compression::GZIP, &bad, &mut out),
-        Err(CompressionError::Codec { .. })
+        Err(CompressionError::Checksum { .. })
     ));
     // Unless the checksums are not checked; the length in the trailer still is.
     let mut unchecked = BuiltinCodecs::new().verify_checksums(false);

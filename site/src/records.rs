@@ -272,12 +272,7 @@ fn read_batch(b: &RecordBatch<'_>, field: &str, indent: &str, request: bool, rep
     }
     let inner = format!("{indent}  ");
     if let Err(e) = b.verify_crc() {
-        let at = format!("batch at offset {}", b.base_offset());
-        report.problem(
-            &inner,
-            field,
-            format!("{at}: {e}; its records are shown as they are"),
-        );
+        report.problem(&inner, field, shown_anyway("batch", b.base_offset(), &e));
     }
     let mut buf = Vec::new();
     let records = if codec == Compression::NONE {
@@ -286,7 +281,7 @@ fn read_batch(b: &RecordBatch<'_>, field: &str, indent: &str, request: bool, rep
         match decompress(codec, b.payload(), &mut buf) {
             Ok((n, checksum)) => {
                 if let Some(e) = checksum {
-                    report.problem(&inner, field, damaged_payload("batch", b.base_offset(), &e));
+                    report.problem(&inner, field, shown_anyway("batch", b.base_offset(), &e));
                 }
                 b.records_in_unchecked(&buf[..n])
                     .map_err(CompressionError::Decode)
@@ -441,11 +436,7 @@ fn read_legacy(m: &LegacyMessage<'_>, field: &str, indent: &str, report: &mut Re
     let n = match decompress(codec, m.value().unwrap_or_default(), &mut buf) {
         Ok((n, checksum)) => {
             if let Some(e) = checksum {
-                report.problem(
-                    &inner,
-                    field,
-                    damaged_payload("message set", m.offset(), &e),
-                );
+                report.problem(&inner, field, shown_anyway("message set", m.offset(), &e));
             }
             n
         }
@@ -490,9 +481,9 @@ fn codec_name(c: Compression) -> String {
     }
 }
 
-/// Decompresses `input` into `buf`, growing it as the codec asks. A stream that fails only its
-/// own checksums (gzip's CRC-32, lz4's header, block and content checksums) is decompressed
-/// again without them, so its records are shown as they are; the mismatch is returned beside
+/// Decompresses `input` into `buf`, growing it as the codec asks. A stream that fails its own
+/// checksum (gzip's CRC-32, lz4's header, block and content checksums) is decompressed again
+/// without checking it, so its records are shown as they are; the mismatch is returned beside
 /// the length for the caller to report.
 fn decompress(
     codec: Compression,
@@ -500,19 +491,21 @@ fn decompress(
     buf: &mut Vec<u8>,
 ) -> Result<(usize, Option<CompressionError>), CompressionError> {
     match decompress_with(BuiltinCodecs::new(), codec, input, buf) {
-        Err(checked @ CompressionError::Codec { .. }) => {
+        Err(checked @ CompressionError::Checksum { .. }) => {
             let unchecked = BuiltinCodecs::new().verify_checksums(false);
             match decompress_with(unchecked, codec, input, buf) {
                 Ok(n) => Ok((n, Some(checked))),
-                Err(_) => Err(checked),
+                // Damage past the checksum's: the unchecked read got further.
+                Err(e) => Err(e),
             }
         }
         other => other.map(|n| (n, None)),
     }
 }
 
-/// The problem of a compressed payload whose checksum failed: `what` at `offset`.
-fn damaged_payload(what: &str, offset: i64, e: &CompressionError) -> String {
+/// The problem of a batch or message set at `offset` whose CRC or compressed payload's
+/// checksum failed (`e`), and whose records are shown all the same.
+fn shown_anyway(what: &str, offset: i64, e: &dyn core::fmt::Display) -> String {
     format!("{what} at offset {offset}: {e}; its records are shown as they are")
 }
 

@@ -78,6 +78,15 @@ pub enum CompressionError {
         /// What was wrong.
         reason: &'static str,
     },
+    /// The stream read well but its own checksum does not match what it holds: gzip's
+    /// CRC-32 of a member, or lz4's header, block or content checksum.
+    /// [`BuiltinCodecs::verify_checksums`]`(false)` reads such a stream regardless.
+    Checksum {
+        /// The codec.
+        codec: Compression,
+        /// Which checksum.
+        reason: &'static str,
+    },
     /// The batch around the payload is malformed (for example a negative record count).
     Decode(DecodeError),
     /// The batch cannot be written: a length overflows, or the uncompressed records do not fit
@@ -135,7 +144,7 @@ impl fmt::Display for CompressionError {
                 "compression codec {} is not enabled",
                 codec.name().unwrap_or("?")
             ),
-            Self::Codec { codec, reason } => {
+            Self::Codec { codec, reason } | Self::Checksum { codec, reason } => {
                 write!(f, "{}: {reason}", codec.name().unwrap_or("codec"))
             }
             Self::Decode(err) => write!(f, "{err}"),
@@ -181,7 +190,8 @@ pub trait Decompressor {
     /// [`CompressionError::OutputTooSmall`] when the result does not fit `output` (never for
     /// any other reason, so that callers can retry with a larger buffer);
     /// [`CompressionError::UnknownCodec`] or [`CompressionError::CodecNotEnabled`] for a codec
-    /// the implementation does not handle; [`CompressionError::Codec`] for a damaged stream.
+    /// the implementation does not handle; [`CompressionError::Codec`] for a damaged stream,
+    /// [`CompressionError::Checksum`] for one that fails only its own checksum.
     /// What `output` holds after an error is unspecified.
     fn decompress(
         &mut self,
@@ -415,7 +425,7 @@ impl BatchBuilder {
 ///
 /// The checksums the formats carry (gzip's CRC-32 of each member, lz4's header checksum and
 /// its block and content checksums when a frame has them) are checked by default: a mismatch is
-/// [`CompressionError::Codec`]. [`BuiltinCodecs::verify_checksums`]`(false)` skips them, as
+/// [`CompressionError::Checksum`]. [`BuiltinCodecs::verify_checksums`]`(false)` skips them, as
 /// Kafka's consumers do with `check.crcs=false`: for bytes whose integrity is known otherwise
 /// (a v2 batch's CRC-32C covers its compressed payload), or to read what a damaged stream
 /// still holds. The rest of each format is checked either way; zstd's optional content
@@ -515,7 +525,8 @@ fn copy(input: &[u8], output: &mut [u8]) -> Result<usize, CompressionError> {
 
 /// Matches `$codec` against the built-in codecs whose feature is on, and evaluates `$call`
 /// with `$m` naming that codec's module (`gzip`, `snappy`, `lz4`, `zstd`); `$none` for
-/// `Compression::NONE`, `$other` for any other codec. The one list of the built-in codecs.
+/// `Compression::NONE`, `$other` for any other codec: the dispatch to the built-in codecs,
+/// written once.
 macro_rules! by_codec {
     ($codec:expr, none => $none:expr, other => $other:expr, |$m:ident| $call:expr) => {
         match $codec {
@@ -688,6 +699,13 @@ mod gzip {
         }
     }
 
+    const fn checksum(reason: &'static str) -> CompressionError {
+        CompressionError::Checksum {
+            codec: CODEC,
+            reason,
+        }
+    }
+
     /// Skips past the next zero byte.
     fn skip_c_string(input: &mut Reader<'_>) -> Option<()> {
         let end = input.rest().iter().position(|&b| b == 0)?;
@@ -772,7 +790,7 @@ mod gzip {
             let (crc, size) = (u32_le()?, u32_le()?);
             let member = out.written().get(start..).unwrap_or_default();
             if checksums && crc32(member) != crc {
-                return Err(corrupt("CRC-32 mismatch"));
+                return Err(checksum("CRC-32 mismatch"));
             }
             if size != low32(member.len()) {
                 return Err(corrupt("length mismatch"));
@@ -1043,6 +1061,13 @@ mod lz4 {
         }
     }
 
+    const fn checksum(reason: &'static str) -> CompressionError {
+        CompressionError::Checksum {
+            codec: CODEC,
+            reason,
+        }
+    }
+
     fn xxh32(bytes: &[u8]) -> u32 {
         XxHash32::oneshot(0, bytes)
     }
@@ -1108,7 +1133,7 @@ mod lz4 {
             .get(..described.len().saturating_add(MAGIC.len()))
             .map(header_checksum);
         if checksums && stored != header_checksum(described) && Some(stored) != legacy {
-            return Err(corrupt("frame header checksum mismatch"));
+            return Err(checksum("frame header checksum mismatch"));
         }
         Ok(Frame {
             independent: flg & 0x20 != 0,
@@ -1174,7 +1199,7 @@ mod lz4 {
                         .map(|b| u32::from_le_bytes(*b))
                         .map_err(|_| corrupt("truncated block checksum"))?;
                     if checksums && sum != xxh32(block) {
-                        return Err(corrupt("block checksum mismatch"));
+                        return Err(checksum("block checksum mismatch"));
                     }
                 }
                 let available = out.capacity();
@@ -1226,7 +1251,7 @@ mod lz4 {
                     .map(|b| u32::from_le_bytes(*b))
                     .map_err(|_| corrupt("truncated content checksum"))?;
                 if checksums && sum != xxh32(content) {
-                    return Err(corrupt("content checksum mismatch"));
+                    return Err(checksum("content checksum mismatch"));
                 }
             }
         }
