@@ -463,7 +463,7 @@ fn fuzzing_the_mini_broker_finds_nothing_and_is_reproducible() {
         String::from_utf8_lossy(&a.stderr)
     );
     assert!(
-        text_a.starts_with("fuzz: 150 requests (seed 5, "),
+        text_a.starts_with("fuzz: 150 requests sent (seed 5, "),
         "{text_a}"
     );
     assert!(text_a.contains(" 0 findings."), "{text_a}");

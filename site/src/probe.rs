@@ -147,7 +147,7 @@ pub(crate) fn page(runs: &[ProbeResults], dissect: bool) -> Result<String, fmt::
         "<h1>Probe results</h1>\n<p>What <code>kwire probe</code> found, API by API and version \
          by version. <span class=\"pass\">Green</span>: answered as the protocol requires; \
          <span class=\"finding\">red</span>: a finding (its detail on hover and under the \
-         table); <span class=\"quiet\">grey</span>: not advertised, or not sent.</p>\n",
+         table); <span class=\"quiet\">grey</span>: not advertised, skipped as a write, or not sent.</p>\n",
     );
     if runs.len() > 1 {
         out.push_str("<ul>\n");

@@ -116,8 +116,9 @@ impl Conn {
         Ok(self.receive(sent.correlation_id))
     }
 
-    /// Waits for the next event of the session: a response, or for a negotiating client
-    /// `Ready` or `Retry` (returned as `Ok(Err(event))`).
+    /// Waits for the next event of the session: `Ok` with the reply to the request whose
+    /// correlation id is `expected` (an answer, or what went wrong), or, for a negotiating
+    /// client, `Err` with the negotiation's `Ready` or `Retry`.
     pub fn next_event(&mut self, expected: i32) -> Result<Reply, NegotiationEvent> {
         let deadline = Instant::now() + self.timeout;
         loop {

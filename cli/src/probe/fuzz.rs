@@ -327,11 +327,12 @@ pub fn fuzz(run: &Run) -> Result<(String, usize), Error> {
     }
     let mut text = String::new();
     let (mut answered, mut closed, mut silent, mut findings) = (0u64, 0u64, 0u64, 0usize);
-    let mut mutated = 0u64;
+    let (mut sent, mut mutated) = (0usize, 0u64);
     for index in 0..run.count {
         let Some(case) = case(&pool, run.seed, index) else {
             continue;
         };
+        sent += 1;
         if case.mutation != Mutation::None {
             mutated += 1;
         }
@@ -370,15 +371,21 @@ pub fn fuzz(run: &Run) -> Result<(String, usize), Error> {
         }
     }
     text.push_str(&format!(
-        "fuzz: {} requests (seed {}, {mutated} mutated) over {} APIs: \
+        "fuzz: {sent} request{} sent (seed {}, {mutated} mutated) over {} API{}: \
          {answered} answered, {closed} closed the connection, {silent} not answered as asked, \
          {findings} finding{}.\n",
-        run.count,
+        plural(sent),
         run.seed,
         pool.len(),
-        if findings == 1 { "" } else { "s" }
+        plural(pool.len()),
+        plural(findings)
     ));
     Ok((text, findings))
+}
+
+/// The plural ending for a count.
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
 }
 
 fn write_finding(dir: &Path, seed: u64, index: u64, case: &Case) -> Result<PathBuf, Error> {

@@ -351,16 +351,15 @@ fn negotiate(addr: SocketAddr, timeout: Duration, verbose: bool) -> Result<(Conn
         else {
             break;
         };
-        let version = kwire::frame::request_info(tx.get(..n).unwrap_or_default())
-            .map(|i| i.api_version)
-            .unwrap_or(-1);
+        let (version, correlation_id) = kwire::frame::request_info(tx.get(..n).unwrap_or_default())
+            .map_or((-1, 0), |i| (i.api_version, i.correlation_id));
         asked.push(version);
         if verbose {
             eprintln!("ApiVersions v{version}: sent");
         }
         conn.write(tx.get(..n).unwrap_or_default())
             .map_err(|e| Error::Failed(format!("sending ApiVersions: {e}")))?;
-        match conn.next_event(0) {
+        match conn.next_event(correlation_id) {
             Err(NegotiationEvent::Ready) => return Ok((conn, Hello { asked })),
             Err(NegotiationEvent::Retry(v)) => {
                 if verbose {

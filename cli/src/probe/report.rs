@@ -224,7 +224,7 @@ impl Probe {
             .map_or_else(|| "null".to_string(), quote);
         let _ = writeln!(
             j,
-            "],\n\"stopped\":{stopped},\"requests\":{},\"findings\":{}}}",
+            "],\n\"stopped\":{stopped},\"results\":{},\"findings\":{}}}",
             self.results().count(),
             self.findings()
         );
