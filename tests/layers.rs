@@ -69,10 +69,12 @@ fn root_reexports() -> Vec<(String, String)> {
 /// The code of a file without its comments and its unit tests (a trailing `mod tests` under
 /// `#[cfg(test)]` or `#[cfg(all(test, ...))]`, which may use anything).
 fn code(text: &str) -> String {
-    let tests = ["#[cfg(test)]\nmod tests", "#[cfg(all(test, "]
-        .iter()
-        .filter_map(|t| text.find(t))
-        .min();
+    let tests = text.match_indices("#[cfg(").map(|(at, _)| at).find(|&at| {
+        let rest = &text[at..];
+        let attribute = rest.split_once('\n').map_or(rest, |(line, _)| line);
+        (attribute == "#[cfg(test)]" || attribute.starts_with("#[cfg(all(test, "))
+            && rest[attribute.len()..].starts_with("\nmod tests")
+    });
     let text = match tests {
         Some(at) => &text[..at],
         None => text,

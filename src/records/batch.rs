@@ -315,9 +315,10 @@ impl Attributes {
 /// A view over one v2 record batch, borrowed from the input.
 ///
 /// Building the view checks the magic byte first, then that `batchLength` is at least the header's
-/// 49 and that the input holds the whole batch; nothing else is trusted. The CRC is checked only
-/// when asked ([`RecordBatch::verify_crc`]), so that a proxy can forward batches without paying
-/// for it. Records are read lazily by [`RecordBatch::records`].
+/// 49 and that the input holds the whole batch; nothing else is trusted, and the view costs no
+/// CRC, so that a proxy can forward batches without paying for it. [`RecordBatch::records`]
+/// checks the CRC ([`RecordBatch::verify_crc`]) and then reads the records lazily;
+/// [`RecordBatch::records_unchecked`] reads them without the check.
 ///
 /// ```
 /// use kwire::records::RecordBatch;

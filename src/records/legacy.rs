@@ -45,7 +45,8 @@ pub const MIN_MESSAGE_SIZE_V1: i32 = 22;
 /// A view over one legacy log entry: `int64` offset, `int32` size and a magic 0 or 1 message.
 ///
 /// Building the view checks the magic, the size and that key and value fit the message exactly;
-/// the CRC is checked only when asked ([`LegacyMessage::verify_crc`]).
+/// the CRC is not checked by the view ([`LegacyMessage::verify_crc`] checks it, and
+/// [`LegacyRecords`] checks every message's).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct LegacyMessage<'a> {

@@ -471,7 +471,7 @@ fn append<B: Body>(
     Ok(Rewritten::Changed { addresses })
 }
 
-#[cfg(all(test, feature = "all-apis"))]
+#[cfg(all(test, feature = "all-apis", feature = "describe"))]
 mod tests {
     use std::string::{String, ToString};
     use std::vec::Vec;

@@ -1,6 +1,7 @@
 //! Test support for kwire, outside the published library: the round-trip and differential
 //! oracles shared by the fuzz targets in `fuzz/` and the tests (which replay the fuzz corpus
-//! through exactly the same checks), and seeded random instances of any message.
+//! through exactly the same checks), and seeded random instances of any message, which
+//! `kwire probe --fuzz` also sends to brokers.
 //!
 //! Not published. It depends on kwire with the dissector (`describe`) and `ApiVersions`; every
 //! other API is whatever the build that uses it enables.
