@@ -268,7 +268,7 @@
 //! ## Layers
 //!
 //! Bottom first. A module imports only modules of the rows before its own, the layers below it;
-//! modules that share a row import none of each other (`tests/layers.rs` checks the imports
+//! modules that share a row import none of each other (`tests/integration/layers.rs` checks the imports
 //! against this table).
 //!
 //! | module | holds |

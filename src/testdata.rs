@@ -4,7 +4,7 @@
 //! markers and tagged fields are checked against hand-computed vectors.
 //!
 //! The fixtures are refreshed with
-//! `UPDATE_GOLDEN=1 cargo test -p kwire-codegen --test golden`; a generator change that
+//! `UPDATE_GOLDEN=1 cargo test -p kwire-codegen --test integration golden::`; a generator change that
 //! breaks the generated code for these schemas fails here.
 
 /// Declares the fixture modules, each allowed to leave generated items unused.

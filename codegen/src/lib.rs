@@ -107,13 +107,36 @@ pub fn older_beside(schemas: &Path) -> PathBuf {
     schemas.with_file_name("message-3.9")
 }
 
-/// Generates every output file (relative path → formatted text) from the schemas in `schemas`,
-/// merged with the older set in `older` when given.
-pub fn generate(
+/// One output file as the generator writes it, before formatting.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Emitted {
+    /// The file's text.
+    pub text: String,
+    /// Whether the text is Rust for rustfmt to format (the manifest and the build script's
+    /// table are written as they are to stay).
+    pub format: bool,
+}
+
+impl Emitted {
+    fn rust(text: String) -> Self {
+        Self { text, format: true }
+    }
+
+    fn verbatim(text: String) -> Self {
+        Self {
+            text,
+            format: false,
+        }
+    }
+}
+
+/// Every output file (relative path → text, unformatted) from the schemas in `schemas`,
+/// merged with the older set in `older` when given: what [`generate`] formats.
+pub fn emit(
     schemas: &Path,
     older: Option<&Path>,
     root: &Path,
-) -> Result<BTreeMap<PathBuf, String>, String> {
+) -> Result<BTreeMap<PathBuf, Emitted>, String> {
     let (messages, _) = load(schemas, older)?;
     let source = source_note(schemas);
     let older_note = older.map(|o| (dir_name(o), source_note(o)));
@@ -131,30 +154,77 @@ pub fn generate(
         let module = module_name(m);
         files.insert(
             PathBuf::from(format!("src/messages/{module}.rs")),
-            rustfmt(&text, root)?,
+            Emitted::rust(text),
         );
         modules.push((module, m));
     }
     files.insert(
         PathBuf::from("src/messages/mod.rs"),
-        rustfmt(&emit_messages_mod(&modules), root)?,
+        Emitted::rust(emit_messages_mod(&modules)),
     );
     files.insert(
         PathBuf::from("src/api/generated.rs"),
-        rustfmt(&emit_api(&messages)?, root)?,
+        Emitted::rust(emit_api(&messages)?),
     );
     let manifest = std::fs::read_to_string(root.join("Cargo.toml"))
         .map_err(|e| format!("{}: {e}", root.join("Cargo.toml").display()))?;
     files.insert(
         PathBuf::from("Cargo.toml"),
-        splice_features(&manifest, &apis(&messages)?)?,
+        Emitted::verbatim(splice_features(&manifest, &apis(&messages)?)?),
     );
     files.insert(
         PathBuf::from("src/schema/tables.rs"),
-        rustfmt(&emit_tables(&messages)?, root)?,
+        Emitted::rust(emit_tables(&messages)?),
     );
-    files.insert(PathBuf::from("build/apis.rs"), emit_build_apis(&messages)?);
+    files.insert(
+        PathBuf::from("build/apis.rs"),
+        Emitted::verbatim(emit_build_apis(&messages)?),
+    );
     Ok(files)
+}
+
+/// Generates every output file (relative path → formatted text) from the schemas in `schemas`,
+/// merged with the older set in `older` when given. The files are formatted in parallel, one
+/// rustfmt process per file and per available core at a time.
+pub fn generate(
+    schemas: &Path,
+    older: Option<&Path>,
+    root: &Path,
+) -> Result<BTreeMap<PathBuf, String>, String> {
+    let files: Vec<(PathBuf, Emitted)> = emit(schemas, older, root)?.into_iter().collect();
+    let workers = std::thread::available_parallelism().map_or(1, usize::from);
+    let format = |(path, file): &(PathBuf, Emitted)| -> Result<(PathBuf, String), String> {
+        let text = if file.format {
+            rustfmt(&file.text, root).map_err(|e| format!("{}: {e}", path.display()))?
+        } else {
+            file.text.clone()
+        };
+        Ok((path.clone(), text))
+    };
+    std::thread::scope(|scope| {
+        // Worker k formats files k, k + workers, ...
+        let handles: Vec<_> = (0..workers)
+            .map(|k| {
+                let files = &files;
+                scope.spawn(move || {
+                    files
+                        .iter()
+                        .skip(k)
+                        .step_by(workers)
+                        .map(format)
+                        .collect::<Result<Vec<_>, String>>()
+                })
+            })
+            .collect();
+        let mut formatted = BTreeMap::new();
+        for handle in handles {
+            let done = handle
+                .join()
+                .map_err(|_| "a formatting thread panicked".to_string())??;
+            formatted.extend(done);
+        }
+        Ok(formatted)
+    })
 }
 
 /// Generates one message module, formatted (for golden tests).

@@ -1,4 +1,4 @@
-//! Round-trip oracles shared by the fuzz targets in `fuzz/` and by `tests/corpus_replay.rs`, so
+//! Round-trip oracles shared by the fuzz targets in `fuzz/` and by `tests/integration/corpus_replay.rs`, so
 //! that the fuzz targets stay one-line wrappers and plain `cargo test` replays the fuzz corpus
 //! through exactly the same checks.
 //!

@@ -8,7 +8,7 @@ flexible version of every request and response, encoded by kwire's typed encoder
 not `kafka.protocol.old`), which must read all of it; the header of its frame is written by
 kafka-python, and every field it decoded is listed (kafka-python keeps no unknown tagged
 fields, so those are not).
-`tests/kafka_python.rs` decodes each body with kwire, compares every field with kafka-python's
+`tests/integration/kafka_python.rs` decodes each body with kwire, compares every field with kafka-python's
 value, re-encodes it to the identical bytes and checks the frame.
 
     cargo run --example flexible_instances | /tmp/kp/bin/python tests/kafka_python/decode_ours.py \\

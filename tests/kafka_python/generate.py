@@ -5,7 +5,7 @@ encoded by kafka-python, with the field values and records they hold.
 kafka-python's hand-written protocol classes (`kafka.protocol.old`: one class per message and
 version, e.g. `ProduceRequest_v0`) encode every body; its record builders
 (`LegacyRecordBatchBuilder`, `DefaultRecordBatchBuilder`) write the record sets, and its reader
-(`MemoryRecords`) says what records each set holds. `tests/kafka_python.rs` decodes all of it with
+(`MemoryRecords`) says what records each set holds. `tests/integration/kafka_python.rs` decodes all of it with
 kwire and compares.
 
 Usage (kafka-python pinned to KAFKA_PYTHON_VERSION):

@@ -7,7 +7,7 @@
 //! are equal, which the constructors assert, so both sides provably do the same visiting.
 //!
 //! A package of its own, not published, which the library's benches, its measuring programs
-//! (`benches/tools/`) and its allocation test (`tests/zero_alloc.rs`) depend on, so that they
+//! (`benches/tools/`) and its allocation test (`tests/integration/zero_alloc.rs`) depend on, so that they
 //! measure one set of workloads. It enables only the APIs it builds; the library's own targets
 //! bring their features (`perf` among the defaults).
 

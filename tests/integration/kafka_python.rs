@@ -35,11 +35,11 @@ use kwire::records::compression::{BuiltinCodecs, Decompressor};
 use kwire::records::{Batch, Compression, Records};
 use kwire::{ApiKey, DecodeErrorKind, Encode, Request, Response, frame};
 
-const VECTORS: &str = include_str!("kafka_python/vectors.txt");
+const VECTORS: &str = include_str!("../kafka_python/vectors.txt");
 
 /// kwire's encodings of every flexible version kafka-python's JSON-schema classes know, as
 /// kafka-python decoded them (`tests/kafka_python/decode_ours.py`).
-const FLEXIBLE: &str = include_str!("kafka_python/flexible.txt");
+const FLEXIBLE: &str = include_str!("../kafka_python/flexible.txt");
 
 /// Request versions present in Kafka 3.9 and removed in 4.0 (the response versions are the
 /// same), as `(api key, first, last)`.
@@ -311,8 +311,8 @@ fn parse(text: &str) -> Vectors {
     }
 }
 
-mod debug_tree;
-use debug_tree::{Node, debug_tree, unwrap_some};
+
+use crate::debug_tree::{Node, debug_tree, unwrap_some};
 
 /// Finds `topics[1].partitions[0].name` in a tree. `None` with the reason when it is missing.
 fn lookup<'n>(root: &'n Node, path: &str) -> Result<&'n Node, String> {

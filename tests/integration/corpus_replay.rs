@@ -10,7 +10,7 @@
 //! in `fuzz/corpus/outcomes.txt` and must not change: a change that starts rejecting a valid
 //! input, or accepting one that was rejected, fails here even when no oracle does. After adding
 //! corpus files, or a deliberate change of outcome, run
-//! `UPDATE_OUTCOMES=1 cargo test --all-features --test corpus_replay` and review the diff.
+//! `UPDATE_OUTCOMES=1 cargo test --all-features --test integration corpus_replay::` and review the diff.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -60,8 +60,8 @@ fn recorded_outcomes() -> BTreeMap<String, String> {
 fn write_outcomes(outcomes: &BTreeMap<String, String>) {
     let mut text = String::from(
         "# The outcome of every corpus file under its target's oracle, checked by\n\
-         # tests/corpus_replay.rs. Regenerate with\n\
-         # UPDATE_OUTCOMES=1 cargo test --all-features --test corpus_replay\n",
+         # tests/integration/corpus_replay.rs. Regenerate with\n\
+         # UPDATE_OUTCOMES=1 cargo test --all-features --test integration corpus_replay::\n",
     );
     for (file, outcome) in outcomes {
         text.push_str(&format!("{file} {outcome}\n"));
@@ -159,14 +159,14 @@ fn every_corpus_file_passes_its_oracle() {
     assert!(
         failures.is_empty(),
         "{} of {total} corpus files failed (after adding files or a deliberate change of \
-         outcome: UPDATE_OUTCOMES=1 cargo test --all-features --test corpus_replay):\n{}",
+         outcome: UPDATE_OUTCOMES=1 cargo test --all-features --test integration corpus_replay::):\n{}",
         failures.len(),
         failures.join("\n")
     );
 }
 
 /// Fuzz targets of the tool rather than the library, and the test that replays their corpus.
-const REPLAYED_ELSEWHERE: &[(&str, &str)] = &[("capture", "cli/tests/capture.rs")];
+const REPLAYED_ELSEWHERE: &[(&str, &str)] = &[("capture", "cli/tests/integration/capture.rs")];
 
 #[test]
 fn every_fuzz_target_has_an_oracle_here() {
@@ -180,7 +180,7 @@ fn every_fuzz_target_has_an_oracle_here() {
         assert!(
             TARGETS.iter().any(|t| t.name == name)
                 || REPLAYED_ELSEWHERE.iter().any(|(t, _)| *t == name),
-            "fuzz target {name} is not replayed by tests/corpus_replay.rs"
+            "fuzz target {name} is not replayed by tests/integration/corpus_replay.rs"
         );
     }
 }

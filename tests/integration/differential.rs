@@ -2179,8 +2179,8 @@ fn field_values_agree_for_key_messages() {
 // ------------------------------------------------------------------------------------------------
 // Values compared by path, for every message
 
-mod debug_tree;
-use debug_tree::Node;
+
+use crate::debug_tree::{self, Node};
 
 /// Random instances per message and version in the value comparison.
 const VALUE_SEEDS: u64 = 8;

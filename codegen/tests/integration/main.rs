@@ -1,0 +1,5 @@
+//! The generator's integration tests, one binary (each file a module).
+//! `cargo test -p kwire-codegen --test integration golden::` runs the golden tests alone.
+
+mod golden;
+mod merge;
