@@ -2179,7 +2179,6 @@ fn field_values_agree_for_key_messages() {
 // ------------------------------------------------------------------------------------------------
 // Values compared by path, for every message
 
-
 use crate::debug_tree::{self, Node};
 
 /// Random instances per message and version in the value comparison.

@@ -311,7 +311,6 @@ fn parse(text: &str) -> Vectors {
     }
 }
 
-
 use crate::debug_tree::{Node, debug_tree, unwrap_some};
 
 /// Finds `topics[1].partitions[0].name` in a tree. `None` with the reason when it is missing.
