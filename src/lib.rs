@@ -282,7 +282,7 @@
 //! | [`frame`] | size-prefixed frames: encoding and decoding them whole, finding them in a stream buffer |
 //! | [`schema`] | generated tables of every schema, and the hand-written walks over them: the read walk behind the dissector and validation, the write walk behind instances |
 //! | [`session`] | the protocol session without I/O: a client's correlation ids, requests in flight and version negotiation, frames out of received chunks, a server's responses, broker addresses rewritten for a relay |
-//! | `describe` (feature) | the dissector and the reference pages |
+//! | `describe` (feature), [`io`] (feature `std`) | the dissector and the reference pages; a blocking connection over any byte stream |
 //!
 //! ## Guarantees
 //!
@@ -306,6 +306,7 @@
 //! | `defmt` | `defmt::Format` for errors, headers, API keys, version negotiation, record views and every generated message |
 //! | `describe` | the `describe` module: the dissector (object trees of any frame) and the reference pages |
 //! | `alloc` | links `alloc`: arrays from a `Vec` and `codec::Array::to_vec`; with `describe`, a dissection of a large frame that stays linear in its size |
+//! | `std` | links `std` (and `alloc`): the [`io`] module, a blocking [`io::Connection`] over any `Read + Write` stream |
 //! | `gzip`, `snappy`, `lz4`, `zstd` | codecs for [`records::compression::BuiltinCodecs`]; `gzip` and `zstd` enable `alloc`, `snappy` enables `std` (`lz4` needs neither) |
 //! | `crc-hw` | CRC-32C with the processor's instruction (SSE 4.2, AArch64 CRC; detected at run time) through the `crc32c` crate; enables `std` |
 //!
@@ -367,6 +368,8 @@ pub mod describe;
 pub mod error;
 pub mod frame;
 pub mod header;
+#[cfg(feature = "std")]
+pub mod io;
 /// Generated message types: one module per schema, one struct per message and per nested
 /// struct, each covering every version of its schema. The top-level types are re-exported here.
 ///

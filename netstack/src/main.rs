@@ -490,26 +490,17 @@ fn main() -> ExitCode {
 
 #[cfg(test)]
 mod tests {
-    use std::net::{SocketAddr, TcpListener};
+    use std::net::SocketAddr;
 
-    use kwire_examples::mini_broker::broker::{Broker, Config};
+    use kwire_examples::mini_broker::broker::Broker;
 
     use super::*;
 
     /// The example broker, in this process, on a port of loopback.
     fn broker() -> SocketAddrV4 {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("a port on loopback");
-        let Ok(SocketAddr::V4(addr)) = listener.local_addr() else {
+        let SocketAddr::V4(addr) = Broker::spawn(1) else {
             panic!("an IPv4 address");
         };
-        let broker = Broker::new(Config {
-            host: addr.ip().to_string(),
-            port: i32::from(addr.port()),
-            node_id: 1,
-            partitions: 1,
-            verbose: false,
-        });
-        std::thread::spawn(move || broker.serve(listener));
         addr
     }
 

@@ -31,7 +31,12 @@ use super::{FrameBuffer, InFlight, Pending, Sent, SessionError};
 pub struct Client<'a, const N: usize> {
     client_id: Option<&'a str>,
     next_correlation_id: i32,
-    in_flight: InFlight<N>,
+    /// The requests in flight, each tagged with its deadline ([`NO_DEADLINE`] for none).
+    in_flight: InFlight<N, u64>,
+    /// The session's clock: the last `now` given to [`Client::handle_timeout`].
+    now: u64,
+    /// How long a request may wait for its response, in the clock's milliseconds.
+    timeout: Option<u64>,
     #[cfg(feature = "ApiVersions")]
     hello: Hello<'a>,
 }
@@ -120,6 +125,8 @@ impl<'a, const N: usize> Client<'a, N> {
             client_id,
             next_correlation_id: 0,
             in_flight: InFlight::new(),
+            now: 0,
+            timeout: None,
             #[cfg(feature = "ApiVersions")]
             hello: Hello::off(),
         }
@@ -156,6 +163,63 @@ impl<'a, const N: usize> Client<'a, N> {
             self.hello.state = HelloState::Due(version);
         }
         self
+    }
+
+    /// Gives every request sent from then on a deadline: `timeout_ms` milliseconds after the
+    /// session's clock when it is sent. The session has no clock of its own: the caller sets
+    /// it with [`Client::handle_timeout`], which also says which request expired, and
+    /// [`Client::poll_timeout`] says when to call it next (the model of quinn-proto's
+    /// `poll_timeout`/`handle_timeout`, with a millisecond count instead of an `Instant`, so
+    /// that a device without a clock type has one).
+    ///
+    /// ```
+    /// use kwire::messages::HeartbeatRequest;
+    /// use kwire::session::Client;
+    ///
+    /// let mut client: Client<'_, 4> = Client::new(None).with_request_timeout(500);
+    /// let mut out = [0u8; 64];
+    /// assert_eq!(client.handle_timeout(1_000), None); // the clock reads 1 000 ms
+    /// let sent = client.send_at(&HeartbeatRequest::default(), 4, &mut out)?;
+    /// assert_eq!(client.poll_timeout(), Some(1_500));
+    /// assert_eq!(client.handle_timeout(1_499), None);
+    /// let expired = client.handle_timeout(1_500).expect("past its deadline");
+    /// assert_eq!(expired.correlation_id, sent.correlation_id);
+    /// # Ok::<(), kwire::session::SessionError>(())
+    /// ```
+    #[must_use]
+    pub fn with_request_timeout(mut self, timeout_ms: u64) -> Self {
+        self.timeout = Some(timeout_ms);
+        self
+    }
+
+    /// The timeout [`Client::with_request_timeout`] set, in milliseconds.
+    #[must_use]
+    pub fn request_timeout(&self) -> Option<u64> {
+        self.timeout
+    }
+
+    /// Sets the session's clock to `now` (milliseconds from any origin the caller keeps; a
+    /// clock that goes back is taken as standing still) and returns the oldest request in
+    /// flight whose deadline has passed, if any. The request stays in flight: Kafka answers in
+    /// order, so a late response still comes before the later ones, and a client that gives
+    /// up on a request closes the connection, as Kafka's own clients do.
+    pub fn handle_timeout(&mut self, now: u64) -> Option<Pending> {
+        self.now = self.now.max(now);
+        self.in_flight
+            .iter()
+            .find(|p| p.tag <= self.now)
+            .map(Pending::untagged)
+    }
+
+    /// The earliest deadline of the requests in flight, on the session's clock: when to call
+    /// [`Client::handle_timeout`] next. `None` when no request in flight has one.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<u64> {
+        self.in_flight
+            .iter()
+            .map(|p| p.tag)
+            .filter(|&deadline| deadline != NO_DEADLINE)
+            .min()
     }
 
     /// Starts the correlation ids at `id` instead of 0 (a negative `id` starts at 0).
@@ -343,11 +407,14 @@ impl<'a, const N: usize> Client<'a, N> {
     /// Remembers a request encoded, its id checked by [`Client::next_id`].
     fn sent(&mut self, sent: Sent) -> Result<Sent, SessionError> {
         if sent.answered {
+            let deadline = self
+                .timeout
+                .map_or(NO_DEADLINE, |t| self.now.saturating_add(t));
             self.in_flight.push_checked(Pending {
                 correlation_id: sent.correlation_id,
                 api_key: sent.api_key,
                 version: sent.version,
-                tag: (),
+                tag: deadline,
             })?;
         }
         self.next_correlation_id = sent.correlation_id.checked_add(1).unwrap_or(0);
@@ -383,7 +450,7 @@ impl<'a, const N: usize> Client<'a, N> {
             Some(id) => i32::from_be_bytes(*id),
             None => return Err(no_correlation_id(frame.len()).into()),
         };
-        let request = self.in_flight.answer(correlation_id)?;
+        let request = self.in_flight.answer(correlation_id)?.untagged();
         #[cfg(feature = "ApiVersions")]
         if let HelloState::Asked {
             version,
@@ -403,8 +470,8 @@ impl<'a, const N: usize> Client<'a, N> {
     }
 
     /// The requests that wait for their responses, oldest first.
-    pub fn pending(&self) -> impl Iterator<Item = &Pending> {
-        self.in_flight.iter()
+    pub fn pending(&self) -> impl Iterator<Item = Pending> {
+        self.in_flight.iter().map(Pending::untagged)
     }
 
     /// At the end of the stream (the broker closed the connection, or the client is about to):
@@ -421,6 +488,9 @@ impl<'a, const N: usize> Client<'a, N> {
         self.in_flight.finish()
     }
 }
+
+/// The deadline of a request sent without a timeout: never.
+const NO_DEADLINE: u64 = u64::MAX;
 
 /// `Truncated` for a whole response frame of `len` bytes, too short to hold a correlation id,
 /// as `frame::response_correlation_id` reports it.

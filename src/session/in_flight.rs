@@ -23,6 +23,17 @@ pub struct Pending<T = ()> {
 }
 
 impl<T> Pending<T> {
+    /// The request without its tag.
+    #[must_use]
+    pub fn untagged(&self) -> Pending {
+        Pending {
+            correlation_id: self.correlation_id,
+            api_key: self.api_key,
+            version: self.version,
+            tag: (),
+        }
+    }
+
     /// The version of the response's header: 0 for ApiVersions at every version, as Kafka's
     /// rule has it, else 1 where the API's flexible versions begin.
     #[must_use]

@@ -19,7 +19,7 @@ const LAYERS: &[&[&str]] = &[
     &["frame"],
     &["schema"],
     &["session"],
-    &["describe"],
+    &["describe", "io"],
 ];
 
 fn layer_of(module: &str) -> Option<usize> {

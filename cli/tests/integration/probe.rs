@@ -15,7 +15,7 @@ use kwire::messages::api_versions_response::ApiVersion;
 use kwire::messages::{ApiVersionsResponse, HeartbeatResponse};
 use kwire::session::{FrameBuffer, server};
 
-use kwire_examples::mini_broker::broker::{Broker, Config, served_versions};
+use kwire_examples::mini_broker::broker::{Broker, served_versions};
 
 fn kwire(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_kwire"))
@@ -29,17 +29,7 @@ fn text(o: &Output) -> String {
 }
 
 fn mini_broker() -> SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let addr = listener.local_addr().expect("local addr");
-    let broker = Broker::new(Config {
-        host: addr.ip().to_string(),
-        port: i32::from(addr.port()),
-        node_id: 1,
-        partitions: 1,
-        verbose: false,
-    });
-    std::thread::spawn(move || broker.serve(listener));
-    addr
+    Broker::spawn(1)
 }
 
 /// The verdict runs the table prints for an API: `0-2 not advertised, 3-13 ok`.

@@ -119,6 +119,27 @@ impl Broker {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// A broker with `partitions` partitions per new topic, serving on a port of the loopback
+    /// interface on threads of its own until the process ends: the in-process broker of the
+    /// tests. Returns its address.
+    ///
+    /// # Panics
+    ///
+    /// When no loopback port can be bound.
+    pub fn spawn(partitions: i32) -> std::net::SocketAddr {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+        let addr = listener.local_addr().expect("the port's address");
+        let broker = Self::new(Config {
+            host: addr.ip().to_string(),
+            port: i32::from(addr.port()),
+            node_id: 1,
+            partitions,
+            verbose: false,
+        });
+        std::thread::spawn(move || broker.serve(listener));
+        addr
+    }
+
     /// Accepts connections forever, one thread each.
     pub fn serve(self: &Arc<Self>, listener: TcpListener) -> io::Result<()> {
         for stream in listener.incoming() {

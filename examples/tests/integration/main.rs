@@ -1,5 +1,6 @@
 //! The examples' integration tests, one binary (each file a module).
 
+mod connection;
 mod mini_broker;
 mod proxy;
 mod readme;

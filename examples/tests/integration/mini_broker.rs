@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
 use kwire::codec::{Array, Uuid};
@@ -38,7 +38,7 @@ use kwire::records::{
 };
 use kwire::{ApiKey, ErrorCode, Response, Status};
 
-use kwire_examples::mini_broker::broker::{self, Broker, Config, SERVED, served_versions};
+use kwire_examples::mini_broker::broker::{self, Broker, SERVED, served_versions};
 
 const PARTITIONS: i32 = 3;
 const TS: i64 = 1_700_000_000_000;
@@ -46,17 +46,7 @@ const TS: i64 = 1_700_000_000_000;
 // --- a kwire client ------------------------------------------------------------------------
 
 fn start() -> SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let addr = listener.local_addr().expect("local addr");
-    let broker = Broker::new(Config {
-        host: addr.ip().to_string(),
-        port: i32::from(addr.port()),
-        node_id: 1,
-        partitions: PARTITIONS,
-        verbose: false,
-    });
-    std::thread::spawn(move || broker.serve(listener));
-    addr
+    Broker::spawn(PARTITIONS)
 }
 
 struct Client {

@@ -1,0 +1,387 @@
+//! A blocking connection to a broker over any byte stream (feature `std`): the session layer
+//! with the socket loop written once.
+//!
+//! [`Connection`] owns a stream (`TcpStream`, a TLS stream, anything `Read + Write`), a
+//! [`Client`] and its two buffers. [`Connection::open`] negotiates versions (the ApiVersions
+//! fallback of an old broker included), [`Connection::call`] sends a request at the version both
+//! sides speak and returns its matched answer, and [`Connection::send`] with
+//! [`Connection::receive`] pipeline several requests on the connection. The buffers are the
+//! connection's own (`Vec<u8>`, the send buffer grown to what a request needs) or the caller's
+//! ([`Connection::open_with`]).
+//!
+//! Timeouts are the stream's own: a read that times out (`set_read_timeout` on a `TcpStream`)
+//! comes back to the connection, which reports [`Error::TimedOut`] once the oldest request has
+//! waited longer than the client's request timeout ([`Client::with_request_timeout`]), and the
+//! read error itself when the client has none. [`connect`] sets the read timeout from the
+//! client's. A broker that closes the connection, announces a frame over the limit, answers a
+//! request it was not sent or sends garbage gets an [`Error`], never a panic or a hang.
+//!
+//! ```no_run
+//! use kwire::io;
+//! use kwire::messages::{MetadataRequest, MetadataResponse};
+//! use kwire::session::Client;
+//!
+//! let client = Client::negotiating(Some("app")).with_request_timeout(30_000);
+//! let mut broker = io::connect("127.0.0.1:9092", client)?;
+//! let answer = broker.call(&MetadataRequest::default())?;
+//! let metadata: MetadataResponse<'_> = answer.decode_as()?;
+//! for b in metadata.brokers.iter() {
+//!     println!("broker {} at {}:{}", b.node_id, b.host, b.port);
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+extern crate std;
+
+use alloc::vec;
+use alloc::vec::Vec;
+use core::fmt;
+use core::time::Duration;
+use std::io::{ErrorKind, Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::time::Instant;
+
+use crate::error::EncodeError;
+use crate::frame::Body;
+use crate::session::{Answer, Client, Event, FrameBuffer, Pending, Sent, SessionError};
+use crate::wire::ApiKey;
+
+/// The largest response frame a connection with its own buffers accepts, size prefix excluded:
+/// 64 MiB, above Kafka's default `fetch.max.bytes` (55 MiB). The receive buffer is allocated
+/// zeroed, so the system maps its pages only as frames fill them.
+pub const DEFAULT_MAX_FRAME: usize = 64 << 20;
+
+/// The send buffer a connection with its own buffers starts with; it grows to what a request
+/// needs.
+const FIRST_SEND_BUFFER: usize = 4 << 10;
+
+/// What can go wrong on a [`Connection`].
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// The stream failed (a read that timed out with no request timeout set is one).
+    Io(std::io::Error),
+    /// The session refused a request or a frame: a response to no request, one out of order, a
+    /// frame over the limit, the broker closing inside a frame or with requests unanswered, a
+    /// failed negotiation, an encode that failed.
+    Session(SessionError),
+    /// The oldest request in flight waited past its deadline. The connection cannot be used
+    /// further: its answer may still come, before the others.
+    TimedOut {
+        /// The request.
+        request: Pending,
+    },
+    /// [`Connection::call`] on a request that gets no response (a Produce with `acks` 0):
+    /// [`Connection::send`] sends it. Nothing was sent.
+    NoResponse {
+        /// The request's API.
+        api_key: ApiKey,
+    },
+    /// [`Connection::call`] while requests sent with [`Connection::send`] wait for their
+    /// answers, which come first: [`Connection::receive`] them. Nothing was sent.
+    Busy {
+        /// How many requests wait.
+        in_flight: usize,
+    },
+    /// [`Connection::receive`] with no request in flight: no answer can come.
+    Idle,
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Io(e) => write!(f, "the connection failed: {e}"),
+            Self::Session(e) => e.fmt(f),
+            Self::TimedOut { request } => write!(
+                f,
+                "request {} ({:?} v{}) got no answer in time",
+                request.correlation_id, request.api_key, request.version
+            ),
+            Self::NoResponse { api_key } => write!(
+                f,
+                "this {api_key:?} request gets no response: send it with Connection::send"
+            ),
+            Self::Busy { in_flight } => write!(
+                f,
+                "{in_flight} requests wait for their answers, which come first: receive them"
+            ),
+            Self::Idle => f.write_str("no request waits for an answer"),
+        }
+    }
+}
+
+impl core::error::Error for Error {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            Self::Io(e) => Some(e),
+            Self::Session(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Self::Io(e)
+    }
+}
+
+impl From<SessionError> for Error {
+    fn from(e: SessionError) -> Self {
+        Self::Session(e)
+    }
+}
+
+/// Storage for a connection's buffers: the connection's own `Vec<u8>`, whose send buffer
+/// grows to what a request needs, or the caller's `&mut [u8]`, which stays as it is.
+pub trait Storage: AsRef<[u8]> + AsMut<[u8]> + sealed::Sealed {
+    /// Makes room for at least `len` bytes; `false` when the storage cannot grow.
+    #[doc(hidden)]
+    fn grow(&mut self, len: usize) -> bool;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for alloc::vec::Vec<u8> {}
+    impl Sealed for &mut [u8] {}
+}
+
+impl Storage for Vec<u8> {
+    fn grow(&mut self, len: usize) -> bool {
+        if self.len() < len {
+            self.resize(len, 0);
+        }
+        true
+    }
+}
+
+impl Storage for &mut [u8] {
+    fn grow(&mut self, len: usize) -> bool {
+        self.len() >= len
+    }
+}
+
+/// A blocking connection to one broker: a stream, the session's [`Client`] and its buffers.
+///
+/// `N` requests may be in flight at once ([`Connection::send`]); `B` is the buffers' storage.
+/// See the [module docs](self).
+#[derive(Debug)]
+pub struct Connection<'a, S, B: Storage = Vec<u8>, const N: usize = 8> {
+    stream: S,
+    client: Client<'a, N>,
+    rx: FrameBuffer<B>,
+    tx: B,
+    /// The origin of the session's clock.
+    started: Instant,
+}
+
+/// Connects to `addr` over TCP (with Nagle's delay off, and the client's request timeout, if
+/// it has one, as the socket's read and write timeouts) and opens a connection with buffers of
+/// its own.
+///
+/// # Errors
+///
+/// As [`Connection::open`], and [`Error::Io`] when the connection cannot be made.
+pub fn connect<'a, const N: usize>(
+    addr: impl ToSocketAddrs,
+    client: Client<'a, N>,
+) -> Result<Connection<'a, TcpStream, Vec<u8>, N>, Error> {
+    let stream = TcpStream::connect(addr)?;
+    stream.set_nodelay(true)?;
+    if let Some(ms) = client.request_timeout().filter(|&ms| ms > 0) {
+        let timeout = Some(Duration::from_millis(ms));
+        stream.set_read_timeout(timeout)?;
+        stream.set_write_timeout(timeout)?;
+    }
+    Connection::open(stream, client)
+}
+
+impl<'a, S: Read + Write, const N: usize> Connection<'a, S, Vec<u8>, N> {
+    /// A connection over `stream` with buffers of its own (frames up to
+    /// [`DEFAULT_MAX_FRAME`]), after the ApiVersions exchange of a negotiating client.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Session`] with `SessionError::Negotiate` when the broker's versions cannot be
+    /// learned; as [`Connection::receive`] for the stream.
+    pub fn open(stream: S, client: Client<'a, N>) -> Result<Self, Error> {
+        let rx = vec![0; DEFAULT_MAX_FRAME.saturating_add(crate::frame::SIZE_LEN)];
+        Self::open_with(stream, client, rx, vec![0; FIRST_SEND_BUFFER])
+    }
+}
+
+impl<'a, S: Read + Write, B: Storage, const N: usize> Connection<'a, S, B, N> {
+    /// A connection over `stream` with the caller's buffers: `rx` holds the largest response
+    /// frame accepted, `tx` the largest request; after the ApiVersions exchange of a
+    /// negotiating client.
+    ///
+    /// # Errors
+    ///
+    /// As [`Connection::open`].
+    pub fn open_with(stream: S, client: Client<'a, N>, rx: B, tx: B) -> Result<Self, Error> {
+        let mut c = Self {
+            stream,
+            client,
+            rx: FrameBuffer::new(rx),
+            tx,
+            started: Instant::now(),
+        };
+        loop {
+            while let Some(n) = c.client.poll_transmit(c.tx.as_mut())? {
+                c.write(n)?;
+            }
+            // A client that does not negotiate sends nothing and waits for nothing.
+            if c.client.is_ready() || c.client.in_flight() == 0 {
+                return Ok(c);
+            }
+            if let Event::Ready = c.next_event()? {
+                return Ok(c);
+            }
+        }
+    }
+
+    /// Sends `body` at the version both sides speak, and waits for its answer.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NoResponse`] for a request that gets none, [`Error::Busy`] while requests sent
+    /// before wait for their answers (nothing is sent then); as [`Connection::send`] and
+    /// [`Connection::receive`].
+    pub fn call<R: Body>(&mut self, body: &R) -> Result<Answer<'_>, Error> {
+        if !body.expects_response() {
+            return Err(Error::NoResponse {
+                api_key: body.body_api_key(),
+            });
+        }
+        match self.client.in_flight() {
+            0 => {}
+            in_flight => return Err(Error::Busy { in_flight }),
+        }
+        self.send(body)?;
+        self.receive()
+    }
+
+    /// Sends `body` at the version both sides speak, without waiting: its answer comes from
+    /// [`Connection::receive`], after those of the requests sent before it.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Session`] when the session refuses the request (no version in common, `N`
+    /// requests in flight, a value the version cannot carry, a request larger than the
+    /// caller's send buffer); [`Error::Io`] when the stream fails.
+    pub fn send<R: Body>(&mut self, body: &R) -> Result<Sent, Error> {
+        let version = self.client.version(body.body_api_key())?;
+        self.send_at(body, version)
+    }
+
+    /// Sends `body` at `version`, without waiting.
+    ///
+    /// # Errors
+    ///
+    /// As [`Connection::send`].
+    pub fn send_at<R: Body>(&mut self, body: &R, version: i16) -> Result<Sent, Error> {
+        self.tick();
+        let sent = match self.client.send_at(body, version, self.tx.as_mut()) {
+            Err(SessionError::Encode(EncodeError::BufferTooSmall { required, .. }))
+                if self.tx.grow(required) =>
+            {
+                self.client.send_at(body, version, self.tx.as_mut())?
+            }
+            sent => sent?,
+        };
+        self.write(sent.len)?;
+        Ok(sent)
+    }
+
+    /// Waits for the answer to the oldest request in flight.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Idle`] with no request in flight; [`Error::TimedOut`] past the oldest
+    /// request's deadline; [`Error::Session`] for a response that is not the one due, a frame
+    /// over the limit, or a broker that closed the connection; [`Error::Io`].
+    pub fn receive(&mut self) -> Result<Answer<'_>, Error> {
+        if self.client.in_flight() == 0 {
+            return Err(Error::Idle);
+        }
+        match self.next_event()? {
+            Event::Response(answer) => Ok(answer),
+            // The session's own exchange is over once the connection is open.
+            Event::Ready | Event::Retry { .. } => Err(Error::Idle),
+        }
+    }
+
+    /// The version `key` is sent at: the highest both the broker and this build speak.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::version`].
+    pub fn version(&self, key: ApiKey) -> Result<i16, Error> {
+        Ok(self.client.version(key)?)
+    }
+
+    /// The session: the broker's versions, the requests in flight.
+    #[must_use]
+    pub fn client(&self) -> &Client<'a, N> {
+        &self.client
+    }
+
+    /// The stream.
+    #[must_use]
+    pub fn get_ref(&self) -> &S {
+        &self.stream
+    }
+
+    /// The stream, to set its options (writing to it or reading from it breaks the session).
+    pub fn get_mut(&mut self) -> &mut S {
+        &mut self.stream
+    }
+
+    /// The stream, the connection taken apart.
+    pub fn into_inner(self) -> S {
+        self.stream
+    }
+
+    /// Writes the first `n` bytes of the send buffer.
+    fn write(&mut self, n: usize) -> Result<(), Error> {
+        let frame = self.tx.as_ref().get(..n).unwrap_or_default();
+        self.stream.write_all(frame)?;
+        Ok(())
+    }
+
+    /// The session's clock: milliseconds since the connection was opened.
+    fn tick(&mut self) -> Option<Pending> {
+        let now = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.client.handle_timeout(now)
+    }
+
+    /// Reads until the session hands back an event.
+    fn next_event(&mut self) -> Result<Event<'_>, Error> {
+        loop {
+            if let Some(request) = self.tick() {
+                return Err(Error::TimedOut { request });
+            }
+            if self.rx.missing()? == 0 {
+                break;
+            }
+            match self.stream.read(self.rx.spare()) {
+                Ok(0) => {
+                    self.client.finish(&self.rx)?;
+                    return Err(Error::Io(ErrorKind::UnexpectedEof.into()));
+                }
+                Ok(n) => self.rx.filled(n),
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                // The stream's timeout: a timeout of the session's, or none.
+                Err(e)
+                    if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut)
+                        && self.client.poll_timeout().is_some() => {}
+                Err(e) => return Err(Error::Io(e)),
+            }
+        }
+        // A whole frame is buffered: the session answers or fails (`None` is for a frame not
+        // yet whole).
+        self.client
+            .receive(&mut self.rx)?
+            .ok_or_else(|| Error::Io(std::io::Error::other("no whole frame after all")))
+    }
+}
