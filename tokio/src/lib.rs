@@ -1,0 +1,372 @@
+//! kwire on tokio: Kafka's frames as a [`tokio_util::codec`] codec, and an async
+//! [`Connection`] to a broker with the calls of the blocking [`kwire::io::Connection`].
+//!
+//! kwire itself does no I/O: its session layer ([`kwire::session`]) keeps what a connection
+//! needs between frames. This crate drives it over tokio's streams, as tokio-rustls drives
+//! rustls.
+//!
+//! * [`FrameCodec`]: a [`Decoder`] that cuts whole frames (size prefix included, as kwire's
+//!   `frame` functions take them) out of a byte stream, refusing a size over the limit, and an
+//!   [`Encoder`] of requests and responses, each a header and a body. For `Framed` streams,
+//!   relays and servers.
+//! * [`Connection`]: open (negotiate), `call`, `send` and `receive`, over any
+//!   `AsyncRead + AsyncWrite`, with the client's request timeout kept by tokio's clock.
+//!
+//! ```no_run
+//! use kwire::messages::{MetadataRequest, MetadataResponse};
+//! use kwire::session::Client;
+//! use kwire_tokio::Connection;
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let client = Client::negotiating(Some("app")).with_request_timeout(30_000);
+//! let stream = tokio::net::TcpStream::connect("127.0.0.1:9092").await?;
+//! let mut broker: Connection<'_, _> = Connection::open(stream, client).await?;
+//! let metadata: MetadataResponse<'_> =
+//!     broker.call(&MetadataRequest::default()).await?.decode_as()?;
+//! println!("{} brokers", metadata.brokers.iter().count());
+//! # Ok(())
+//! # }
+//! ```
+
+use std::time::Duration;
+
+use bytes::{BufMut, BytesMut};
+use kwire::frame::{self, Body};
+use kwire::io::{DEFAULT_MAX_FRAME, Error};
+use kwire::messages::{RequestHeader, ResponseHeader};
+use kwire::session::{Answer, Client, Event, FrameBuffer, Pending, Sent, SessionError};
+use kwire::{ApiKey, DecodeError, EncodeError, Status};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::time::Instant;
+use tokio_util::codec::{Decoder, Encoder};
+
+/// Kafka's framing for [`tokio_util::codec::Framed`]: each item decoded is a whole frame, its
+/// 4-byte size prefix included; requests and responses are encoded from a header and a body.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use kwire::messages::{HeartbeatRequest, RequestHeader};
+/// use kwire::ApiKey;
+/// use kwire_tokio::FrameCodec;
+/// use tokio_util::codec::{Decoder, Encoder};
+///
+/// let mut codec = FrameCodec::new();
+/// let mut wire = BytesMut::new();
+/// let header = RequestHeader::new(ApiKey::HEARTBEAT, 4, 7);
+/// codec.encode((&header, &HeartbeatRequest::default()), &mut wire)?;
+/// // The first bytes only: no frame yet.
+/// let mut rx = wire.split_to(3);
+/// assert_eq!(codec.decode(&mut rx)?, None);
+/// rx.unsplit(wire);
+/// let frame = codec.decode(&mut rx)?.expect("a whole frame");
+/// let (header, _) = kwire::frame::decode_request(&frame)?;
+/// assert_eq!(header.correlation_id, 7);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct FrameCodec {
+    max_frame: usize,
+}
+
+impl FrameCodec {
+    /// A codec accepting frames up to [`DEFAULT_MAX_FRAME`] bytes after the size prefix.
+    #[must_use]
+    pub fn new() -> Self {
+        Self {
+            max_frame: DEFAULT_MAX_FRAME,
+        }
+    }
+
+    /// Accepts frames of at most `max` bytes after the size prefix (a broker's
+    /// `socket.request.max.bytes`, a client's fetch limit).
+    #[must_use]
+    pub fn with_max_frame(mut self, max: usize) -> Self {
+        self.max_frame = max;
+        self
+    }
+}
+
+impl Default for FrameCodec {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Why a frame could not be read or written by a [`FrameCodec`].
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum CodecError {
+    /// The stream failed.
+    Io(std::io::Error),
+    /// The stream holds no frame where one must start: a negative size, or one over the limit.
+    /// The stream cannot be read further.
+    Framing(DecodeError),
+    /// A request or response did not encode.
+    Encode(EncodeError),
+}
+
+impl std::fmt::Display for CodecError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Io(e) => write!(f, "the stream failed: {e}"),
+            Self::Framing(e) => write!(f, "the stream holds no frame here: {e}"),
+            Self::Encode(e) => write!(f, "the frame does not encode: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for CodecError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Io(e) => Some(e),
+            Self::Framing(e) => Some(e),
+            Self::Encode(e) => Some(e),
+        }
+    }
+}
+
+impl From<std::io::Error> for CodecError {
+    fn from(e: std::io::Error) -> Self {
+        Self::Io(e)
+    }
+}
+
+impl Decoder for FrameCodec {
+    type Item = BytesMut;
+    type Error = CodecError;
+
+    fn decode(&mut self, src: &mut BytesMut) -> Result<Option<BytesMut>, CodecError> {
+        match frame::split(src, self.max_frame).map_err(CodecError::Framing)? {
+            Status::Complete(frame) => {
+                let len = frame.len();
+                Ok(Some(src.split_to(len)))
+            }
+            Status::Incomplete { needed } => {
+                // Room for the rest of the frame, once its size is known.
+                src.reserve(needed);
+                Ok(None)
+            }
+        }
+    }
+}
+
+/// Writes a frame of `len` bytes with `encode` into `dst`.
+fn put_frame(
+    dst: &mut BytesMut,
+    len: usize,
+    encode: impl FnOnce(&mut [u8]) -> Result<usize, EncodeError>,
+) -> Result<(), CodecError> {
+    let start = dst.len();
+    dst.put_bytes(0, len);
+    match encode(&mut dst[start..]) {
+        Ok(_) => Ok(()),
+        Err(e) => {
+            dst.truncate(start);
+            Err(CodecError::Encode(e))
+        }
+    }
+}
+
+/// A request: its header (which names the API, the version and the correlation id) and body.
+impl<B: Body> Encoder<(&RequestHeader<'_>, &B)> for FrameCodec {
+    type Error = CodecError;
+
+    fn encode(
+        &mut self,
+        (header, body): (&RequestHeader<'_>, &B),
+        dst: &mut BytesMut,
+    ) -> Result<(), CodecError> {
+        let len = frame::request_len(header, body).map_err(CodecError::Encode)?;
+        put_frame(dst, len, |out| frame::encode_request(header, body, out))
+    }
+}
+
+/// A response at a version: its header (the correlation id echoed) and body.
+impl<B: Body> Encoder<(&ResponseHeader<'_>, &B, i16)> for FrameCodec {
+    type Error = CodecError;
+
+    fn encode(
+        &mut self,
+        (header, body, version): (&ResponseHeader<'_>, &B, i16),
+        dst: &mut BytesMut,
+    ) -> Result<(), CodecError> {
+        let len = frame::response_len(header, body, version).map_err(CodecError::Encode)?;
+        put_frame(dst, len, |out| {
+            frame::encode_response(header, body, version, out)
+        })
+    }
+}
+
+/// An async connection to one broker: a stream, the session's [`Client`] and its buffers, with
+/// the calls of [`kwire::io::Connection`] and its [`Error`].
+///
+/// The client's request timeout ([`Client::with_request_timeout`]) is kept by tokio's clock: a
+/// read waits no longer than the oldest request's deadline, and [`Error::TimedOut`] says which
+/// request expired.
+#[derive(Debug)]
+pub struct Connection<'a, S, const N: usize = 8> {
+    stream: S,
+    client: Client<'a, N>,
+    rx: FrameBuffer<Vec<u8>>,
+    tx: Vec<u8>,
+    /// The origin of the session's clock.
+    started: Instant,
+}
+
+impl<'a, S: AsyncRead + AsyncWrite + Unpin, const N: usize> Connection<'a, S, N> {
+    /// A connection over `stream` (frames up to [`DEFAULT_MAX_FRAME`]), after the ApiVersions
+    /// exchange of a negotiating client.
+    ///
+    /// # Errors
+    ///
+    /// As [`kwire::io::Connection::open`].
+    pub async fn open(stream: S, client: Client<'a, N>) -> Result<Self, Error> {
+        let mut c = Self {
+            stream,
+            client,
+            rx: FrameBuffer::new(vec![0; DEFAULT_MAX_FRAME + frame::SIZE_LEN]),
+            tx: vec![0; 4 << 10],
+            started: Instant::now(),
+        };
+        loop {
+            while let Some(n) = c.client.poll_transmit(&mut c.tx)? {
+                c.stream.write_all(&c.tx[..n]).await?;
+            }
+            if c.client.is_ready() || c.client.in_flight() == 0 {
+                return Ok(c);
+            }
+            if let Event::Ready = c.next_event().await? {
+                return Ok(c);
+            }
+        }
+    }
+
+    /// Sends `body` at the version both sides speak, and waits for its answer.
+    ///
+    /// # Errors
+    ///
+    /// As [`kwire::io::Connection::call`].
+    pub async fn call<R: Body>(&mut self, body: &R) -> Result<Answer<'_>, Error> {
+        if !body.expects_response() {
+            return Err(Error::NoResponse {
+                api_key: body.body_api_key(),
+            });
+        }
+        match self.client.in_flight() {
+            0 => {}
+            in_flight => return Err(Error::Busy { in_flight }),
+        }
+        self.send(body).await?;
+        self.receive().await
+    }
+
+    /// Sends `body` at the version both sides speak, without waiting for its answer.
+    ///
+    /// # Errors
+    ///
+    /// As [`kwire::io::Connection::send`].
+    pub async fn send<R: Body>(&mut self, body: &R) -> Result<Sent, Error> {
+        let version = self.client.version(body.body_api_key())?;
+        self.send_at(body, version).await
+    }
+
+    /// Sends `body` at `version`, without waiting for its answer.
+    ///
+    /// # Errors
+    ///
+    /// As [`kwire::io::Connection::send`].
+    pub async fn send_at<R: Body>(&mut self, body: &R, version: i16) -> Result<Sent, Error> {
+        self.tick();
+        let sent = match self.client.send_at(body, version, &mut self.tx) {
+            Err(SessionError::Encode(EncodeError::BufferTooSmall { required, .. })) => {
+                self.tx.resize(required, 0);
+                self.client.send_at(body, version, &mut self.tx)?
+            }
+            sent => sent?,
+        };
+        self.stream.write_all(&self.tx[..sent.len]).await?;
+        Ok(sent)
+    }
+
+    /// Waits for the answer to the oldest request in flight.
+    ///
+    /// # Errors
+    ///
+    /// As [`kwire::io::Connection::receive`].
+    pub async fn receive(&mut self) -> Result<Answer<'_>, Error> {
+        if self.client.in_flight() == 0 {
+            return Err(Error::Idle);
+        }
+        match self.next_event().await? {
+            Event::Response(answer) => Ok(answer),
+            Event::Ready | Event::Retry { .. } => Err(Error::Idle),
+        }
+    }
+
+    /// The version `key` is sent at: the highest both the broker and this build speak.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::version`].
+    pub fn version(&self, key: ApiKey) -> Result<i16, Error> {
+        Ok(self.client.version(key)?)
+    }
+
+    /// The session: the broker's versions, the requests in flight.
+    #[must_use]
+    pub fn client(&self) -> &Client<'a, N> {
+        &self.client
+    }
+
+    /// The stream, the connection taken apart.
+    pub fn into_inner(self) -> S {
+        self.stream
+    }
+
+    /// Milliseconds on the session's clock.
+    fn now(&self) -> u64 {
+        u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// Sets the session's clock; the request that expired, if one did.
+    fn tick(&mut self) -> Option<Pending> {
+        let now = self.now();
+        self.client.handle_timeout(now)
+    }
+
+    /// Reads until the session hands back an event, no longer than the oldest deadline.
+    async fn next_event(&mut self) -> Result<Event<'_>, Error> {
+        loop {
+            if let Some(request) = self.tick() {
+                return Err(Error::TimedOut { request });
+            }
+            if self.rx.missing()? == 0 {
+                break;
+            }
+            let now = self.now();
+            let wait = self
+                .client
+                .poll_timeout()
+                .map(|deadline| Duration::from_millis(deadline.saturating_sub(now)));
+            let read = self.stream.read(self.rx.spare());
+            let n = match wait {
+                Some(wait) => {
+                    match tokio::time::timeout(wait, read).await {
+                        Ok(read) => read?,
+                        // The deadline passed: `tick` says which request.
+                        Err(_) => continue,
+                    }
+                }
+                None => read.await?,
+            };
+            if n == 0 {
+                self.client.finish(&self.rx)?;
+                return Err(Error::Io(std::io::ErrorKind::UnexpectedEof.into()));
+            }
+            self.rx.filled(n);
+        }
+        self.client
+            .receive(&mut self.rx)?
+            .ok_or_else(|| Error::Io(std::io::Error::other("no whole frame after all")))
+    }
+}
