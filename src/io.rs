@@ -22,7 +22,7 @@
 //! use kwire::session::Client;
 //!
 //! let client = Client::negotiating(Some("app")).with_request_timeout(30_000);
-//! let mut broker = io::connect("127.0.0.1:9092", client)?;
+//! let mut broker: io::Connection<'_, _> = io::connect("127.0.0.1:9092", client)?;
 //! let answer = broker.call(&MetadataRequest::default())?;
 //! let metadata: MetadataResponse<'_> = answer.decode_as()?;
 //! for b in metadata.brokers.iter() {

@@ -106,7 +106,7 @@
 //! Cortex-M). Firmware depends on the crate with `default-features = false` and names the APIs it
 //! speaks, such as `features = ["ApiVersions", "Metadata", "Produce", "Fetch"]`: the crate then
 //! compiles in a fifth of the time, and the `perf` feature's inlined and table-heavy fast paths
-//! are left out, the same results from about a fifth less code (see the README for the
+//! are left out, the same results from about a fifth less code (the guide's chapter on embedded use gives the
 //! producer's section sizes).
 //!
 //! A device speaks one version of each API, fixed when it is built. The build names it in the
@@ -132,7 +132,7 @@
 //! An API the variable does not name keeps
 //! every version, and a build without the variable is the crate as it always is: proxies and
 //! tools that choose versions at run time lose nothing. The embedded producer's `.text` goes
-//! from 45.0 KB with every version to 32.4 KB with its four (see the README).
+//! from 45.0 KB with every version to 32.4 KB with its four (the guide's chapter on embedded use).
 //!
 //! ```
 //! use heapless::Vec;
@@ -357,6 +357,24 @@ extern crate alloc;
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
+
+/// The guide's programs (`docs/guide/`), compiled and run as doc tests, a chapter each; the
+/// client chapter, which uses `kwire-tokio` too, is that crate's.
+#[cfg(doctest)]
+mod guide {
+    #[doc = include_str!("../docs/guide/getting-started.md")]
+    struct GettingStarted;
+    #[doc = include_str!("../docs/guide/records.md")]
+    struct Records;
+    #[doc = include_str!("../docs/guide/cli.md")]
+    struct CommandLine;
+    #[doc = include_str!("../docs/guide/embedded.md")]
+    struct Embedded;
+    #[doc = include_str!("../docs/guide/performance.md")]
+    struct Performance;
+    #[doc = include_str!("../docs/guide/internals.md")]
+    struct Internals;
+}
 #[cfg(test)]
 extern crate std;
 

@@ -370,3 +370,8 @@ impl<'a, S: AsyncRead + AsyncWrite + Unpin, const N: usize> Connection<'a, S, N>
             .ok_or_else(|| Error::Io(std::io::Error::other("no whole frame after all")))
     }
 }
+
+/// The guide's client chapter (`docs/guide/client.md`), its programs compiled as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/guide/client.md")]
+struct ClientChapter;

@@ -1,5 +1,6 @@
-//! The README's quick start is the consumer example, and its client on kwire the producer
-//! example: a reader who copies a snippet gets the program CI runs against the mini broker.
+//! The README's quick start is the consumer example, and the guide's blocking connection the
+//! producer example: a reader who copies a snippet gets the program CI runs against the mini
+//! broker. The README stays a page: at most 300 lines.
 
 /// A file of the repository, by its path from the examples package.
 fn read(path: &str) -> String {
@@ -7,36 +8,36 @@ fn read(path: &str) -> String {
     std::fs::read_to_string(format!("{dir}/{path}")).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-/// The first ```rust,no_run block of the README section with this heading.
-fn readme_program(heading: &str) -> String {
-    let readme = read("../README.md");
-    let section = readme
+/// The first ```rust,no_run block of the section with this heading in the document at `path`.
+fn program(path: &str, heading: &str) -> String {
+    let text = read(path);
+    let section = text
         .split(&format!("\n## {heading}\n"))
         .nth(1)
-        .unwrap_or_else(|| panic!("a section {heading:?} in the README"));
+        .unwrap_or_else(|| panic!("a section {heading:?} in {path}"));
     let snippet = section
         .split("```rust,no_run\n")
         .nth(1)
         .and_then(|s| s.split("\n```\n").next())
-        .unwrap_or_else(|| panic!("a rust block in {heading:?}"));
+        .unwrap_or_else(|| panic!("a rust block in {heading:?} of {path}"));
     format!("{snippet}\n")
 }
 
 #[test]
 fn the_readme_quick_start_is_the_consumer_example() {
     assert_eq!(
-        readme_program("Quick start: a consumer"),
+        program("../README.md", "Quick start: a consumer"),
         read("consumer.rs"),
         "the README's quick start differs from examples/consumer.rs"
     );
 }
 
 #[test]
-fn the_readme_client_on_kwire_is_the_producer_example() {
+fn the_guides_blocking_connection_is_the_producer_example() {
     assert_eq!(
-        readme_program("A client on kwire"),
+        program("../docs/guide/client.md", "A blocking connection"),
         read("producer.rs"),
-        "the README's client on kwire differs from examples/producer.rs"
+        "the guide's blocking connection differs from examples/producer.rs"
     );
 }
 
@@ -68,4 +69,13 @@ fn the_readme_says_how_to_add_the_crate() {
     ] {
         assert!(section.contains(&line), "the section lacks {line:?}");
     }
+}
+
+#[test]
+fn the_readme_fits_on_a_page() {
+    let lines = read("../README.md").lines().count();
+    assert!(
+        lines <= 300,
+        "the README has {lines} lines; the guide (docs/guide/) takes the rest"
+    );
 }
