@@ -55,6 +55,14 @@ pub const DEFAULT_MAX_FRAME: usize = 64 << 20;
 /// needs.
 const FIRST_SEND_BUFFER: usize = 4 << 10;
 
+/// The session's clock for a connection opened at `started`: the milliseconds since, wrapping
+/// as the session's clock may.
+#[must_use]
+pub fn clock(started: Instant) -> u32 {
+    let ms = started.elapsed().as_millis() & u128::from(u32::MAX);
+    u32::try_from(ms).unwrap_or_default()
+}
+
 /// What can go wrong on a [`Connection`].
 #[derive(Debug)]
 #[non_exhaustive]
@@ -189,7 +197,7 @@ pub fn connect<'a, const N: usize>(
     let stream = TcpStream::connect(addr)?;
     stream.set_nodelay(true)?;
     if let Some(ms) = client.request_timeout().filter(|&ms| ms > 0) {
-        let timeout = Some(Duration::from_millis(ms));
+        let timeout = Some(Duration::from_millis(u64::from(ms)));
         stream.set_read_timeout(timeout)?;
         stream.set_write_timeout(timeout)?;
     }
@@ -349,10 +357,9 @@ impl<'a, S: Read + Write, B: Storage, const N: usize> Connection<'a, S, B, N> {
         Ok(())
     }
 
-    /// The session's clock: milliseconds since the connection was opened.
+    /// Sets the session's clock; the request that expired, if one did.
     fn tick(&mut self) -> Option<Pending> {
-        let now = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        self.client.handle_timeout(now)
+        self.client.handle_timeout(clock(self.started))
     }
 
     /// Reads until the session hands back an event.

@@ -31,12 +31,12 @@ use super::{FrameBuffer, InFlight, Pending, Sent, SessionError};
 pub struct Client<'a, const N: usize> {
     client_id: Option<&'a str>,
     next_correlation_id: i32,
-    /// The requests in flight, each tagged with its deadline ([`NO_DEADLINE`] for none).
-    in_flight: InFlight<N, u64>,
+    /// The requests in flight, each tagged with its deadline, if it has one.
+    in_flight: InFlight<N, Option<u32>>,
     /// The session's clock: the last `now` given to [`Client::handle_timeout`].
-    now: u64,
+    now: u32,
     /// How long a request may wait for its response, in the clock's milliseconds.
-    timeout: Option<u64>,
+    timeout: Option<u32>,
     #[cfg(feature = "ApiVersions")]
     hello: Hello<'a>,
 }
@@ -165,12 +165,12 @@ impl<'a, const N: usize> Client<'a, N> {
         self
     }
 
-    /// Gives every request sent from then on a deadline: `timeout_ms` milliseconds after the
-    /// session's clock when it is sent. The session has no clock of its own: the caller sets
-    /// it with [`Client::handle_timeout`], which also says which request expired, and
-    /// [`Client::poll_timeout`] says when to call it next (the model of quinn-proto's
-    /// `poll_timeout`/`handle_timeout`, with a millisecond count instead of an `Instant`, so
-    /// that a device without a clock type has one).
+    /// Gives every request sent from then on a deadline: `timeout_ms` milliseconds (at most
+    /// `i32::MAX`, about 24 days) after the session's clock when it is sent. The session has no
+    /// clock of its own: the caller sets it with [`Client::handle_timeout`], which also says
+    /// which request expired, and [`Client::poll_timeout`] says when to call it next (the model
+    /// of quinn-proto's `poll_timeout`/`handle_timeout`). The clock is a millisecond count
+    /// that may wrap, as a device's tick counter does: deadlines are compared across the wrap.
     ///
     /// ```
     /// use kwire::messages::HeartbeatRequest;
@@ -178,48 +178,45 @@ impl<'a, const N: usize> Client<'a, N> {
     ///
     /// let mut client: Client<'_, 4> = Client::new(None).with_request_timeout(500);
     /// let mut out = [0u8; 64];
-    /// assert_eq!(client.handle_timeout(1_000), None); // the clock reads 1 000 ms
+    /// assert_eq!(client.handle_timeout(u32::MAX - 99), None); // 100 ms before the wrap
     /// let sent = client.send_at(&HeartbeatRequest::default(), 4, &mut out)?;
-    /// assert_eq!(client.poll_timeout(), Some(1_500));
-    /// assert_eq!(client.handle_timeout(1_499), None);
-    /// let expired = client.handle_timeout(1_500).expect("past its deadline");
+    /// assert_eq!(client.poll_timeout(), Some(400));
+    /// assert_eq!(client.handle_timeout(399), None);
+    /// let expired = client.handle_timeout(400).expect("past its deadline");
     /// assert_eq!(expired.correlation_id, sent.correlation_id);
     /// # Ok::<(), kwire::session::SessionError>(())
     /// ```
     #[must_use]
-    pub fn with_request_timeout(mut self, timeout_ms: u64) -> Self {
-        self.timeout = Some(timeout_ms);
+    pub fn with_request_timeout(mut self, timeout_ms: u32) -> Self {
+        self.timeout = Some(timeout_ms.min(i32::MAX.unsigned_abs()));
         self
     }
 
     /// The timeout [`Client::with_request_timeout`] set, in milliseconds.
     #[must_use]
-    pub fn request_timeout(&self) -> Option<u64> {
+    pub fn request_timeout(&self) -> Option<u32> {
         self.timeout
     }
 
-    /// Sets the session's clock to `now` (milliseconds from any origin the caller keeps; a
-    /// clock that goes back is taken as standing still) and returns the oldest request in
-    /// flight whose deadline has passed, if any. The request stays in flight: Kafka answers in
-    /// order, so a late response still comes before the later ones, and a client that gives
-    /// up on a request closes the connection, as Kafka's own clients do.
-    pub fn handle_timeout(&mut self, now: u64) -> Option<Pending> {
-        self.now = self.now.max(now);
-        self.in_flight
-            .iter()
-            .find(|p| p.tag <= self.now)
-            .map(Pending::untagged)
+    /// Sets the session's clock to `now` (milliseconds from any origin the caller keeps, going
+    /// forward, wrapping at `u32::MAX`) and returns the oldest request in flight whose deadline
+    /// has passed, if any. The request stays in flight: Kafka answers in order, so a late
+    /// response still comes before the later ones, and a client that gives up on a request
+    /// closes the connection, as Kafka's own clients do.
+    pub fn handle_timeout(&mut self, now: u32) -> Option<Pending> {
+        self.now = now;
+        // Deadlines follow the order requests are sent in: the first one decides.
+        let oldest = self.in_flight.iter().find(|p| p.tag.is_some())?;
+        let deadline = oldest.tag?;
+        // Passed when `now` is at or after it, across a wrap of the clock.
+        (now.wrapping_sub(deadline) < 1 << 31).then(|| oldest.untagged())
     }
 
     /// The earliest deadline of the requests in flight, on the session's clock: when to call
     /// [`Client::handle_timeout`] next. `None` when no request in flight has one.
     #[must_use]
-    pub fn poll_timeout(&self) -> Option<u64> {
-        self.in_flight
-            .iter()
-            .map(|p| p.tag)
-            .filter(|&deadline| deadline != NO_DEADLINE)
-            .min()
+    pub fn poll_timeout(&self) -> Option<u32> {
+        self.in_flight.iter().find_map(|p| p.tag)
     }
 
     /// Starts the correlation ids at `id` instead of 0 (a negative `id` starts at 0).
@@ -407,9 +404,7 @@ impl<'a, const N: usize> Client<'a, N> {
     /// Remembers a request encoded, its id checked by [`Client::next_id`].
     fn sent(&mut self, sent: Sent) -> Result<Sent, SessionError> {
         if sent.answered {
-            let deadline = self
-                .timeout
-                .map_or(NO_DEADLINE, |t| self.now.saturating_add(t));
+            let deadline = self.timeout.map(|t| self.now.wrapping_add(t));
             self.in_flight.push_checked(Pending {
                 correlation_id: sent.correlation_id,
                 api_key: sent.api_key,
@@ -488,9 +483,6 @@ impl<'a, const N: usize> Client<'a, N> {
         self.in_flight.finish()
     }
 }
-
-/// The deadline of a request sent without a timeout: never.
-const NO_DEADLINE: u64 = u64::MAX;
 
 /// `Truncated` for a whole response frame of `len` bytes, too short to hold a correlation id,
 /// as `frame::response_correlation_id` reports it.

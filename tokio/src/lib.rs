@@ -323,31 +323,27 @@ impl<'a, S: AsyncRead + AsyncWrite + Unpin, const N: usize> Connection<'a, S, N>
         self.stream
     }
 
-    /// Milliseconds on the session's clock.
-    fn now(&self) -> u64 {
-        u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX)
-    }
-
     /// Sets the session's clock; the request that expired, if one did.
     fn tick(&mut self) -> Option<Pending> {
-        let now = self.now();
-        self.client.handle_timeout(now)
+        self.client
+            .handle_timeout(kwire::io::clock(self.started.into_std()))
     }
 
     /// Reads until the session hands back an event, no longer than the oldest deadline.
     async fn next_event(&mut self) -> Result<Event<'_>, Error> {
         loop {
-            if let Some(request) = self.tick() {
+            let now = kwire::io::clock(self.started.into_std());
+            if let Some(request) = self.client.handle_timeout(now) {
                 return Err(Error::TimedOut { request });
             }
             if self.rx.missing()? == 0 {
                 break;
             }
-            let now = self.now();
+            // The first deadline has not passed at `now`: it is less than 2^31 ms ahead.
             let wait = self
                 .client
                 .poll_timeout()
-                .map(|deadline| Duration::from_millis(deadline.saturating_sub(now)));
+                .map(|deadline| Duration::from_millis(u64::from(deadline.wrapping_sub(now))));
             let read = self.stream.read(self.rx.spare());
             let n = match wait {
                 Some(wait) => {

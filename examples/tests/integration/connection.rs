@@ -213,7 +213,7 @@ fn peer(then: impl FnOnce(&mut TcpStream, &server::Incoming<'_>) + Send + 'stati
 }
 
 /// Connects to `addr` and sends a Heartbeat, which the peer answers as it does.
-fn heartbeat(addr: SocketAddr, timeout_ms: u64) -> Result<(), Error> {
+fn heartbeat(addr: SocketAddr, timeout_ms: u32) -> Result<(), Error> {
     let client: Client<'_, 4> = Client::negotiating(None).with_request_timeout(timeout_ms);
     let mut c = io::connect(addr, client)?;
     c.call(&HeartbeatRequest::default()).map(|_| ())

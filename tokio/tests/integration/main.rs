@@ -27,7 +27,7 @@ use tokio_util::codec::Framed;
 
 async fn connect(
     addr: SocketAddr,
-    timeout_ms: u64,
+    timeout_ms: u32,
 ) -> Result<Connection<'static, TcpStream>, Error> {
     let stream = TcpStream::connect(addr).await?;
     let client = Client::negotiating(Some("tokio-test")).with_request_timeout(timeout_ms);
@@ -143,7 +143,7 @@ where
     addr
 }
 
-async fn heartbeat(addr: SocketAddr, timeout_ms: u64) -> Result<(), Error> {
+async fn heartbeat(addr: SocketAddr, timeout_ms: u32) -> Result<(), Error> {
     let mut c = connect(addr, timeout_ms).await?;
     c.call(&HeartbeatRequest::default()).await.map(|_| ())
 }
