@@ -14,7 +14,6 @@
 //! and what came back. The exit code is 0 only if everything came back as sent.
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::ExitCode;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -28,8 +27,8 @@ use kwire::messages::produce_request::{PartitionProduceData, TopicProduceData};
 use kwire::messages::{CreateTopicsRequest, FetchRequest, MetadataRequest, ProduceRequest};
 use kwire::records::compression::BuiltinCodecs;
 use kwire::records::{BatchBuilder, Compression, HEADER_LEN, NewHeader, NewRecord, Records};
-use kwire::session::{Client, Event, FrameBuffer, SessionError};
-use kwire::{ApiKey, EncodeError, ErrorCode, Response};
+use kwire::session::Client;
+use kwire::{ApiKey, ErrorCode, Response, io};
 
 type Error = Box<dyn std::error::Error>;
 
@@ -111,94 +110,38 @@ fn now_ms() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
-/// One broker connection: the socket, and kwire's session over it, which assigns correlation
-/// ids, negotiates versions and matches each response to its request.
+/// One broker connection: kwire's blocking connection, which negotiates versions, assigns
+/// correlation ids and matches each response to its request, and the broker's address.
 struct Connection {
     addr: String,
-    stream: TcpStream,
-    session: Client<'static, 1>,
-    rx: FrameBuffer<Vec<u8>>,
-    tx: Vec<u8>,
+    conn: io::Connection<'static, TcpStream, Vec<u8>, 1>,
 }
 
-/// The largest response frame read: a fetch of every partition's batch fits many times over.
-const MAX_RESPONSE: usize = 16 << 20;
-
 impl Connection {
-    /// Connects and negotiates versions.
+    /// Connects and negotiates versions: the session sends its ApiVersions request at the
+    /// highest version this crate knows, and again at the version the broker names if it does
+    /// not know that one.
     fn open(addr: &str) -> Result<Self, Error> {
-        let stream = TcpStream::connect(addr)?;
-        stream.set_read_timeout(Some(Duration::from_secs(30)))?;
-        stream.set_nodelay(true)?;
-        let mut c = Self {
+        let session = Client::negotiating(Some(CLIENT_ID))
+            .with_software(CLIENT_ID, env!("CARGO_PKG_VERSION"))
+            .with_request_timeout(30_000);
+        let conn = io::connect(addr, session)?;
+        println!("[{addr}] ApiVersions: versions negotiated");
+        Ok(Self {
             addr: addr.to_owned(),
-            stream,
-            session: Client::negotiating(Some(CLIENT_ID))
-                .with_software(CLIENT_ID, env!("CARGO_PKG_VERSION")),
-            // Zeroed pages are only touched as responses fill them.
-            rx: FrameBuffer::new(vec![0u8; MAX_RESPONSE]),
-            tx: vec![0u8; 4096],
-        };
-        c.negotiate()?;
-        Ok(c)
+            conn,
+        })
     }
 
-    /// The ApiVersions exchange: the session sends its request at the highest version this
-    /// crate knows, and again at the version the broker names if it does not know that one.
-    fn negotiate(&mut self) -> Result<(), Error> {
-        loop {
-            while let Some(n) = self.session.poll_transmit(&mut self.tx)? {
-                self.stream.write_all(&self.tx[..n])?;
-            }
-            self.wait_for_frame()?;
-            match self.session.receive(&mut self.rx)? {
-                Some(Event::Ready) => {
-                    println!("[{}] ApiVersions: versions negotiated", self.addr);
-                    return Ok(());
-                }
-                Some(Event::Retry { version }) => println!(
-                    "[{}] ApiVersions: our version is not known to the broker, retrying at v{version}",
-                    self.addr
-                ),
-                Some(Event::Response(_)) | None => {
-                    return Err("ApiVersions: no answer".into());
-                }
-            }
-        }
-    }
-
-    /// Reads until a whole frame is buffered.
-    fn wait_for_frame(&mut self) -> Result<(), Error> {
-        while self.rx.missing()? > 0 {
-            let n = self.stream.read(self.rx.spare())?;
-            if n == 0 {
-                self.session.finish(&self.rx)?;
-                return Err(format!("{} closed the connection", self.addr).into());
-            }
-            self.rx.filled(n);
-        }
-        Ok(())
+    /// The session: the versions negotiated.
+    fn session(&self) -> &Client<'static, 1> {
+        self.conn.client()
     }
 
     /// Sends a request at the negotiated version and returns the response frame and version.
     fn call<B: Body>(&mut self, body: &B) -> Result<(Vec<u8>, i16), Error> {
-        let sent = loop {
-            match self.session.send(body, &mut self.tx) {
-                // The encoder says how much room the frame needs.
-                Err(SessionError::Encode(EncodeError::BufferTooSmall { required, .. })) => {
-                    self.tx.resize(required, 0);
-                }
-                sent => break sent?,
-            }
-        };
-        self.stream.write_all(&self.tx[..sent.len])?;
-        self.wait_for_frame()?;
-        match self.session.receive(&mut self.rx)? {
-            Some(Event::Response(answer)) => {
-                Ok((answer.frame().to_vec(), answer.request().version))
-            }
-            _ => Err(format!("no response to {}", sent.api_key).into()),
-        }
+        let answer = self.conn.call(body)?;
+        Ok((answer.frame().to_vec(), answer.request().version))
     }
 }
 
@@ -217,8 +160,8 @@ fn run(o: &Options) -> Result<(), Error> {
         ApiKey::PRODUCE,
         ApiKey::FETCH,
     ] {
-        let common = bootstrap.session.common(key)?;
-        let advertised = bootstrap.session.advertised(key);
+        let common = bootstrap.session().common(key)?;
+        let advertised = bootstrap.session().advertised(key);
         println!(
             "[{}] {key}: broker v{}-v{}, sending v{}",
             bootstrap.addr,
@@ -409,7 +352,7 @@ fn produce(
         &mut batch,
     )?;
     let batch = &batch[..n];
-    let version = c.session.version(ApiKey::PRODUCE)?;
+    let version = c.session().version(ApiKey::PRODUCE)?;
     let partitions = [PartitionProduceData::default()
         .with_index(p)
         .with_records(Some(Records::new(batch)))];
@@ -466,7 +409,7 @@ fn fetch_and_check(
     base: i64,
     sent: &[NewRecord<'_>],
 ) -> Result<(), Error> {
-    let version = c.session.version(ApiKey::FETCH)?;
+    let version = c.session().version(ApiKey::FETCH)?;
     let partitions = [FetchPartition::default()
         .with_partition(p)
         .with_fetch_offset(base)
