@@ -353,6 +353,13 @@
 #[cfg(feature = "alloc")]
 extern crate alloc;
 
+// The unit tests' fixtures, declared first: a test build then reads every other source file at
+// other positions than the library's build, so that the `defmt` symbols of the two copies of
+// the crate a unit-test binary links (the library comes in again through the test kit) are
+// told apart (defmt names each by the position of its macro's call).
+#[cfg(test)]
+mod testdata;
+
 /// The README's programs, compiled and run as doc tests.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
@@ -458,8 +465,6 @@ pub mod messages;
 pub mod records;
 pub mod schema;
 pub mod session;
-#[cfg(test)]
-mod testdata;
 mod wire;
 
 /// The `heapless` this crate builds with, so that arrays built in `heapless::Vec`s
