@@ -1,9 +1,9 @@
-//! A Kafka client built on kwire: blocking TCP, one broker connection at a time, each with a
-//! `kwire::session::Client` that assigns correlation ids, negotiates versions and matches
+//! A Kafka client built on kwire: blocking TCP, one broker connection at a time, each a
+//! `kwire::io::Connection` that assigns correlation ids, negotiates versions and matches
 //! responses to requests.
 //!
 //! ```text
-//! cargo run --example client --features gzip,snappy,lz4,zstd -- 127.0.0.1:9092 \
+//! cargo run -p kwire-examples --example client -- 127.0.0.1:9092 \
 //!     [--topic NAME] [--partitions N] [--records N] [--compression none|gzip|snappy|lz4|zstd]
 //! ```
 //!

@@ -12,9 +12,12 @@
 //! Timeouts are the stream's own: a read that times out (`set_read_timeout` on a `TcpStream`)
 //! comes back to the connection, which reports [`Error::TimedOut`] once the oldest request has
 //! waited longer than the client's request timeout ([`Client::with_request_timeout`]), and the
-//! read error itself when the client has none. [`connect`] sets the read timeout from the
-//! client's. A broker that closes the connection, announces a frame over the limit, answers a
-//! request it was not sent or sends garbage gets an [`Error`], never a panic or a hang.
+//! read error itself when the client has none. [`connect`] sets the socket's timeouts from the
+//! client's, the read timeout an eighth of it (at most a second), so that an expired request
+//! is reported within that much of its deadline. A broker that closes the connection,
+//! announces a frame over the limit, answers a request it was not sent or sends garbage gets
+//! an [`Error`], never a panic; one that stalls, an [`Error::TimedOut`] where the stream has a
+//! read timeout.
 //!
 //! ```no_run
 //! use kwire::io;
@@ -53,13 +56,13 @@ pub const DEFAULT_MAX_FRAME: usize = 64 << 20;
 
 /// The send buffer a connection with its own buffers starts with; it grows to what a request
 /// needs.
-const FIRST_SEND_BUFFER: usize = 4 << 10;
+pub const FIRST_SEND_BUFFER: usize = 4 << 10;
 
-/// The session's clock for a connection opened at `started`: the milliseconds since, wrapping
-/// as the session's clock may.
+/// The session's clock for a connection opened `elapsed` ago: the milliseconds since, wrapping
+/// as the session's clock may ([`Client::handle_timeout`]).
 #[must_use]
-pub fn clock(started: Instant) -> u32 {
-    let ms = started.elapsed().as_millis() & u128::from(u32::MAX);
+pub fn clock(elapsed: Duration) -> u32 {
+    let ms = elapsed.as_millis() & u128::from(u32::MAX);
     u32::try_from(ms).unwrap_or_default()
 }
 
@@ -73,8 +76,8 @@ pub enum Error {
     /// frame over the limit, the broker closing inside a frame or with requests unanswered, a
     /// failed negotiation, an encode that failed.
     Session(SessionError),
-    /// The oldest request in flight waited past its deadline. The connection cannot be used
-    /// further: its answer may still come, before the others.
+    /// The oldest request in flight waited past its deadline. Close the connection, as Kafka's
+    /// clients do: its answer may still come, before the others'.
     TimedOut {
         /// The request.
         request: Pending,
@@ -157,7 +160,8 @@ mod sealed {
 impl Storage for Vec<u8> {
     fn grow(&mut self, len: usize) -> bool {
         if self.len() < len {
-            self.resize(len, 0);
+            // Doubling at least: a series of larger requests is encoded twice only a few times.
+            self.resize(len.max(self.len().saturating_mul(2)), 0);
         }
         true
     }
@@ -183,9 +187,10 @@ pub struct Connection<'a, S, B: Storage = Vec<u8>, const N: usize = 8> {
     started: Instant,
 }
 
-/// Connects to `addr` over TCP (with Nagle's delay off, and the client's request timeout, if
-/// it has one, as the socket's read and write timeouts) and opens a connection with buffers of
-/// its own.
+/// Connects to `addr` over TCP and opens a connection with buffers of its own. Nagle's delay
+/// is off; with a request timeout, the socket's write timeout is the client's, and its read
+/// timeout an eighth of it, at most a second: an expired request is reported within that much
+/// of its deadline.
 ///
 /// # Errors
 ///
@@ -196,17 +201,19 @@ pub fn connect<'a, const N: usize>(
 ) -> Result<Connection<'a, TcpStream, Vec<u8>, N>, Error> {
     let stream = TcpStream::connect(addr)?;
     stream.set_nodelay(true)?;
-    if let Some(ms) = client.request_timeout().filter(|&ms| ms > 0) {
-        let timeout = Some(Duration::from_millis(u64::from(ms)));
-        stream.set_read_timeout(timeout)?;
-        stream.set_write_timeout(timeout)?;
+    if let Some(ms) = client.request_timeout() {
+        let read = (ms / 8).clamp(1, 1_000);
+        stream.set_read_timeout(Some(Duration::from_millis(u64::from(read))))?;
+        stream.set_write_timeout(Some(Duration::from_millis(u64::from(ms))))?;
     }
     Connection::open(stream, client)
 }
 
 impl<'a, S: Read + Write, const N: usize> Connection<'a, S, Vec<u8>, N> {
     /// A connection over `stream` with buffers of its own (frames up to
-    /// [`DEFAULT_MAX_FRAME`]), after the ApiVersions exchange of a negotiating client.
+    /// [`DEFAULT_MAX_FRAME`]), after the ApiVersions exchange of a negotiating client. The
+    /// client's request timeout is enforced when a read of the stream times out: a stream
+    /// without a read timeout waits for a stalled broker as long as it stalls.
     ///
     /// # Errors
     ///
@@ -219,9 +226,9 @@ impl<'a, S: Read + Write, const N: usize> Connection<'a, S, Vec<u8>, N> {
 }
 
 impl<'a, S: Read + Write, B: Storage, const N: usize> Connection<'a, S, B, N> {
-    /// A connection over `stream` with the caller's buffers: `rx` holds the largest response
-    /// frame accepted, `tx` the largest request; after the ApiVersions exchange of a
-    /// negotiating client.
+    /// A connection over `stream` with the given buffers: `rx` holds the largest response frame
+    /// accepted, and `tx` the largest request a `&mut [u8]` can send (a `Vec<u8>` grows); after
+    /// the ApiVersions exchange of a negotiating client.
     ///
     /// # Errors
     ///
@@ -288,6 +295,7 @@ impl<'a, S: Read + Write, B: Storage, const N: usize> Connection<'a, S, B, N> {
     ///
     /// As [`Connection::send`].
     pub fn send_at<R: Body>(&mut self, body: &R, version: i16) -> Result<Sent, Error> {
+        // The clock read, for the request's deadline; one that expired is reported by a read.
         self.tick();
         let sent = match self.client.send_at(body, version, self.tx.as_mut()) {
             Err(SessionError::Encode(EncodeError::BufferTooSmall { required, .. }))
@@ -314,7 +322,8 @@ impl<'a, S: Read + Write, B: Storage, const N: usize> Connection<'a, S, B, N> {
         }
         match self.next_event()? {
             Event::Response(answer) => Ok(answer),
-            // The session's own exchange is over once the connection is open.
+            // The session's own exchange is over once the connection is open: after it, every
+            // event is a response.
             Event::Ready | Event::Retry { .. } => Err(Error::Idle),
         }
     }
@@ -359,18 +368,14 @@ impl<'a, S: Read + Write, B: Storage, const N: usize> Connection<'a, S, B, N> {
 
     /// Sets the session's clock; the request that expired, if one did.
     fn tick(&mut self) -> Option<Pending> {
-        self.client.handle_timeout(clock(self.started))
+        self.client.handle_timeout(clock(self.started.elapsed()))
     }
 
-    /// Reads until the session hands back an event.
+    /// Reads until the session hands back an event. A deadline is checked after each read that
+    /// leaves the frame unfinished: an answer that came in time is handed back whenever it is
+    /// asked for.
     fn next_event(&mut self) -> Result<Event<'_>, Error> {
-        loop {
-            if let Some(request) = self.tick() {
-                return Err(Error::TimedOut { request });
-            }
-            if self.rx.missing()? == 0 {
-                break;
-            }
+        while self.rx.missing()? > 0 {
             match self.stream.read(self.rx.spare()) {
                 Ok(0) => {
                     self.client.finish(&self.rx)?;
@@ -383,6 +388,11 @@ impl<'a, S: Read + Write, B: Storage, const N: usize> Connection<'a, S, B, N> {
                     if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut)
                         && self.client.poll_timeout().is_some() => {}
                 Err(e) => return Err(Error::Io(e)),
+            }
+            if self.rx.missing()? > 0
+                && let Some(request) = self.tick()
+            {
+                return Err(Error::TimedOut { request });
             }
         }
         // A whole frame is buffered: the session answers or fails (`None` is for a frame not

@@ -282,14 +282,14 @@
 //! | [`frame`] | size-prefixed frames: encoding and decoding them whole, finding them in a stream buffer |
 //! | [`schema`] | generated tables of every schema, and the hand-written walks over them: the read walk behind the dissector and validation, the write walk behind instances |
 //! | [`session`] | the protocol session without I/O: a client's correlation ids, requests in flight and version negotiation, frames out of received chunks, a server's responses, broker addresses rewritten for a relay |
-//! | `describe` (feature), [`io`] (feature `std`) | the dissector and the reference pages; a blocking connection over any byte stream |
+//! | `describe` (feature), `io` (feature `std`) | the dissector and the reference pages; a blocking connection over any byte stream |
 //!
 //! ## Guarantees
 //!
 //! * **No allocation.** The crate does not link `alloc`; no wire length can cause an allocation.
 //!   Only the codecs of the `gzip`, `zstd` and `snappy` features allocate (see
-//!   [`records::compression::BuiltinCodecs`]), and, with `alloc`, the dissector for a tree of
-//!   more than 256 composite nodes.
+//!   [`records::compression::BuiltinCodecs`]), with `alloc`, the dissector for a tree of
+//!   more than 256 composite nodes, and with `std`, a connection of `io` for its buffers.
 //! * **No panics on any input.** Decoding returns a typed error naming the byte offset and the
 //!   field; the library is compiled under a lint wall that forbids indexing, unchecked
 //!   arithmetic, `as` casts and unwraps.
@@ -306,7 +306,7 @@
 //! | `defmt` | `defmt::Format` for errors, headers, API keys, version negotiation, record views and every generated message |
 //! | `describe` | the `describe` module: the dissector (object trees of any frame) and the reference pages |
 //! | `alloc` | links `alloc`: arrays from a `Vec` and `codec::Array::to_vec`; with `describe`, a dissection of a large frame that stays linear in its size |
-//! | `std` | links `std` (and `alloc`): the [`io`] module, a blocking [`io::Connection`] over any `Read + Write` stream |
+//! | `std` | links `std` (and `alloc`): the `io` module, a blocking `io::Connection` over any `Read + Write` stream, whose buffers are allocated |
 //! | `gzip`, `snappy`, `lz4`, `zstd` | codecs for [`records::compression::BuiltinCodecs`]; `gzip` and `zstd` enable `alloc`, `snappy` enables `std` (`lz4` needs neither) |
 //! | `crc-hw` | CRC-32C with the processor's instruction (SSE 4.2, AArch64 CRC; detected at run time) through the `crc32c` crate; enables `std` |
 //!
@@ -360,8 +360,8 @@ extern crate alloc;
 #[cfg(test)]
 mod testdata;
 
-/// The README's programs, compiled and run as doc tests.
-#[cfg(doctest)]
+/// The README's programs, compiled and run as doc tests (its consumer is on `io`).
+#[cfg(all(doctest, feature = "std"))]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
 

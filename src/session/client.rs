@@ -166,7 +166,7 @@ impl<'a, const N: usize> Client<'a, N> {
     }
 
     /// Gives every request sent from then on a deadline: `timeout_ms` milliseconds (at most
-    /// `i32::MAX`, about 24 days) after the session's clock when it is sent. The session has no
+    /// `i32::MAX`, about 24 days; 0 is no timeout) after the session's clock when it is sent. The session has no
     /// clock of its own: the caller sets it with [`Client::handle_timeout`], which also says
     /// which request expired, and [`Client::poll_timeout`] says when to call it next (the model
     /// of quinn-proto's `poll_timeout`/`handle_timeout`). The clock is a millisecond count
@@ -188,7 +188,7 @@ impl<'a, const N: usize> Client<'a, N> {
     /// ```
     #[must_use]
     pub fn with_request_timeout(mut self, timeout_ms: u32) -> Self {
-        self.timeout = Some(timeout_ms.min(i32::MAX.unsigned_abs()));
+        self.timeout = (timeout_ms > 0).then(|| timeout_ms.min(i32::MAX.unsigned_abs()));
         self
     }
 
@@ -205,8 +205,7 @@ impl<'a, const N: usize> Client<'a, N> {
     /// closes the connection, as Kafka's own clients do.
     pub fn handle_timeout(&mut self, now: u32) -> Option<Pending> {
         self.now = now;
-        // Deadlines follow the order requests are sent in: the first one decides.
-        let oldest = self.in_flight.iter().find(|p| p.tag.is_some())?;
+        let oldest = self.first_timed()?;
         let deadline = oldest.tag?;
         // Passed when `now` is at or after it, across a wrap of the clock.
         (now.wrapping_sub(deadline) < 1 << 31).then(|| oldest.untagged())
@@ -216,7 +215,13 @@ impl<'a, const N: usize> Client<'a, N> {
     /// [`Client::handle_timeout`] next. `None` when no request in flight has one.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<u32> {
-        self.in_flight.iter().find_map(|p| p.tag)
+        self.first_timed()?.tag
+    }
+
+    /// The oldest request in flight with a deadline: the one whose deadline comes first, since
+    /// requests are sent in order, on a clock that goes forward, with one timeout.
+    fn first_timed(&self) -> Option<&Pending<Option<u32>>> {
+        self.in_flight.iter().find(|p| p.tag.is_some())
     }
 
     /// Starts the correlation ids at `id` instead of 0 (a negative `id` starts at 0).

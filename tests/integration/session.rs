@@ -573,3 +573,50 @@ fn a_relay_tracks_requests_it_did_not_encode() {
     assert_eq!((answered.tag, answered.response_header_version()), (2, 1));
     assert!(waiting.is_empty());
 }
+
+#[test]
+fn deadlines_are_kept_until_the_answer_and_checked_across_the_clock_wrap() {
+    let mut client: Client<'_, 4> = Client::new(None).with_request_timeout(1_000);
+    let mut out = [0u8; 64];
+    // The clock 300 ms before it wraps: the deadlines fall after the wrap.
+    assert_eq!(client.handle_timeout(u32::MAX - 299), None);
+    let first = client
+        .send_at(&HeartbeatRequest::default(), 4, &mut out)
+        .unwrap();
+    assert_eq!(client.handle_timeout(100), None);
+    let second = client
+        .send_at(&HeartbeatRequest::default(), 4, &mut out)
+        .unwrap();
+    assert_eq!(client.poll_timeout(), Some(700));
+    assert_eq!(client.handle_timeout(699), None);
+    assert_eq!(
+        client.handle_timeout(700).map(|p| p.correlation_id),
+        Some(first.correlation_id)
+    );
+
+    // The first is answered: the second's deadline is the one left.
+    let mut storage = [0u8; 256];
+    let mut rx = FrameBuffer::new(&mut storage);
+    rx.push(&heartbeat_answer(first.correlation_id));
+    assert!(matches!(
+        client.receive(&mut rx),
+        Ok(Some(Event::Response(_)))
+    ));
+    assert_eq!(client.poll_timeout(), Some(1_100));
+    assert_eq!(client.handle_timeout(1_099), None);
+    let expired = client
+        .handle_timeout(1_100)
+        .expect("the second request expired");
+    assert_eq!(expired.correlation_id, second.correlation_id);
+
+    // A timeout of 0 is none.
+    let mut untimed: Client<'_, 4> = Client::new(None).with_request_timeout(0);
+    assert_eq!(untimed.request_timeout(), None);
+    untimed
+        .send_at(&HeartbeatRequest::default(), 4, &mut out)
+        .unwrap();
+    assert_eq!(
+        (untimed.poll_timeout(), untimed.handle_timeout(u32::MAX)),
+        (None, None)
+    );
+}

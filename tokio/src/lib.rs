@@ -32,9 +32,9 @@ use std::time::Duration;
 
 use bytes::{BufMut, BytesMut};
 use kwire::frame::{self, Body};
-use kwire::io::{DEFAULT_MAX_FRAME, Error};
+use kwire::io::{DEFAULT_MAX_FRAME, Error, FIRST_SEND_BUFFER, clock};
 use kwire::messages::{RequestHeader, ResponseHeader};
-use kwire::session::{Answer, Client, Event, FrameBuffer, Pending, Sent, SessionError};
+use kwire::session::{Answer, Client, Event, FrameBuffer, Sent, SessionError};
 use kwire::{ApiKey, DecodeError, EncodeError, Status};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::time::Instant;
@@ -225,12 +225,12 @@ impl<'a, S: AsyncRead + AsyncWrite + Unpin, const N: usize> Connection<'a, S, N>
             stream,
             client,
             rx: FrameBuffer::new(vec![0; DEFAULT_MAX_FRAME + frame::SIZE_LEN]),
-            tx: vec![0; 4 << 10],
+            tx: vec![0; FIRST_SEND_BUFFER],
             started: Instant::now(),
         };
         loop {
             while let Some(n) = c.client.poll_transmit(&mut c.tx)? {
-                c.stream.write_all(&c.tx[..n]).await?;
+                c.write(n).await?;
             }
             if c.client.is_ready() || c.client.in_flight() == 0 {
                 return Ok(c);
@@ -276,15 +276,18 @@ impl<'a, S: AsyncRead + AsyncWrite + Unpin, const N: usize> Connection<'a, S, N>
     ///
     /// As [`kwire::io::Connection::send`].
     pub async fn send_at<R: Body>(&mut self, body: &R, version: i16) -> Result<Sent, Error> {
-        self.tick();
+        // The clock read, for the request's deadline; one that expired is reported by a read.
+        self.client.handle_timeout(clock(self.started.elapsed()));
         let sent = match self.client.send_at(body, version, &mut self.tx) {
             Err(SessionError::Encode(EncodeError::BufferTooSmall { required, .. })) => {
-                self.tx.resize(required, 0);
+                // Doubling at least, as `kwire::io` grows its own.
+                let len = required.max(self.tx.len().saturating_mul(2));
+                self.tx.resize(len, 0);
                 self.client.send_at(body, version, &mut self.tx)?
             }
             sent => sent?,
         };
-        self.stream.write_all(&self.tx[..sent.len]).await?;
+        self.write(sent.len).await?;
         Ok(sent)
     }
 
@@ -323,36 +326,45 @@ impl<'a, S: AsyncRead + AsyncWrite + Unpin, const N: usize> Connection<'a, S, N>
         self.stream
     }
 
-    /// Sets the session's clock; the request that expired, if one did.
-    fn tick(&mut self) -> Option<Pending> {
-        self.client
-            .handle_timeout(kwire::io::clock(self.started.into_std()))
+    /// Writes the first `n` bytes of the send buffer, within the request timeout if the
+    /// client has one.
+    async fn write(&mut self, n: usize) -> Result<(), Error> {
+        let write = self.stream.write_all(&self.tx[..n]);
+        match self.client.request_timeout() {
+            Some(ms) => match tokio::time::timeout(Duration::from_millis(ms.into()), write).await {
+                Ok(written) => Ok(written?),
+                Err(_) => Err(Error::Io(std::io::ErrorKind::TimedOut.into())),
+            },
+            None => Ok(write.await?),
+        }
     }
 
-    /// Reads until the session hands back an event, no longer than the oldest deadline.
+    /// Reads until the session hands back an event, waiting no longer than the oldest
+    /// deadline. Past it, what has arrived is still read: an answer that came in time is handed
+    /// back whenever it is asked for.
     async fn next_event(&mut self) -> Result<Event<'_>, Error> {
-        loop {
-            let now = kwire::io::clock(self.started.into_std());
-            if let Some(request) = self.client.handle_timeout(now) {
-                return Err(Error::TimedOut { request });
-            }
-            if self.rx.missing()? == 0 {
-                break;
-            }
-            // The first deadline has not passed at `now`: it is less than 2^31 ms ahead.
-            let wait = self
-                .client
-                .poll_timeout()
-                .map(|deadline| Duration::from_millis(u64::from(deadline.wrapping_sub(now))));
+        while self.rx.missing()? > 0 {
+            let now = clock(self.started.elapsed());
+            let expired = self.client.handle_timeout(now);
+            // A deadline not passed at `now` is less than 2^31 ms ahead; past it, a read takes
+            // only what has arrived.
+            let wait = match expired {
+                Some(_) => Some(Duration::ZERO),
+                None => self
+                    .client
+                    .poll_timeout()
+                    .map(|deadline| Duration::from_millis(u64::from(deadline.wrapping_sub(now)))),
+            };
             let read = self.stream.read(self.rx.spare());
             let n = match wait {
-                Some(wait) => {
-                    match tokio::time::timeout(wait, read).await {
-                        Ok(read) => read?,
-                        // The deadline passed: `tick` says which request.
-                        Err(_) => continue,
-                    }
-                }
+                Some(wait) => match tokio::time::timeout(wait, read).await {
+                    Ok(read) => read?,
+                    Err(_) => match expired {
+                        Some(request) => return Err(Error::TimedOut { request }),
+                        // The deadline came while waiting: the next turn says which request.
+                        None => continue,
+                    },
+                },
                 None => read.await?,
             };
             if n == 0 {

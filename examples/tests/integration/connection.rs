@@ -134,7 +134,13 @@ fn calls_and_pipelined_sends_against_the_mini_broker() {
     expected.extend((0..3u8).map(|i| vec![i]));
     assert_eq!(fetch_values(&mut broker, topic_id), expected);
 
-    // acks 0: no answer comes, so a call is refused before anything is sent.
+    // acks 0: no answer comes, so a call is refused before anything is sent: the next
+    // request gets the next correlation id.
+    let id = |broker: &mut Connection<'_, TcpStream>| {
+        let answer = broker.call(&MetadataRequest::default()).unwrap();
+        answer.request().correlation_id
+    };
+    let before = id(&mut broker);
     let acks0 = ProduceRequest::default().with_acks(0);
     assert!(matches!(
         broker.call(&acks0),
@@ -142,6 +148,7 @@ fn calls_and_pipelined_sends_against_the_mini_broker() {
             api_key: ApiKey::PRODUCE
         })
     ));
+    assert_eq!(id(&mut broker), before + 1);
 }
 
 #[test]
@@ -149,7 +156,10 @@ fn the_callers_buffers_and_a_request_they_cannot_hold() {
     let addr = Broker::spawn(1);
     let (mut rx, mut tx) = ([0u8; 1 << 16], [0u8; 512]);
     let stream = TcpStream::connect(addr).unwrap();
-    let client: Client<'_, 2> = Client::negotiating(None);
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let client: Client<'_, 2> = Client::negotiating(None).with_request_timeout(10_000);
     let mut broker = Connection::open_with(stream, client, &mut rx[..], &mut tx[..]).unwrap();
     let metadata: MetadataResponse<'_> = broker
         .call(&MetadataRequest::default())
@@ -178,16 +188,17 @@ fn the_callers_buffers_and_a_request_they_cannot_hold() {
     assert!(broker.call(&MetadataRequest::default()).is_ok());
 }
 
-/// A peer on a port of loopback that answers ApiVersions (Heartbeat v0-4 advertised) and then
-/// does what `then` does with the connection and the request that came next.
-fn peer(then: impl FnOnce(&mut TcpStream, &server::Incoming<'_>) + Send + 'static) -> SocketAddr {
+/// A peer on a port of loopback that answers ApiVersions (Heartbeat v0-4 advertised) and does
+/// what `then` does with the connection and each other request.
+fn peer(
+    mut then: impl FnMut(&mut TcpStream, &server::Incoming<'_>) + Send + 'static,
+) -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     std::thread::spawn(move || {
         let (mut stream, _) = listener.accept().unwrap();
         let mut rx = FrameBuffer::new(vec![0u8; 1 << 16]);
         let mut out = [0u8; 512];
-        let mut then = Some(then);
         loop {
             while rx.missing().unwrap() > 0 {
                 match std::io::Read::read(&mut stream, rx.spare()) {
@@ -204,7 +215,7 @@ fn peer(then: impl FnOnce(&mut TcpStream, &server::Incoming<'_>) + Send + 'stati
                 let body = ApiVersionsResponse::default().with_api_keys(&keys);
                 let n = server::respond_api_versions(&request.info, &body, &mut out).unwrap();
                 stream.write_all(&out[..n]).unwrap();
-            } else if let Some(then) = then.take() {
+            } else {
                 then(&mut stream, &request);
             }
         }
@@ -238,7 +249,7 @@ fn a_peer_that_closes_inside_a_frame() {
 fn a_peer_that_stalls_past_the_timeout() {
     let addr = peer(|_, _| std::thread::sleep(Duration::from_secs(30)));
     let started = Instant::now();
-    match heartbeat(addr, 300) {
+    match heartbeat(addr, 1_500) {
         Err(e @ Error::TimedOut { request }) => {
             assert_eq!(request.api_key, ApiKey::HEARTBEAT);
             assert!(e.to_string().contains("got no answer in time"), "{e}");
@@ -246,10 +257,32 @@ fn a_peer_that_stalls_past_the_timeout() {
         other => panic!("{other:?}"),
     }
     let waited = started.elapsed();
+    // Reported within an eighth of the timeout (the socket's read timeout) of the deadline.
     assert!(
-        waited >= Duration::from_millis(300) && waited < Duration::from_secs(10),
+        waited >= Duration::from_millis(1_500) && waited < Duration::from_secs(5),
         "{waited:?}"
     );
+}
+
+#[test]
+fn answers_that_came_in_time_are_read_after_the_deadline() {
+    let addr = peer(|stream, request| {
+        let mut out = [0u8; 64];
+        let body = kwire::messages::HeartbeatResponse::default();
+        let n = server::respond(&request.info, &body, &mut out).unwrap();
+        stream.write_all(&out[..n]).unwrap();
+    });
+    let client: Client<'_, 4> = Client::negotiating(None).with_request_timeout(200);
+    let mut c = io::connect(addr, client).unwrap();
+    for _ in 0..2 {
+        c.send(&HeartbeatRequest::default()).unwrap();
+    }
+    std::thread::sleep(Duration::from_millis(600));
+    for _ in 0..2 {
+        let answer = c.receive().unwrap();
+        assert_eq!(answer.request().api_key, ApiKey::HEARTBEAT);
+    }
+    assert!(matches!(c.receive(), Err(Error::Idle)));
 }
 
 #[test]
@@ -295,7 +328,7 @@ fn a_peer_that_closes_before_negotiating() {
         let (mut stream, _) = listener.accept().unwrap();
         let _ = std::io::Read::read(&mut stream, &mut [0u8; 256]);
     });
-    let client: Client<'_, 1> = Client::negotiating(None);
+    let client: Client<'_, 1> = Client::negotiating(None).with_request_timeout(10_000);
     match io::connect(addr, client) {
         Err(Error::Session(SessionError::Unanswered { requests: 1, .. })) => {}
         other => panic!("{:?}", other.map(|_| ())),

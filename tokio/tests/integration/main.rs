@@ -52,7 +52,7 @@ async fn produce_pipelined_and_fetch_back_from_the_mini_broker() {
 
     // Five batches in flight, the third larger than the send buffer the connection starts with.
     let values: Vec<Vec<u8>> = (0..5u8)
-        .map(|i| vec![b'a' + i; 1 + 4000 * usize::from(i == 2)])
+        .map(|i| vec![b'a' + i; 1 + 10_000 * usize::from(i == 2)])
         .collect();
     let mut ids = Vec::new();
     for value in &values {
@@ -62,7 +62,7 @@ async fn produce_pipelined_and_fetch_back_from_the_mini_broker() {
             headers: &[],
             timestamp: 0,
         };
-        let mut batch = vec![0; 1 << 13];
+        let mut batch = vec![0; 1 << 15];
         let len = BatchBuilder::new().write([record], &mut batch).unwrap();
         let partitions = [PartitionProduceData::default()
             .with_index(0)
@@ -189,15 +189,42 @@ async fn a_peer_that_stalls_past_the_timeout() {
     })
     .await;
     let started = Instant::now();
-    match heartbeat(addr, 300).await {
+    match heartbeat(addr, 1_500).await {
         Err(Error::TimedOut { request }) => assert_eq!(request.api_key, ApiKey::HEARTBEAT),
         other => panic!("{other:?}"),
     }
     let waited = started.elapsed();
     assert!(
-        waited >= Duration::from_millis(300) && waited < Duration::from_secs(10),
+        waited >= Duration::from_millis(1_500) && waited < Duration::from_secs(5),
         "{waited:?}"
     );
+}
+
+#[tokio::test]
+async fn answers_that_came_in_time_are_read_after_the_deadline() {
+    let addr = peer(|mut framed, id| async move {
+        let header = ResponseHeader::default().with_correlation_id(id);
+        framed
+            .send((&header, &HeartbeatResponse::default(), 4))
+            .await
+            .unwrap();
+        let header = ResponseHeader::default().with_correlation_id(id + 1);
+        framed
+            .send((&header, &HeartbeatResponse::default(), 4))
+            .await
+            .unwrap();
+        let _ = framed.next().await;
+    })
+    .await;
+    let mut c = connect(addr, 200).await.unwrap();
+    for _ in 0..2 {
+        c.send(&HeartbeatRequest::default()).await.unwrap();
+    }
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    for _ in 0..2 {
+        let answer = c.receive().await.unwrap();
+        assert_eq!(answer.request().api_key, ApiKey::HEARTBEAT);
+    }
 }
 
 #[tokio::test]
