@@ -173,6 +173,80 @@ impl Storage for &mut [u8] {
     }
 }
 
+/// The checks [`Connection::call`] makes before it sends `body`: a request that gets no
+/// response cannot be called, and a call waits for no answer but its own.
+///
+/// This and [`encode`], [`ended`] and [`answer`] are the I/O-free parts of a connection, for a
+/// connection over another I/O model (`kwire-tokio`'s is one) to share.
+///
+/// # Errors
+///
+/// [`Error::NoResponse`]; [`Error::Busy`] while requests are in flight.
+pub fn check_call<R: Body, const N: usize>(client: &Client<'_, N>, body: &R) -> Result<(), Error> {
+    if !body.expects_response() {
+        return Err(Error::NoResponse {
+            api_key: body.body_api_key(),
+        });
+    }
+    match client.in_flight() {
+        0 => Ok(()),
+        in_flight => Err(Error::Busy { in_flight }),
+    }
+}
+
+/// Encodes a request for `body` at `version` into `tx` with the session, storage that can grow
+/// grown to what the request needs: the frame's length at the start of `tx`.
+///
+/// # Errors
+///
+/// [`Error::Session`] as [`Client::send_at`] refuses the request.
+pub fn encode<R: Body, B: Storage, const N: usize>(
+    client: &mut Client<'_, N>,
+    body: &R,
+    version: i16,
+    tx: &mut B,
+) -> Result<Sent, Error> {
+    match client.send_at(body, version, tx.as_mut()) {
+        Err(SessionError::Encode(EncodeError::BufferTooSmall { required, .. }))
+            if tx.grow(required) =>
+        {
+            Ok(client.send_at(body, version, tx.as_mut())?)
+        }
+        sent => Ok(sent?),
+    }
+}
+
+/// The error of a stream that ended (a read of no bytes) while an answer was awaited: the
+/// session's when a frame was cut off or requests are unanswered, else an unexpected end.
+#[must_use]
+pub fn ended<S: AsRef<[u8]> + AsMut<[u8]>, const N: usize>(
+    client: &Client<'_, N>,
+    rx: &FrameBuffer<S>,
+) -> Error {
+    match client.finish(rx) {
+        Err(e) => Error::Session(e),
+        Ok(()) => Error::Io(ErrorKind::UnexpectedEof.into()),
+    }
+}
+
+/// The answer a connection's `receive` hands back, out of the session's event for a whole
+/// frame (`rx.missing()` said 0).
+///
+/// # Errors
+///
+/// As [`Client::receive`]; [`Error::Idle`] for an event of the session's own exchange, which is
+/// over once a connection is open.
+pub fn answer<'r, S: AsRef<[u8]> + AsMut<[u8]>, const N: usize>(
+    client: &mut Client<'_, N>,
+    rx: &'r mut FrameBuffer<S>,
+) -> Result<Answer<'r>, Error> {
+    match client.receive(rx)? {
+        Some(Event::Response(answer)) => Ok(answer),
+        Some(Event::Ready | Event::Retry { .. }) => Err(Error::Idle),
+        None => Err(Error::Io(std::io::Error::other("no whole frame after all"))),
+    }
+}
+
 /// A blocking connection to one broker: a stream, the session's [`Client`] and its buffers.
 ///
 /// `N` requests may be in flight at once ([`Connection::send`]); `B` is the buffers' storage.
@@ -245,13 +319,13 @@ impl<'a, S: Read + Write, B: Storage, const N: usize> Connection<'a, S, B, N> {
             while let Some(n) = c.client.poll_transmit(c.tx.as_mut())? {
                 c.write(n)?;
             }
-            // A client that does not negotiate sends nothing and waits for nothing.
+            // Ready, or a client that does not negotiate: it sends nothing and awaits nothing.
             if c.client.is_ready() || c.client.in_flight() == 0 {
                 return Ok(c);
             }
-            if let Event::Ready = c.next_event()? {
-                return Ok(c);
-            }
+            // Ready, or Retry: the request again, at the version the broker named.
+            c.fill()?;
+            c.client.receive(&mut c.rx)?;
         }
     }
 
@@ -263,15 +337,7 @@ impl<'a, S: Read + Write, B: Storage, const N: usize> Connection<'a, S, B, N> {
     /// before wait for their answers (nothing is sent then); as [`Connection::send`] and
     /// [`Connection::receive`].
     pub fn call<R: Body>(&mut self, body: &R) -> Result<Answer<'_>, Error> {
-        if !body.expects_response() {
-            return Err(Error::NoResponse {
-                api_key: body.body_api_key(),
-            });
-        }
-        match self.client.in_flight() {
-            0 => {}
-            in_flight => return Err(Error::Busy { in_flight }),
-        }
+        check_call(&self.client, body)?;
         self.send(body)?;
         self.receive()
     }
@@ -297,14 +363,7 @@ impl<'a, S: Read + Write, B: Storage, const N: usize> Connection<'a, S, B, N> {
     pub fn send_at<R: Body>(&mut self, body: &R, version: i16) -> Result<Sent, Error> {
         // The clock read, for the request's deadline; one that expired is reported by a read.
         self.tick();
-        let sent = match self.client.send_at(body, version, self.tx.as_mut()) {
-            Err(SessionError::Encode(EncodeError::BufferTooSmall { required, .. }))
-                if self.tx.grow(required) =>
-            {
-                self.client.send_at(body, version, self.tx.as_mut())?
-            }
-            sent => sent?,
-        };
+        let sent = encode(&mut self.client, body, version, &mut self.tx)?;
         self.write(sent.len)?;
         Ok(sent)
     }
@@ -320,12 +379,8 @@ impl<'a, S: Read + Write, B: Storage, const N: usize> Connection<'a, S, B, N> {
         if self.client.in_flight() == 0 {
             return Err(Error::Idle);
         }
-        match self.next_event()? {
-            Event::Response(answer) => Ok(answer),
-            // The session's own exchange is over once the connection is open: after it, every
-            // event is a response.
-            Event::Ready | Event::Retry { .. } => Err(Error::Idle),
-        }
+        self.fill()?;
+        answer(&mut self.client, &mut self.rx)
     }
 
     /// The version `key` is sent at: the highest both the broker and this build speak.
@@ -371,16 +426,13 @@ impl<'a, S: Read + Write, B: Storage, const N: usize> Connection<'a, S, B, N> {
         self.client.handle_timeout(clock(self.started.elapsed()))
     }
 
-    /// Reads until the session hands back an event. A deadline is checked after each read that
-    /// leaves the frame unfinished: an answer that came in time is handed back whenever it is
-    /// asked for.
-    fn next_event(&mut self) -> Result<Event<'_>, Error> {
+    /// Reads until a whole frame is buffered. A deadline is checked after each read that leaves
+    /// the frame unfinished: an answer that came in time is handed back whenever it is asked
+    /// for.
+    fn fill(&mut self) -> Result<(), Error> {
         while self.rx.missing()? > 0 {
             match self.stream.read(self.rx.spare()) {
-                Ok(0) => {
-                    self.client.finish(&self.rx)?;
-                    return Err(Error::Io(ErrorKind::UnexpectedEof.into()));
-                }
+                Ok(0) => return Err(ended(&self.client, &self.rx)),
                 Ok(n) => self.rx.filled(n),
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
                 // The stream's timeout: a timeout of the session's, or none.
@@ -395,10 +447,6 @@ impl<'a, S: Read + Write, B: Storage, const N: usize> Connection<'a, S, B, N> {
                 return Err(Error::TimedOut { request });
             }
         }
-        // A whole frame is buffered: the session answers or fails (`None` is for a frame not
-        // yet whole).
-        self.client
-            .receive(&mut self.rx)?
-            .ok_or_else(|| Error::Io(std::io::Error::other("no whole frame after all")))
+        Ok(())
     }
 }

@@ -106,8 +106,8 @@
 //! Cortex-M). Firmware depends on the crate with `default-features = false` and names the APIs it
 //! speaks, such as `features = ["ApiVersions", "Metadata", "Produce", "Fetch"]`: the crate then
 //! compiles in a fifth of the time, and the `perf` feature's inlined and table-heavy fast paths
-//! are left out, the same results from about a fifth less code (the guide's chapter on embedded use gives the
-//! producer's section sizes).
+//! are left out, the same results from about a fifth less code (the guide's chapter on
+//! embedded use gives the producer's section sizes).
 //!
 //! A device speaks one version of each API, fixed when it is built. The build names it in the
 //! `KWIRE_VERSIONS` environment variable, usually from the firmware's `.cargo/config.toml`:
@@ -132,7 +132,8 @@
 //! An API the variable does not name keeps
 //! every version, and a build without the variable is the crate as it always is: proxies and
 //! tools that choose versions at run time lose nothing. The embedded producer's `.text` goes
-//! from 45.0 KB with every version to 32.4 KB with its four (the guide's chapter on embedded use).
+//! from 45.0 KB with every version to 32.4 KB with its four (the guide's chapter on embedded
+//! use).
 //!
 //! ```
 //! use heapless::Vec;
@@ -268,8 +269,8 @@
 //! ## Layers
 //!
 //! Bottom first. A module imports only modules of the rows before its own, the layers below it;
-//! modules that share a row import none of each other (`tests/integration/layers.rs` checks the imports
-//! against this table).
+//! modules that share a row import none of each other (`tests/integration/layers.rs` checks the
+//! imports against this table).
 //!
 //! | module | holds |
 //! |---|---|

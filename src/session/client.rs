@@ -166,11 +166,12 @@ impl<'a, const N: usize> Client<'a, N> {
     }
 
     /// Gives every request sent from then on a deadline: `timeout_ms` milliseconds (at most
-    /// `i32::MAX`, about 24 days; 0 is no timeout) after the session's clock when it is sent. The session has no
-    /// clock of its own: the caller sets it with [`Client::handle_timeout`], which also says
-    /// which request expired, and [`Client::poll_timeout`] says when to call it next (the model
-    /// of quinn-proto's `poll_timeout`/`handle_timeout`). The clock is a millisecond count
-    /// that may wrap, as a device's tick counter does: deadlines are compared across the wrap.
+    /// `i32::MAX`, about 24 days; 0 is no timeout) after the session's clock when it is sent.
+    /// The session has no clock of its own: the caller sets it with [`Client::handle_timeout`],
+    /// which also says which request expired, and [`Client::poll_timeout`] says when to call
+    /// it next (the model of quinn-proto's `poll_timeout`/`handle_timeout`). The clock is a
+    /// millisecond count that may wrap, as a device's tick counter does: deadlines are compared
+    /// across the wrap.
     ///
     /// ```
     /// use kwire::messages::HeartbeatRequest;

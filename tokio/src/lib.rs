@@ -32,9 +32,11 @@ use std::time::Duration;
 
 use bytes::{BufMut, BytesMut};
 use kwire::frame::{self, Body};
-use kwire::io::{DEFAULT_MAX_FRAME, Error, FIRST_SEND_BUFFER, clock};
+use kwire::io::{
+    DEFAULT_MAX_FRAME, Error, FIRST_SEND_BUFFER, answer, check_call, clock, encode, ended,
+};
 use kwire::messages::{RequestHeader, ResponseHeader};
-use kwire::session::{Answer, Client, Event, FrameBuffer, Sent, SessionError};
+use kwire::session::{Answer, Client, FrameBuffer, Sent};
 use kwire::{ApiKey, DecodeError, EncodeError, Status};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::time::Instant;
@@ -232,12 +234,13 @@ impl<'a, S: AsyncRead + AsyncWrite + Unpin, const N: usize> Connection<'a, S, N>
             while let Some(n) = c.client.poll_transmit(&mut c.tx)? {
                 c.write(n).await?;
             }
+            // Ready, or a client that does not negotiate: it sends nothing and awaits nothing.
             if c.client.is_ready() || c.client.in_flight() == 0 {
                 return Ok(c);
             }
-            if let Event::Ready = c.next_event().await? {
-                return Ok(c);
-            }
+            // Ready, or Retry: the request again, at the version the broker named.
+            c.fill().await?;
+            c.client.receive(&mut c.rx)?;
         }
     }
 
@@ -247,15 +250,7 @@ impl<'a, S: AsyncRead + AsyncWrite + Unpin, const N: usize> Connection<'a, S, N>
     ///
     /// As [`kwire::io::Connection::call`].
     pub async fn call<R: Body>(&mut self, body: &R) -> Result<Answer<'_>, Error> {
-        if !body.expects_response() {
-            return Err(Error::NoResponse {
-                api_key: body.body_api_key(),
-            });
-        }
-        match self.client.in_flight() {
-            0 => {}
-            in_flight => return Err(Error::Busy { in_flight }),
-        }
+        check_call(&self.client, body)?;
         self.send(body).await?;
         self.receive().await
     }
@@ -278,15 +273,7 @@ impl<'a, S: AsyncRead + AsyncWrite + Unpin, const N: usize> Connection<'a, S, N>
     pub async fn send_at<R: Body>(&mut self, body: &R, version: i16) -> Result<Sent, Error> {
         // The clock read, for the request's deadline; one that expired is reported by a read.
         self.client.handle_timeout(clock(self.started.elapsed()));
-        let sent = match self.client.send_at(body, version, &mut self.tx) {
-            Err(SessionError::Encode(EncodeError::BufferTooSmall { required, .. })) => {
-                // Doubling at least, as `kwire::io` grows its own.
-                let len = required.max(self.tx.len().saturating_mul(2));
-                self.tx.resize(len, 0);
-                self.client.send_at(body, version, &mut self.tx)?
-            }
-            sent => sent?,
-        };
+        let sent = encode(&mut self.client, body, version, &mut self.tx)?;
         self.write(sent.len).await?;
         Ok(sent)
     }
@@ -300,10 +287,8 @@ impl<'a, S: AsyncRead + AsyncWrite + Unpin, const N: usize> Connection<'a, S, N>
         if self.client.in_flight() == 0 {
             return Err(Error::Idle);
         }
-        match self.next_event().await? {
-            Event::Response(answer) => Ok(answer),
-            Event::Ready | Event::Retry { .. } => Err(Error::Idle),
-        }
+        self.fill().await?;
+        answer(&mut self.client, &mut self.rx)
     }
 
     /// The version `key` is sent at: the highest both the broker and this build speak.
@@ -339,10 +324,10 @@ impl<'a, S: AsyncRead + AsyncWrite + Unpin, const N: usize> Connection<'a, S, N>
         }
     }
 
-    /// Reads until the session hands back an event, waiting no longer than the oldest
-    /// deadline. Past it, what has arrived is still read: an answer that came in time is handed
-    /// back whenever it is asked for.
-    async fn next_event(&mut self) -> Result<Event<'_>, Error> {
+    /// Reads until a whole frame is buffered, waiting no longer than the oldest deadline. Past
+    /// it, what has arrived is still read: an answer that came in time is handed back whenever
+    /// it is asked for.
+    async fn fill(&mut self) -> Result<(), Error> {
         while self.rx.missing()? > 0 {
             let now = clock(self.started.elapsed());
             let expired = self.client.handle_timeout(now);
@@ -368,14 +353,11 @@ impl<'a, S: AsyncRead + AsyncWrite + Unpin, const N: usize> Connection<'a, S, N>
                 None => read.await?,
             };
             if n == 0 {
-                self.client.finish(&self.rx)?;
-                return Err(Error::Io(std::io::ErrorKind::UnexpectedEof.into()));
+                return Err(ended(&self.client, &self.rx));
             }
             self.rx.filled(n);
         }
-        self.client
-            .receive(&mut self.rx)?
-            .ok_or_else(|| Error::Io(std::io::Error::other("no whole frame after all")))
+        Ok(())
     }
 }
 
