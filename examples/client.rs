@@ -18,7 +18,7 @@ use std::net::TcpStream;
 use std::process::ExitCode;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use kwire::codec::{Array, Uuid};
+use kwire::codec::{Array, Str, Uuid};
 use kwire::frame::{self, Body};
 use kwire::messages::create_topics_request::CreatableTopic;
 use kwire::messages::fetch_request::{FetchPartition, FetchTopic};
@@ -266,7 +266,7 @@ fn create_topic(c: &mut Connection, o: &Options) -> Result<(), Error> {
                 return Err(format!(
                     "CreateTopics {}: {e} {}",
                     t.name,
-                    t.error_message.unwrap_or("")
+                    t.error_message.unwrap_or(Str::EMPTY)
                 )
                 .into());
             }
@@ -286,11 +286,15 @@ fn wait_for_leaders(c: &mut Connection, o: &Options) -> Result<TopicLayout, Erro
         else {
             return Err("not a Metadata response".into());
         };
+        // The addresses to connect to: a host that is not UTF-8 is no host name.
         let brokers: BTreeMap<i32, String> = m
             .brokers
             .iter()
-            .map(|b| (b.node_id, format!("{}:{}", b.host, b.port)))
-            .collect();
+            .map(|b| match b.host.to_str() {
+                Ok(host) => Ok((b.node_id, format!("{host}:{}", b.port))),
+                Err(e) => Err(format!("broker {} has the host {}: {e}", b.node_id, b.host)),
+            })
+            .collect::<Result<_, _>>()?;
         let mut layout = TopicLayout {
             id: Uuid::ZERO,
             leaders: BTreeMap::new(),
@@ -384,7 +388,7 @@ fn produce(
             "Produce {}-{p}: {} {}",
             o.topic,
             ErrorCode(part.error_code),
-            part.error_message.unwrap_or("")
+            part.error_message.unwrap_or(Str::EMPTY)
         )
         .into());
     }

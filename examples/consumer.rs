@@ -5,7 +5,7 @@
 //! cargo run -p kwire-examples --example consumer -- 127.0.0.1:19092 events [COUNT]
 //! ```
 
-use kwire::codec::Array;
+use kwire::codec::{Array, Str};
 use kwire::messages::fetch_request::{FetchPartition, FetchTopic};
 use kwire::messages::metadata_request::MetadataRequestTopic;
 use kwire::messages::{FetchRequest, FetchResponse, MetadataRequest, MetadataResponse};
@@ -23,7 +23,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let topics = [MetadataRequestTopic::default().with_name(Some(&topic))];
     let request = MetadataRequest::default().with_topics(Some(Array::from(&topics[..])));
     let metadata: MetadataResponse<'_> = broker.call(&request)?.decode_as()?;
-    let t = metadata.topics.iter().find(|t| t.name == Some(&topic[..]));
+    let t = metadata
+        .topics
+        .iter()
+        .find(|t| t.name == Some(Str::new(&topic)));
     let topic_id = match t.ok_or("the topic is not in the Metadata response")? {
         t if t.error_code == ErrorCode::NONE => t.topic_id,
         t => return Err(format!("{topic}: {}", ErrorCode(t.error_code)).into()),

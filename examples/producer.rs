@@ -5,7 +5,7 @@
 //! cargo run -p kwire-examples --example producer -- 127.0.0.1:19092 events [COUNT]
 //! ```
 
-use kwire::codec::Array;
+use kwire::codec::{Array, Str};
 use kwire::messages::metadata_request::MetadataRequestTopic;
 use kwire::messages::produce_request::{PartitionProduceData, TopicProduceData};
 use kwire::messages::{MetadataRequest, MetadataResponse, ProduceRequest, ProduceResponse};
@@ -26,7 +26,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_topics(Some(Array::from(&topics[..])))
         .with_allow_auto_topic_creation(true);
     let metadata: MetadataResponse<'_> = broker.call(&request)?.decode_as()?;
-    let topic_id = match metadata.topics.iter().find(|t| t.name == Some(&topic[..])) {
+    let topic_id = match metadata
+        .topics
+        .iter()
+        .find(|t| t.name == Some(Str::new(&topic)))
+    {
         Some(t) if t.error_code == ErrorCode::NONE => t.topic_id,
         _ => return Err(format!("{topic}: not found").into()),
     };

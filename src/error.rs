@@ -37,7 +37,8 @@ pub enum DecodeErrorKind {
         /// The largest length allowed.
         limit: usize,
     },
-    /// A string was not valid UTF-8.
+    /// A string was not valid UTF-8, in a decode that checks it (see
+    /// [`Reader::checking_utf8`](crate::codec::Reader::checking_utf8)).
     InvalidUtf8,
     /// A tagged field's tag was not strictly greater than the one before it (a duplicate or an
     /// out-of-order tag).

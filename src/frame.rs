@@ -5,7 +5,7 @@
 //! then a header, then a body.
 
 use crate::api::{ApiKey, Request, Response};
-use crate::codec::{Decode, Drops, Encode, Message, encode_with, refuse_drops};
+use crate::codec::{Decode, Drops, Encode, Message, Str, encode_with, refuse_drops};
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, Status};
 use crate::header::{request_header_version, response_header_version};
 use crate::messages::{RequestHeader, ResponseHeader};
@@ -309,7 +309,7 @@ pub struct RequestInfo<'a> {
     pub correlation_id: i32,
     /// The client id, `None` when null. The header v0 of ControlledShutdown v0 has none, and
     /// gives the schema's default, `Some("")`, as [`decode_request`] does.
-    pub client_id: Option<&'a str>,
+    pub client_id: Option<Str<'a>>,
 }
 
 /// Reads the API key, version, correlation id and client id of a request frame (size prefix
@@ -331,7 +331,7 @@ pub struct RequestInfo<'a> {
 ///
 /// let info = frame::request_info(&buf[..n])?;
 /// assert_eq!(info.api_key, ApiKey::HEARTBEAT);
-/// assert_eq!((info.api_version, info.correlation_id, info.client_id), (4, 7, Some("app")));
+/// assert_eq!((info.api_version, info.correlation_id, info.client_id), (4, 7, Some("app".into())));
 /// // The first 19 bytes hold all four fields.
 /// assert_eq!(frame::request_info(&buf[..19])?, info);
 /// # Ok::<(), Box<dyn core::error::Error>>(())
@@ -340,7 +340,7 @@ pub struct RequestInfo<'a> {
 /// # Errors
 ///
 /// `NegativeFrameSize`; `Truncated` when `frame` or its size prefix ends before the four
-/// fields do; `InvalidUtf8` for a client id that is not UTF-8.
+/// fields do.
 pub fn request_info(frame: &[u8]) -> Result<RequestInfo<'_>, DecodeError> {
     let mut r = header_start(frame)?;
     let api_key = ApiKey(r.decode_with(|r| r.i16("RequestHeader.RequestApiKey"))?);

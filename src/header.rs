@@ -76,6 +76,7 @@ impl<'a> crate::messages::RequestHeader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::codec::Str;
 
     #[test]
     fn header_versions() {
@@ -127,7 +128,7 @@ mod tests {
         assert_eq!(buf.get(..n), Some(&expected[..]));
         let (h, b) = frame::decode_request(&expected).unwrap();
         assert_eq!(h.correlation_id, 7);
-        assert_eq!(h.client_id, Some(""));
+        assert_eq!(h.client_id, Some(Str::EMPTY));
         assert_eq!(b, Request::ControlledShutdown(body));
 
         // v1 has a client id again.
@@ -135,6 +136,6 @@ mod tests {
         let n = frame::encode_request(&header, &body, &mut buf).unwrap();
         assert_eq!(n, 16 + 2 + 8);
         let (h, _) = frame::decode_request(buf.get(..n).unwrap()).unwrap();
-        assert_eq!(h.client_id, Some("broker-1"));
+        assert_eq!(h.client_id, Some(Str::new("broker-1")));
     }
 }

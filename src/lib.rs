@@ -62,7 +62,7 @@
 //! let request = MetadataRequest::default().with_topics(Some(Array::from(&topics[..])));
 //! let response = call(&mut broker, &request, version)?;
 //! let (_, metadata) = frame::decode_response_as::<MetadataResponse<'_>>(&response, version)?;
-//! let topic_id = metadata.topics.iter().find(|t| t.name == Some(topic)).ok_or("no topic")?.topic_id;
+//! let topic_id = metadata.topics.iter().find(|t| t.name == Some(topic.into())).ok_or("no topic")?.topic_id;
 //!
 //! let version = versions.negotiate(ApiKey::FETCH)?;
 //! let mut offset = 0;
@@ -202,11 +202,11 @@
 //! # let incoming = &incoming[..len];
 //!
 //! let (mut header, body) = frame::decode_request(incoming)?;
-//! header.client_id = Some("through-the-proxy");
+//! header.client_id = Some("through-the-proxy".into());
 //! let mut out = [0u8; 128];
 //! let n = frame::encode_request(&header, &body, &mut out)?;
 //! let (rewritten, _) = frame::decode_request(&out[..n])?;
-//! assert_eq!(rewritten.client_id, Some("through-the-proxy"));
+//! assert_eq!(rewritten.client_id, Some("through-the-proxy".into()));
 //! assert_eq!(rewritten.correlation_id, 5);
 //! # Ok::<(), Box<dyn core::error::Error>>(())
 //! ```
@@ -244,9 +244,9 @@
 //! let mut out = [0u8; 256];
 //! let n = frame::encode_response(&header, &rewritten, 12, &mut out)?;
 //! let (_, seen) = frame::decode_response_as::<MetadataResponse<'_>>(&out[..n], 12)?;
-//! assert!(seen.brokers.iter().all(|b| (b.host, b.port) == ("proxy.local", 19092)));
+//! assert!(seen.brokers.iter().all(|b| b.host == "proxy.local" && b.port == 19092));
 //! assert_eq!(seen.brokers.last().map(|b| b.node_id), Some(2));
-//! assert_eq!(seen.cluster_id, Some("c1"));
+//! assert_eq!(seen.cluster_id, Some("c1".into()));
 //! # Ok::<(), Box<dyn core::error::Error>>(())
 //! ```
 //!

@@ -32,7 +32,7 @@ fixtures!(
 use std::vec;
 use std::vec::Vec;
 
-use crate::codec::{Decode, Encode, Message, RawTaggedField, Reader, TaggedFields, Uuid};
+use crate::codec::{Decode, Encode, Message, RawTaggedField, Reader, Str, TaggedFields, Uuid};
 use crate::error::{DecodeErrorKind, EncodeError};
 use crate::records::Records;
 
@@ -643,7 +643,7 @@ mod arrays {
         let bytes = round_trip!(m, 2);
         assert_eq!(bytes, hex("03 03 02 67 00 00 01 00 01 00"));
         let decoded: SimpleArraysMessage<'_> = decode(&bytes, 2);
-        let names: Vec<&str> = decoded.goats.iter().map(|g| g.name).collect();
+        let names: Vec<Str<'_>> = decoded.goats.iter().map(|g| g.name).collect();
         assert_eq!(names, ["g", ""]);
     }
 

@@ -86,15 +86,17 @@ impl<T: Visit> Visit for Option<T> {
 
 /// kwire's field types.
 mod ours {
-    use kwire::codec::{Array, Element, TaggedFields, Uuid};
+    use kwire::codec::{Array, Element, Str, TaggedFields, Uuid};
     use kwire::records::{Records, UnalignedRecords};
 
     use super::{Acc, Visit};
 
-    impl Visit for &str {
+    /// A string is read as `&str`, checked as UTF-8 here once, as `kafka-protocol`'s decode
+    /// checks it once.
+    impl Visit for Str<'_> {
         #[inline]
         fn visit(&self, acc: &mut Acc) {
-            acc.length(self.len());
+            acc.length(self.to_str().map_or(usize::MAX, str::len));
         }
     }
 
@@ -528,6 +530,10 @@ fn encode_ratio<O: Encode>(
 /// The instance size of the breadth comparison.
 const BREADTH_TARGET: usize = 64 * 1024;
 
+/// The size under which a breadth instance counts as small: a type without arrays, whose
+/// instance cannot grow to the target.
+const SMALL: usize = 1024;
+
 /// One message type of the breadth comparison.
 struct BreadthRow {
     name: &'static str,
@@ -535,6 +541,8 @@ struct BreadthRow {
     len: usize,
     /// Peer time / our time for decoding and visiting every value.
     decode: f64,
+    /// Peer time / our time for decoding alone: what a relay or a filter pays.
+    decode_alone: f64,
     /// Peer time / our time for encoding the decoded value.
     encode: f64,
 }
@@ -685,6 +693,30 @@ fn breadth(s: &Settings, strings: kwire_testkit::Strings) {
             &mut || theirs_visit().fold,
         );
 
+        // Decoding alone: the decoded value is dropped unread (the peer's with its allocations).
+        let decode_alone = ratio(
+            s,
+            &format!("{} v{version} decode", schema.name),
+            &mut || {
+                let mut r = Reader::new(black_box(&bytes));
+                let ok = if request {
+                    black_box(Request::decode(&mut r, key, version)).is_ok()
+                } else {
+                    black_box(Response::decode(&mut r, key, version)).is_ok()
+                };
+                u64::from(ok)
+            },
+            &mut || {
+                let mut input = black_box(&shared).clone();
+                let ok = if request {
+                    black_box(RequestKind::decode(kp_key, &mut input, version)).is_ok()
+                } else {
+                    black_box(ResponseKind::decode(kp_key, &mut input, version)).is_ok()
+                };
+                u64::from(ok)
+            },
+        );
+
         // Encoding alone, from each side's decoded value.
         let mut r = Reader::new(&bytes);
         let mut input = shared.clone();
@@ -703,7 +735,7 @@ fn breadth(s: &Settings, strings: kwire_testkit::Strings) {
             })
         };
         println!(
-            "{:<44} v{version:<3} {:>7} bytes   decode+visit {decode:>6.2}x   encode {encode:>6.2}x",
+            "{:<44} v{version:<3} {:>7} bytes   decode+visit {decode:>6.2}x   decode {decode_alone:>6.2}x   encode {encode:>6.2}x",
             schema.name,
             bytes.len(),
         );
@@ -712,6 +744,7 @@ fn breadth(s: &Settings, strings: kwire_testkit::Strings) {
             version,
             len: bytes.len(),
             decode,
+            decode_alone,
             encode,
         });
     }
@@ -720,8 +753,12 @@ fn breadth(s: &Settings, strings: kwire_testkit::Strings) {
     for reason in &left_out {
         println!("left out: {reason}");
     }
-    let quantiles = |pick: fn(&BreadthRow) -> f64| {
-        let mut v: Vec<f64> = rows.iter().map(pick).collect();
+    let quantiles = |pick: fn(&BreadthRow) -> f64, small: bool| {
+        let mut v: Vec<f64> = rows
+            .iter()
+            .filter(|r| !small || r.len < SMALL)
+            .map(pick)
+            .collect();
         v.sort_by(f64::total_cmp);
         let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
         format!(
@@ -739,13 +776,22 @@ fn breadth(s: &Settings, strings: kwire_testkit::Strings) {
         rows.len(),
         left_out.len()
     );
-    println!("decode+visit: {}", quantiles(|r| r.decode));
-    println!("encode:       {}", quantiles(|r| r.encode));
+    println!("decode+visit: {}", quantiles(|r| r.decode, false));
+    println!("decode alone: {}", quantiles(|r| r.decode_alone, false));
+    println!("encode:       {}", quantiles(|r| r.encode, false));
+    println!(
+        "the {} types whose instance stays under {SMALL} bytes (no arrays):",
+        rows.iter().filter(|r| r.len < SMALL).count()
+    );
+    println!("  decode+visit: {}", quantiles(|r| r.decode, true));
+    println!("  decode alone: {}", quantiles(|r| r.decode_alone, true));
+    println!("  encode:       {}", quantiles(|r| r.encode, true));
     for (what, pick) in [
         (
             "decode+visit",
             (|r: &BreadthRow| r.decode) as fn(&BreadthRow) -> f64,
         ),
+        ("decode alone", |r: &BreadthRow| r.decode_alone),
         ("encode", |r: &BreadthRow| r.encode),
     ] {
         rows.sort_by(|a, b| pick(a).total_cmp(&pick(b)));

@@ -267,7 +267,8 @@ fn rerouted(tap: &Arc<Tap>, api: ApiKey, version: i16, f: &[u8], host: &str) -> 
     let (header, body) = frame::decode_response(f, api, version).ok()?;
     let mut out = Vec::new();
     let rewritten = address::rewrite_response(&header, &body, version, &mut out, |broker| {
-        let port = tap.route(broker.host, broker.port);
+        // A host that is not UTF-8 names no host to relay to: it is left as it is.
+        let port = tap.route(broker.host.to_str().ok()?, broker.port);
         Some((host, port.map_or(broker.port, i32::from)))
     });
     rewritten.ok()?.is_changed().then_some(out)

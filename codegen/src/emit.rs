@@ -262,7 +262,7 @@ fn prim_rust(p: Prim) -> &'static str {
         Prim::Int64 => "i64",
         Prim::Float64 => "f64",
         Prim::Uuid => "c::Uuid",
-        Prim::String => "&'a str",
+        Prim::String => "c::Str<'a>",
         Prim::Bytes => "&'a [u8]",
         Prim::Records => "crate::records::Records<'a>",
     }
@@ -378,7 +378,10 @@ fn default_value(x: &F<'_>) -> Result<Option<String>, String> {
                     }
                 }
             },
-            Prim::String => format!("{:?}", d.unwrap_or("")),
+            Prim::String => match d.unwrap_or("") {
+                "" => "c::Str::EMPTY".into(),
+                v => format!("c::Str::new({v:?})"),
+            },
             Prim::Bytes => {
                 if d.is_some_and(|v| !v.is_empty()) {
                     return Err(format!("{}: bytes default must be empty or null", x.path));
@@ -439,7 +442,7 @@ fn non_default(x: &F<'_>) -> Result<String, String> {
                 match (p, d.as_str()) {
                     (Prim::Bool, "false") => format!("{star}{v}"),
                     (Prim::Bool, _) => format!("!{star}{v}"),
-                    (Prim::String, "\"\"") => format!("!{v}.is_empty()"),
+                    (Prim::String, "c::Str::EMPTY") => format!("!{v}.is_empty()"),
                     _ => format!("{star}{v} != {d}"),
                 }
             }
@@ -675,39 +678,51 @@ fn field_doc(x: &F<'_>) -> String {
 }
 
 /// The walker read of a positional field (see [`emit_take`]): `read_expr` without errors.
-fn take_expr(x: &F<'_>) -> Result<String, String> {
-    let flex = x.field_flex();
+fn take_expr(x: &F<'_>, in_tag: bool) -> Result<String, String> {
+    // The fast reader in scope (a `&mut FastReader`): a tagged value's payload is `p`.
+    let w = if in_tag { "p" } else { "w" };
+    let flex = if in_tag {
+        "true".to_string()
+    } else {
+        x.field_flex()
+    };
     let plain = |nullable: bool| -> Result<String, String> {
         Ok(match &x.f.ty {
             Ty::Prim(pr) => match pr {
-                Prim::String if nullable => format!("w.nullable_string({flex})?"),
-                Prim::String => format!("w.string({flex})?"),
-                Prim::Bytes if nullable => format!("w.nullable_bytes({flex})?"),
-                Prim::Bytes => format!("w.bytes({flex})?"),
-                Prim::Records if unaligned_records(x) && nullable => {
-                    format!("w.nullable_bytes({flex})?.map(crate::records::UnalignedRecords::new)")
-                }
+                Prim::String if nullable => format!("{w}.nullable_string({flex})?"),
+                Prim::String => format!("{w}.string({flex})?"),
+                Prim::Bytes if nullable => format!("{w}.nullable_bytes({flex})?"),
+                Prim::Bytes => format!("{w}.bytes({flex})?"),
+                Prim::Records if unaligned_records(x) && nullable => format!(
+                    "{w}.nullable_bytes({flex})?.map(crate::records::UnalignedRecords::new)"
+                ),
                 Prim::Records if unaligned_records(x) => {
-                    format!("crate::records::UnalignedRecords::new(w.bytes({flex})?)")
+                    format!("crate::records::UnalignedRecords::new({w}.bytes({flex})?)")
                 }
-                Prim::Records if nullable => format!("w.nullable_records({flex})?"),
-                Prim::Records => format!("w.records({flex})?"),
+                Prim::Records if nullable => format!("{w}.nullable_records({flex})?"),
+                Prim::Records => format!("{w}.records({flex})?"),
                 fixed => fixed_take(*fixed)
                     .ok_or_else(|| format!("{}: no walker read", x.path))?
-                    .into(),
+                    .replacen("w.", &format!("{w}."), 1),
             },
             Ty::Struct(st) => {
-                let take = format!("{st}::read_fast_wire(w, version)?");
+                let take = format!("{st}::read_fast_wire({w}, version)?");
+                // A nullable struct's marker: a varint in a tagged value, an int8 elsewhere.
+                let marker = if in_tag {
+                    format!("{w}.uvarint()? != 0")
+                } else {
+                    format!("{w}.struct_marker()?")
+                };
                 if nullable {
-                    format!("if w.struct_marker()? {{ Some({take}) }} else {{ None }}")
+                    format!("if {marker} {{ Some({take}) }} else {{ None }}")
                 } else {
                     take
                 }
             }
             Ty::Array(_) if nullable => {
-                format!("c::Array::read_fast_nullable(w, version, {flex})?")
+                format!("c::Array::read_fast_nullable({w}, version, {flex})?")
             }
-            Ty::Array(_) => format!("c::Array::read_fast(w, version, {flex})?"),
+            Ty::Array(_) => format!("c::Array::read_fast({w}, version, {flex})?"),
         })
     };
     if !x.option {
@@ -780,6 +795,11 @@ fn run_locals(body: &mut String, run: &[(usize, Prim)]) {
         at += pr.width().unwrap_or_default();
     }
 }
+
+/// A walk's step over a struct's tagged section: a non-empty one of bytes not yet validated is
+/// checked by the struct's fast read of its section (its read through a [`Reader`] in a build
+/// without `perf`, which walks arrays of fixed-width elements only).
+const WALK_SECTION: &str = "#[cfg(feature = \"perf\")]\nw.tagged_section_with(|w| Self::default().read_tagged_fast(w, version).map(|(_, rest)| rest))?;\n#[cfg(not(feature = \"perf\"))]\nw.tagged_section_with(|mut w| { w.read_with(|r| Self::default().read_tagged(r, version))?; Some(w.rest()) })?;";
 
 /// The read of a struct's last run of fixed-width fields together with the count byte of its
 /// tagged section (where `flex` holds), which must be zero: bytes `b0..` and locals `f{i}` as a
@@ -869,8 +889,61 @@ fn emit_take(
     fields: &[F<'_>],
     flex: &Cond,
     flex_let: &str,
+    tail: bool,
 ) -> Result<(), String> {
     let name = &s.name;
+    // An element's take is copied into each version class of `ReadFast::read_fast`.
+    let inline = if s.is_root {
+        "#[inline]"
+    } else {
+        "#[inline(always)]"
+    };
+    let (body, refuses) = take_body(s, fields, flex, flex_let, tail)?;
+    let _ = writeln!(
+        out,
+        "impl<'a> {name}<'a> {{\n/// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`\n/// wherever [`c::Decode::read`] would fail{}.\n#[cfg(feature = \"perf\")]\n{inline}\npub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {{\n{body}}}\n",
+        if refuses {
+            ", and on a non-empty tagged section, which\n/// [`Self::read_fast_sections`] reads"
+        } else {
+            ""
+        }
+    );
+    // What iteration reads an element with where `read_fast_wire` refused it.
+    let sections = if refuses {
+        take_body(s, fields, flex, flex_let, false)?.0
+    } else {
+        "Self::read_fast_wire(w, version)\n".to_string()
+    };
+    let _ = writeln!(
+        out,
+        "/// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,\n/// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.\n#[cfg(feature = \"perf\")]\n#[inline]\n#[allow(dead_code, reason = \"read by iteration, of the structs that are elements\")]\npub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {{\n{sections}}}\n}}\n"
+    );
+    Ok(())
+}
+
+/// True when a struct of the message holds a `name` as a field of its own, rather than as an
+/// array's elements: only an array's elements read their last run of fixed-width fields with
+/// their tagged section's count byte (a message is read once per decode, and a struct field's
+/// read has no other read to fall back on).
+fn is_field_struct(structs: &Structs, name: &str) -> bool {
+    structs
+        .list
+        .iter()
+        .flat_map(|s| &s.fields)
+        .any(|f| matches!(&f.ty, Ty::Struct(n) if n == name))
+}
+
+/// The body of a struct's read through a fast reader, and whether it refuses a non-empty tagged
+/// section. An element (`tail`) refuses one, which keeps its read small where it is inlined
+/// into the array loops, and reads its last run of fixed-width fields with its section's count
+/// byte; a message and a struct held as a field read the section.
+fn take_body(
+    s: &StructDef,
+    fields: &[F<'_>],
+    flex: &Cond,
+    flex_let: &str,
+    tail: bool,
+) -> Result<(String, bool), String> {
     let mut body = String::new();
     if s.is_root {
         let _ = writeln!(body, "if {} {{ return None; }}", refused(s));
@@ -907,19 +980,18 @@ fn emit_take(
         flush(&mut body, &mut run);
         let value = match &x.pos {
             Cond::Never => default_expr(x)?,
-            Cond::Always => take_expr(x)?,
+            Cond::Always => take_expr(x, false)?,
             Cond::Expr(e) => format!(
                 "if {e} {{ {} }} else {{ {} }}",
-                take_expr(x)?,
+                take_expr(x, false)?,
                 default_expr(x)?
             ),
         };
         let _ = writeln!(body, "let f{i}: {} = {value};", rust_type(x)?);
     }
-    let own_section = s.is_root && fields.iter().any(|x| x.f.tag.is_some());
-    // A struct that ends with a run of fixed-width fields and leaves its tagged section to
-    // `read` reads the run and the empty section's count byte with one bounds check.
-    let tail_run = !own_section && !matches!(flex, Cond::Never) && !run.is_empty();
+    // An element that ends with a run of fixed-width fields reads the run and the empty
+    // section's count byte with one bounds check.
+    let tail_run = tail && !matches!(flex, Cond::Never) && !run.is_empty();
     if tail_run {
         take_tail_run(&mut body, &run, flex);
         run.clear();
@@ -930,32 +1002,28 @@ fn emit_take(
         let _ = writeln!(init, "{}: f{i},", x.ident);
     }
     init.push_str("unknown_tagged_fields: c::TaggedFields::EMPTY,\n");
-    let in_flexible = |stmt: &str| match flex {
-        Cond::Never => String::new(),
-        Cond::Always => format!("{stmt}\n"),
-        _ => format!("if flexible {{ {stmt} }}\n"),
-    };
-    if own_section {
-        // A message with tagged fields of its own reads a non-empty section out of line, with a
-        // reader from where the walker stands, rather than have the decode begin again with
-        // `read`: such sections, a FetchResponse's node endpoints or an ApiVersionsResponse's
-        // features, are often set.
+    // A non-empty section (a FetchResponse's node endpoints, an element's tagged fields) is read
+    // by the struct's `read_tagged_fast`, out of line.
+    let read = "return w.section_into(this, |this, w| this.read_tagged_fast(w, version));";
+    // The tail run refused a non-empty section.
+    if tail_run || matches!(flex, Cond::Never) {
+        let _ = write!(body, "Some(Self {{\n{init}}})\n");
+    } else if tail {
+        // An element leaves a non-empty section to `read_fast_sections`.
+        let section = match flex {
+            Cond::Always => "w.empty_tagged_section()?;\n",
+            _ => "if flexible { w.empty_tagged_section()?; }\n",
+        };
+        let _ = write!(body, "{section}Some(Self {{\n{init}}})\n");
+    } else {
         let non_empty = match flex {
             Cond::Always => "w.empty_tagged_section().is_none()",
             _ => "flexible && w.empty_tagged_section().is_none()",
         };
-        let read = format!(
-            "if {non_empty} {{ return w.read_section_into(this, move |this, r| this.read_tagged(r, version)); }}\n"
+        let _ = write!(
+            body,
+            "let this = Self {{\n{init}}};\nif {non_empty} {{ {read} }}\nSome(this)\n"
         );
-        let _ = write!(body, "let this = Self {{\n{init}}};\n{read}Some(this)\n");
-    } else {
-        // Elements and the other messages leave a non-empty section (rare) to `read`.
-        let section = if tail_run {
-            String::new()
-        } else {
-            in_flexible("w.empty_tagged_section()?;")
-        };
-        let _ = write!(body, "{section}Some(Self {{\n{init}}})\n");
     }
     let body = settle_pin(&body);
     let mut head = String::new();
@@ -965,17 +1033,10 @@ fn emit_take(
     if !mentions(&body, "w") {
         head.push_str("let _ = w;\n");
     }
-    // An element's take is copied into each version class of `ReadFast::read_fast`.
-    let inline = if s.is_root {
-        "#[inline]"
-    } else {
-        "#[inline(always)]"
-    };
-    let _ = writeln!(
-        out,
-        "impl<'a> {name}<'a> {{\n/// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`\n/// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to\n/// `read`.\n#[cfg(feature = \"perf\")]\n{inline}\npub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {{\n{head}{body}}}\n}}\n"
-    );
-    Ok(())
+    Ok((
+        format!("{head}{body}"),
+        tail && !matches!(flex, Cond::Never),
+    ))
 }
 
 /// What every emitted item of one struct is made from.
@@ -1055,7 +1116,8 @@ fn emit_struct(
     }
     emit_decode(out, &c)?;
     emit_walk(out, &c)?;
-    emit_take(out, s, &c.fields, &c.flex, &c.flex_let)?;
+    let tail = !s.is_root && !is_field_struct(c.structs, &s.name);
+    emit_take(out, s, &c.fields, &c.flex, &c.flex_let, tail)?;
     emit_encode(out, &c)?;
     let (name, classes) = (c.name, &c.element_classes);
     if s.is_root || classes.is_empty() {
@@ -1152,8 +1214,13 @@ fn emit_builders(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
         let ty = rust_type(x)?;
         // A non-null array is set from anything that converts: a slice, a fixed array, a
         // `heapless::Vec`, a `Vec` with `alloc`, or a decoded array.
+        // A string is set from a `&str`, so that what an encode writes of values is UTF-8.
         let (param, value) = if ty.starts_with("c::Array<") {
             (format!("impl Into<{ty}>"), "value.into()")
+        } else if ty == "c::Str<'a>" {
+            ("&'a str".to_string(), "c::Str::new(value)")
+        } else if ty == "Option<c::Str<'a>>" {
+            ("Option<&'a str>".to_string(), "value.map(c::Str::new)")
         } else {
             (ty, "value")
         };
@@ -1249,7 +1316,7 @@ fn emit_decode(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
     let mut tagged_read = None;
     if *flex != Cond::Never {
         let mut section = String::new();
-        if tag_count > 0 {
+        let fast_section = if tag_count > 0 {
             let _ = writeln!(
                 section,
                 "let mut section = c::TaggedSection::begin(r, {tag_count}, {tf_path})?;"
@@ -1288,13 +1355,15 @@ fn emit_decode(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
                 section.push_str("_ => {}\n}\n}\n");
             }
             section.push_str("this.unknown_tagged_fields = section.finish(r);\n");
+            fast_section_read(fields, hull, tag_count)?
         } else {
             // A struct without tagged fields of its own keeps whatever a section holds, out of line.
             let _ = writeln!(
                 section,
                 "this.unknown_tagged_fields = c::TaggedSection::read_unknown(r, {tf_path})?;"
             );
-        }
+            "this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;\n".to_string()
+        };
         // Most sections are empty: one zero byte, consumed without setting up the section.
         match flex {
             Cond::Always => {
@@ -1306,7 +1375,7 @@ fn emit_decode(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
                 );
             }
         }
-        tagged_read = Some(section);
+        tagged_read = Some((section, fast_section));
     }
     if mentions(&reads, "this") {
         body.push_str("let mut this = ");
@@ -1342,16 +1411,60 @@ fn emit_decode(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
         out,
         "}}\n\n#[cfg(feature = \"perf\")]\n#[inline]\nfn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, crate::error::DecodeError> {{\nc::read_fast_or_read(r, version).map_err(|c::Failed| r.take_error())\n}}\n}}\n\n#[cfg(feature = \"perf\")]\nimpl<'a> c::ReadFast<'a> for {name}<'a> {{\n#[inline]\nfn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {{\n{read_fast}\n}}\n}}\n"
     );
-    if let Some(section) = tagged_read {
+    if let Some((section, fast_section)) = tagged_read {
         let head = format!("let this = self;\n{}", version_head(&section));
-        // Called by `read`, and by a message's `read_fast_wire` for a non-empty section.
+        let fast_head = format!("let this = &mut self;\n{}", version_head(&fast_section));
+        // `read_tagged` is called by `read`; `read_tagged_fast` by `read_fast_wire` and, on
+        // itself, by the walk (on bytes not yet validated).
         let _ = writeln!(
             out,
-            "impl<'a> {name}<'a> {{\n/// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after\n/// the fields, and what a message's read through a walker hands to a reader.\n#[inline]\nfn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {{\n{head}{section}Ok(())\n}}\n}}\n"
+            "impl<'a> {name}<'a> {{\n/// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after\n/// the fields.\n#[inline]\nfn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {{\n{head}{section}Ok(())\n}}\n\n/// Reads a non-empty tagged-field section into `self` through a fast reader, taken and\n/// returned by value (see [`c::FastReader::section_into`]): `None` wherever\n/// [`Self::read_tagged`] would fail.\n#[cfg(feature = \"perf\")]\n#[inline(never)]\nfn read_tagged_fast(mut self, mut w: c::FastReader<'a>, version: i16) -> Option<(Self, &'a [u8])> {{\nlet w = &mut w;\n{fast_head}{fast_section}Some((self, w.rest()))\n}}\n}}\n"
         );
     }
 
     Ok(())
+}
+
+/// The body of `read_tagged_fast` for a struct with `tag_count` tagged fields of its own: the
+/// section read with a [`FastSection`](kwire's `codec::FastSection`), each known value from a
+/// fast reader `p` over exactly its payload, which it must fill.
+fn fast_section_read(fields: &[F<'_>], hull: Range, tag_count: usize) -> Result<String, String> {
+    let mut arms = Vec::new();
+    for x in fields.iter().filter(|x| x.f.tag.is_some()) {
+        let t = x.f.tag.unwrap_or_default();
+        let assign = format!(
+            "this.{} = {};\np.finished()?;",
+            x.ident,
+            take_expr(x, true)?
+        );
+        let arm = match cond_not(x.f.tagged.intersect(x.f.versions), hull) {
+            Cond::Always => "return None;".to_string(),
+            Cond::Never => assign,
+            Cond::Expr(e) => format!("if {e} {{ return None; }}\n{assign}"),
+        };
+        arms.push((t, arm));
+    }
+    let mut body = format!("let mut section = c::FastSection::begin(w, {tag_count})?;\n");
+    let uses_payload = arms.iter().any(|(_, arm)| mentions(arm, "p"));
+    let payload = if uses_payload { "mut p" } else { "_" };
+    let _ = writeln!(
+        body,
+        "while let Some((tag, {payload})) = section.next(w)? {{"
+    );
+    if uses_payload {
+        body.push_str("let p = &mut p;\n");
+    }
+    if let [(t, arm)] = arms.as_slice() {
+        let _ = writeln!(body, "if tag == {t} {{ {arm} }}\n}}");
+    } else {
+        body.push_str("match tag {\n");
+        for (t, arm) in &arms {
+            let _ = writeln!(body, "{t} => {{ {arm} }}");
+        }
+        body.push_str("_ => {}\n}\n}\n");
+    }
+    body.push_str("this.unknown_tagged_fields = section.finish(w);\n");
+    Ok(body)
 }
 
 /// `walk_wire`: advance over a value, checking it as `read` would, without building it.
@@ -1428,8 +1541,8 @@ fn emit_walk(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
     flush(&mut walk, &mut fixed);
     match flex {
         Cond::Never => {}
-        Cond::Always => walk.push_str("w.tagged_section()?;\n"),
-        _ => walk.push_str("if flexible { w.tagged_section()?; }\n"),
+        Cond::Always => walk.push_str(&format!("{WALK_SECTION}\n")),
+        _ => walk.push_str(&format!("if flexible {{ {WALK_SECTION} }}\n")),
     }
     let mut walk_fn = String::new();
     let flex_let = if mentions(&walk, "flexible") {
@@ -1445,7 +1558,7 @@ fn emit_walk(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
     walk_fn.push_str(&walk);
     let _ = writeln!(
         out,
-        "impl<'a> {name}<'a> {{\n/// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,\n/// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and\n/// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.\n#[cfg_attr(feature = \"perf\", inline(always))]\n#[cfg_attr(not(feature = \"perf\"), inline)]\npub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {{\n{walk_fn}Some(())\n}}\n}}\n"
+        "impl<'a> {name}<'a> {{\n/// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,\n/// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.\n#[cfg_attr(feature = \"perf\", inline(always))]\n#[cfg_attr(not(feature = \"perf\"), inline)]\npub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {{\n{walk_fn}Some(())\n}}\n}}\n"
     );
 
     Ok(())

@@ -10,7 +10,7 @@
 //! responses recorded from a broker ([`Canned`]) or, on a host, a socket.
 
 use heapless::{String, Vec};
-use kwire::codec::{Array, Decode, Message, Uuid};
+use kwire::codec::{Array, Decode, Message, Str, Uuid};
 use kwire::frame::Body;
 use kwire::messages::fetch_request::{FetchPartition, FetchTopic};
 use kwire::messages::metadata_request::MetadataRequestTopic;
@@ -239,7 +239,7 @@ pub fn run<T: Transport>(transport: &mut T) -> Result<Summary, Error<T::Error>> 
     let topic = metadata
         .topics
         .iter()
-        .find(|t| t.name == Some(TOPIC))
+        .find(|t| t.name == Some(Str::new(TOPIC)))
         .ok_or(Error::Unexpected(
             "the topic is not in the Metadata response",
         ))?;

@@ -5,6 +5,7 @@ use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 
+use kwire::codec::Str;
 use kwire::frame::{self, Body, RequestInfo};
 use kwire::messages::{RequestHeader, ResponseHeader};
 use kwire::session::address::{self, Rewritten};
@@ -173,7 +174,7 @@ fn request(n: usize, f: &[u8], out: &mut Vec<u8>, config: &Config, in_flight: &I
     }
     let mut header: RequestHeader<'_> = header;
     if let Some(id) = &config.client_id {
-        header.client_id = Some(id);
+        header.client_id = Some(Str::new(id));
     }
     // The client id is a hint: a header without the field (ControlledShutdown v0's) goes out
     // without it, as the lenient encode leaves out an ignorable value the version cannot carry.
@@ -188,7 +189,7 @@ fn request(n: usize, f: &[u8], out: &mut Vec<u8>, config: &Config, in_flight: &I
                 println!(
                     "[{n}] -> {key} v{version} correlation {} client {:?}: {} bytes in, {} out",
                     header.correlation_id,
-                    header.client_id.unwrap_or(""),
+                    header.client_id.unwrap_or(Str::EMPTY),
                     f.len(),
                     out.len()
                 );

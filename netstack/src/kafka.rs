@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use kwire::codec::{Array, Uuid};
+use kwire::codec::{Array, Str, Uuid};
 use kwire::frame::Body;
 use kwire::messages::fetch_request::{FetchPartition, FetchTopic};
 use kwire::messages::metadata_request::MetadataRequestTopic;
@@ -271,7 +271,7 @@ pub fn metadata<T: Transport>(conn: &mut Conn<T>, topic: &str) -> Result<Target,
         let found = response
             .topics
             .iter()
-            .find(|t| t.name == Some(topic))
+            .find(|t| t.name == Some(Str::new(topic)))
             .ok_or(Error::Unexpected(
                 "the topic is not in the Metadata response",
             ))?;
@@ -294,10 +294,14 @@ pub fn metadata<T: Transport>(conn: &mut Conn<T>, topic: &str) -> Result<Target,
                     .iter()
                     .find(|b| b.node_id == id)
                     .ok_or(Error::Unexpected("the leader is not among the brokers"))?;
+                let host = broker
+                    .host
+                    .to_str()
+                    .map_err(|_| Error::Unexpected("the leader's host is not UTF-8"))?;
                 return Ok(Target {
                     name: topic.to_owned(),
                     id: found.topic_id,
-                    leader: (id, broker.host.to_owned(), broker.port),
+                    leader: (id, host.to_owned(), broker.port),
                 });
             }
             _ if tries < 40 => std::thread::sleep(Duration::from_millis(250)),

@@ -24,7 +24,7 @@ const MAX_DECOMPRESSED: usize = 256 << 20;
 /// A topic as a frame names it.
 #[derive(Debug, Clone)]
 enum Topic {
-    /// By name.
+    /// By name, quoted as it is printed (bytes that are not UTF-8 escaped as `\xNN`).
     Name(String),
     /// By id.
     Id(Uuid),
@@ -54,7 +54,7 @@ impl Visit for Fields {
         };
         match (name, n.value) {
             ("Name" | "Topic" | "TopicName", Value::Str(s, _)) => {
-                self.topic = Some(Topic::Name(s.to_owned()));
+                self.topic = Some(Topic::Name(format!("{s:?}")));
             }
             ("TopicId", Value::Uuid(u)) => self.topic = Some(Topic::Id(u)),
             ("Index" | "PartitionIndex" | "Partition", Value::Int(p)) => self.partition = Some(p),
@@ -156,7 +156,7 @@ fn frame_records(
         let mut name = String::from("records");
         match &f.topic {
             Some(Topic::Name(t)) => {
-                let _ = write!(name, " of topic {t:?}");
+                let _ = write!(name, " of topic {t}");
             }
             // In Kafka's base64 form, as its tools print topic ids; with its name when known.
             Some(Topic::Id(id)) => match names(*id) {

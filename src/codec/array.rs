@@ -100,6 +100,23 @@ pub trait ElementCodec<'a>: Copy {
         w.read_with(|r| Self::read_element(r, version, flexible, ""))
     }
 
+    /// Reads one element through a fast reader where [`ElementCodec::read_fast`] refused it:
+    /// generated structs that read their last fixed-width fields with an empty tagged section's
+    /// count byte read a non-empty section here. `None` only where `read_element` would fail.
+    ///
+    /// It takes the fast reader by value and returns the element with the bytes after it, so
+    /// that the iterator's fast reader, whose address is never taken, stays in registers. The
+    /// default reads the element through a [`Reader`].
+    #[inline]
+    fn read_fast_sections(
+        mut w: FastReader<'a>,
+        version: i16,
+        flexible: bool,
+    ) -> Option<(Self, &'a [u8])> {
+        let v = w.read_with(|r| Self::read_element(r, version, flexible, ""))?;
+        Some((v, w.rest()))
+    }
+
     /// Encoded size of this element at `version`.
     ///
     /// # Errors
@@ -879,20 +896,33 @@ impl<'a, T: Element<'a>> Iterator for ArrayIter<'a, T> {
                 }
                 *left = left.checked_sub(1)?;
                 // Every element was validated when the view was built: the fast reader reads it, or
-                // leaves it (a non-empty tagged section) to a read, which cannot fail. If it ever
-                // did (a walk accepting what a read refuses), the iterator ends, and builds with
-                // debug assertions, the tests and the fuzz targets among them, say so.
-                if cfg!(feature = "perf") {
-                    let start = *w;
-                    if let Some(v) = T::read_fast(w, *version, *flexible) {
-                        return Some(v);
-                    }
-                    *w = start;
+                // leaves it (a non-empty tagged section after a last run of fixed-width fields) to
+                // a read that cannot fail. If it ever did (a walk accepting what a read refuses),
+                // the iterator ends, and builds with debug assertions, the tests and the fuzz
+                // targets among them, say so.
+                let start = w.rest();
+                if cfg!(feature = "perf")
+                    && let Some(v) = T::read_fast(w, *version, *flexible)
+                {
+                    return Some(v);
                 }
-                match w.read_with(|r| T::read_element(r, *version, *flexible, "")) {
+                w.set_rest(start);
+                let read = if cfg!(feature = "perf") {
+                    T::read_fast_sections(*w, *version, *flexible).map(|(v, rest)| {
+                        w.set_rest(rest);
+                        v
+                    })
+                } else {
+                    w.read_with(|r| T::read_element(r, *version, *flexible, ""))
+                };
+                match read {
                     Some(v) => Some(v),
                     None => {
-                        debug_assert!(false, "an element of a validated array failed to read");
+                        debug_assert!(
+                            false,
+                            "an element of a validated array failed to read: {} v{version}",
+                            core::any::type_name::<T>()
+                        );
                         *left = 0;
                         None
                     }

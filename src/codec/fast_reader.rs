@@ -2,8 +2,9 @@
 //! known to be good, without recording errors.
 
 #[cfg(feature = "perf")]
-use super::Failed;
-use super::{MAX_STRING_LEN, Reader, Uuid};
+use super::TaggedFields;
+use super::{MAX_STRING_LEN, Reader, Str, Uuid};
+use crate::wire::is_utf8;
 
 /// A cursor that advances over encoded values, checking them as a decode would, without saying
 /// what is wrong.
@@ -23,9 +24,10 @@ pub struct FastReader<'a> {
     rest: &'a [u8],
     /// Absolute offset of the end of the input, as in [`Reader`].
     end: usize,
-    /// Bytes an earlier decode validated: tagged sections are stepped over and strings are not
-    /// checked again when they are only stepped over.
+    /// Bytes an earlier decode validated: tagged sections are stepped over.
     validated: bool,
+    /// Strings are checked as UTF-8 (a [`Reader::checking_utf8`] over bytes not yet validated).
+    check_utf8: bool,
 }
 
 impl<'a> FastReader<'a> {
@@ -36,6 +38,7 @@ impl<'a> FastReader<'a> {
             rest: r.rest(),
             end: r.offset().wrapping_add(r.remaining()),
             validated: r.is_validated(),
+            check_utf8: r.checks_utf8() && !r.is_validated(),
         }
     }
 
@@ -47,6 +50,7 @@ impl<'a> FastReader<'a> {
             rest: bytes,
             end: offset.wrapping_add(bytes.len()),
             validated: true,
+            check_utf8: false,
         }
     }
 
@@ -73,6 +77,8 @@ impl<'a> FastReader<'a> {
     pub(crate) const fn reader(&self) -> Reader<'a> {
         if self.validated {
             Reader::validated(self.rest, self.offset())
+        } else if self.check_utf8 {
+            Reader::with_offset(self.rest, self.offset()).checking_utf8()
         } else {
             Reader::with_offset(self.rest, self.offset())
         }
@@ -119,6 +125,19 @@ impl<'a> FastReader<'a> {
     #[inline(always)]
     pub fn i8(&mut self) -> Option<i8> {
         self.u8().map(u8::cast_signed)
+    }
+
+    /// Reads an unsigned varint as [`Reader::uvarint`] does: one byte inline, longer ones out of
+    /// line.
+    #[inline(always)]
+    pub fn uvarint(&mut self) -> Option<u32> {
+        match self.rest.split_first() {
+            Some((&b, rest)) if b < 0x80 => {
+                self.rest = rest;
+                Some(u32::from(b))
+            }
+            _ => self.read_with(|r| r.uvarint("")),
+        }
     }
 
     /// Reads a big-endian `int16`.
@@ -193,25 +212,30 @@ impl<'a> FastReader<'a> {
         self.nullable_len(flexible, short)?
     }
 
-    /// The body of a string of `n` bytes: at most [`MAX_STRING_LEN`] bytes of UTF-8.
+    /// The body of a string of `n` bytes: at most [`MAX_STRING_LEN`] bytes (of UTF-8, when
+    /// checking it).
     #[inline(always)]
-    fn str_body(&mut self, n: usize) -> Option<&'a str> {
+    fn str_body(&mut self, n: usize) -> Option<Str<'a>> {
         if n > MAX_STRING_LEN {
             return None;
         }
-        super::reader::utf8(self.take(n)?)
+        let s = self.take(n)?;
+        if self.check_utf8 && !is_utf8(s) {
+            return None;
+        }
+        Some(Str::from_wire(s))
     }
 
     /// Reads a string that must not be null, as [`Reader::string`] does.
     #[inline(always)]
-    pub fn string(&mut self, flexible: bool) -> Option<&'a str> {
+    pub fn string(&mut self, flexible: bool) -> Option<Str<'a>> {
         let n = self.len(flexible, true)?;
         self.str_body(n)
     }
 
     /// Reads a nullable string, as [`Reader::nullable_string`] does.
     #[inline(always)]
-    pub fn nullable_string(&mut self, flexible: bool) -> Option<Option<&'a str>> {
+    pub fn nullable_string(&mut self, flexible: bool) -> Option<Option<Str<'a>>> {
         match self.nullable_len(flexible, true)? {
             Some(n) => self.str_body(n).map(Some),
             None => Some(None),
@@ -259,17 +283,13 @@ impl<'a> FastReader<'a> {
     }
 
     /// Steps over a string (`nullable`: a null is accepted), as [`Reader`] reads it: at most
-    /// [`MAX_STRING_LEN`] bytes of UTF-8 (checked only in bytes not yet validated).
+    /// [`MAX_STRING_LEN`] bytes (of UTF-8, when checking it).
     #[inline(always)]
     pub fn skip_string(&mut self, flexible: bool, nullable: bool) -> Option<()> {
         let Some(n) = self.nullable_len(flexible, true)? else {
             return nullable.then_some(());
         };
-        if n > MAX_STRING_LEN {
-            return None;
-        }
-        let s = self.take(n)?;
-        (self.validated || super::reader::is_utf8(s)).then_some(())
+        self.str_body(n).map(drop)
     }
 
     /// Steps over a bytes or records field (`nullable`: a null is accepted).
@@ -311,34 +331,62 @@ impl<'a> FastReader<'a> {
         self.u8().map(|m| m < 0x80)
     }
 
-    /// Steps over a tagged-field section. An empty one (the common case) is one byte; a
-    /// non-empty one is stepped over entry by entry in validated bytes, and refused in bytes not
-    /// yet validated, whose entries only a struct's read knows how to check.
+    /// Steps over a tagged-field section: an empty one (the common case) is one byte; a non-empty
+    /// one is stepped over entry by entry in validated bytes, and in bytes not yet validated is
+    /// checked by `check`, a struct's read of its section (see [`FastSection`]).
+    ///
+    /// `check` takes the fast reader by value and returns the bytes after the section, so that
+    /// this fast reader, whose address is never taken, stays in registers.
     #[inline(always)]
-    pub fn tagged_section(&mut self) -> Option<()> {
+    pub(crate) fn tagged_section_with(
+        &mut self,
+        check: impl FnOnce(Self) -> Option<&'a [u8]>,
+    ) -> Option<()> {
         if self.empty_tagged_section().is_some() {
             return Some(());
         }
-        if !self.validated {
-            return None;
-        }
-        self.rest = Self::tagged_entries(self.rest)?;
+        self.rest = if self.validated {
+            Self::tagged_entries(self.rest)?
+        } else {
+            check(*self)?
+        };
         Some(())
     }
 
-    /// Reads a non-empty tagged section into `value` with `read` (a struct's reader of its
-    /// section) through a [`Reader`] from here, and returns the value: what a message's read
-    /// through a fast reader does with a section an element's leaves to its reader.
+    /// Reads a non-empty tagged section into `value` with `read` (a struct's `read_tagged_fast`),
+    /// which takes the value and this fast reader by value and returns them with the bytes after
+    /// the section: the fast reader's address is never taken.
     #[cfg(feature = "perf")]
     #[inline(always)]
-    pub(crate) fn read_section_into<T>(
+    pub(crate) fn section_into<T>(
         &mut self,
         value: T,
-        read: impl FnOnce(&mut T, &mut Reader<'a>) -> Result<(), Failed>,
+        read: impl FnOnce(T, Self) -> Option<(T, &'a [u8])>,
     ) -> Option<T> {
-        let (value, rest) = read_section(self.reader(), value, read)?;
+        let (value, rest) = read(value, *self)?;
         self.rest = rest;
         Some(value)
+    }
+
+    /// A fast reader over the next `n` bytes alone (a tagged field's payload), with the same
+    /// offsets and flags.
+    #[cfg(feature = "perf")]
+    #[inline(always)]
+    fn sub(&mut self, n: usize) -> Option<Self> {
+        let at = self.offset();
+        let bytes = self.take(n)?;
+        Some(Self {
+            rest: bytes,
+            end: at.wrapping_add(n),
+            ..*self
+        })
+    }
+
+    /// `Some` when every byte has been read: a tagged field's value must fill its payload.
+    #[cfg(feature = "perf")]
+    #[inline(always)]
+    pub(crate) fn finished(&self) -> Option<()> {
+        self.rest.is_empty().then_some(())
     }
 
     /// Consumes an empty tagged-field section, and refuses any other: a read through a fast reader
@@ -357,9 +405,13 @@ impl<'a> FastReader<'a> {
     /// Steps over a validated non-empty tagged section: the bytes after it.
     #[inline(never)]
     fn tagged_entries(rest: &'a [u8]) -> Option<&'a [u8]> {
-        let mut r = Reader::new(rest);
-        r.skip_tagged_section("").ok()?;
-        Some(r.rest())
+        let mut w = Self::validated(rest, 0);
+        for _ in 0..w.uvarint()? {
+            w.uvarint()?;
+            let size = w.uvarint()?;
+            w.skip(usize::try_from(size).ok()?)?;
+        }
+        Some(w.rest)
     }
 
     /// Reads one value with `read` through a [`Reader`] over the same bytes, for the values a
@@ -376,24 +428,97 @@ impl<'a> FastReader<'a> {
     }
 }
 
-/// The read of [`FastReader::read_section_into`], out of line, which keeps the decoder it is called
-/// from as small as it was without it.
+/// A non-empty tagged-field section read through a [`FastReader`]: what the generated
+/// `read_tagged_fast` of a struct reads its section with, the twin of
+/// [`TaggedSection`](super::TaggedSection). It refuses what `TaggedSection` refuses (a count
+/// the bytes left cannot hold, tags out of order, entries cut short), without saying why; the
+/// struct checks its known fields' versions and that each value fills its payload.
 #[cfg(feature = "perf")]
-#[cold]
-#[inline(never)]
-fn read_section<'a, T>(
-    mut r: Reader<'a>,
-    mut value: T,
-    read: impl FnOnce(&mut T, &mut Reader<'a>) -> Result<(), Failed>,
-) -> Option<(T, &'a [u8])> {
-    read(&mut value, &mut r).ok()?;
-    Some((value, r.rest()))
+pub(crate) struct FastSection<'a> {
+    left: u32,
+    /// The tag before, once one was read.
+    previous: Option<u32>,
+    /// The number of tags the struct defines: tags from this one on are unknown.
+    first_unknown: u32,
+    unknown_count: u32,
+    /// Where the first unknown entry starts.
+    unknown_start: Option<&'a [u8]>,
+}
+
+#[cfg(feature = "perf")]
+impl<'a> FastSection<'a> {
+    /// Reads the section's field count.
+    #[inline(always)]
+    pub(crate) fn begin(w: &mut FastReader<'a>, first_unknown: u32) -> Option<Self> {
+        let left = w.uvarint()?;
+        // Each entry takes at least two bytes (tag and size).
+        if usize::try_from(left).ok()?.checked_mul(2)? > w.rest.len() {
+            return None;
+        }
+        Some(Self {
+            left,
+            previous: None,
+            first_unknown,
+            unknown_count: 0,
+            unknown_start: None,
+        })
+    }
+
+    /// Reads a whole section for a struct that defines no tagged field, keeping every field as
+    /// unknown.
+    #[inline(always)]
+    pub(crate) fn read_unknown(w: &mut FastReader<'a>) -> Option<TaggedFields<'a>> {
+        let mut section = Self::begin(w, 0)?;
+        while section.next(w)?.is_some() {}
+        Some(section.finish(w))
+    }
+
+    /// The next known tag and a fast reader over exactly its payload, stepping over (and
+    /// keeping) unknown tags; `Some(None)` at the end of the section.
+    #[inline(always)]
+    pub(crate) fn next(&mut self, w: &mut FastReader<'a>) -> Option<Option<(u32, FastReader<'a>)>> {
+        loop {
+            let Some(left) = self.left.checked_sub(1) else {
+                return Some(None);
+            };
+            self.left = left;
+            let start = w.rest;
+            let tag = w.uvarint()?;
+            if self.previous.is_some_and(|previous| tag <= previous) {
+                return None;
+            }
+            self.previous = Some(tag);
+            let size = w.uvarint()?;
+            let payload = w.sub(usize::try_from(size).ok()?)?;
+            if tag < self.first_unknown {
+                return Some(Some((tag, payload)));
+            }
+            if self.unknown_start.is_none() {
+                self.unknown_start = Some(start);
+            }
+            self.unknown_count = self.unknown_count.saturating_add(1);
+        }
+    }
+
+    /// Ends the section and returns the unknown fields read.
+    #[inline(always)]
+    pub(crate) fn finish(self, w: &FastReader<'a>) -> TaggedFields<'a> {
+        match self.unknown_start {
+            None => TaggedFields::EMPTY,
+            Some(start) => {
+                let used = start.len().saturating_sub(w.rest.len());
+                TaggedFields::wire(self.unknown_count, start.get(..used).unwrap_or_default())
+            }
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use core::fmt::Debug;
     use std::vec;
+
+    use crate::codec::Decode;
 
     use crate::api::{Request, Response};
     use crate::codec::{Encode, MessageKind, Reader};
@@ -429,6 +554,76 @@ mod tests {
             Ok(n) if n == r.offset() && bytes.get(..n) == Some(&out[..]) => Ok(()),
             other => Err(std::format!("re-encodes differently: {other:?}")),
         }
+    }
+
+    /// A string that is not UTF-8 inside an array element: decoded as it is, and refused by a
+    /// decode checking UTF-8, at the string's offset, whichever reader finds it.
+    #[cfg(feature = "Metadata")]
+    #[test]
+    fn strings_in_arrays_are_checked_only_when_asked() {
+        use crate::messages::MetadataResponse;
+        use crate::messages::metadata_response::MetadataResponseBroker;
+
+        let brokers = [
+            MetadataResponseBroker::default().with_host("ok"),
+            MetadataResponseBroker::default().with_host("xy"),
+        ];
+        for version in [8, 12] {
+            let m = MetadataResponse::default().with_brokers(&brokers);
+            let mut bytes = vec![0u8; m.encoded_len(version).unwrap()];
+            m.encode(version, &mut bytes).unwrap();
+            let at = bytes.windows(2).position(|w| w == b"xy").unwrap();
+            bytes[at] = 0xff;
+            let lenient = MetadataResponse::decode(&mut Reader::new(&bytes), version).unwrap();
+            let hosts: std::vec::Vec<_> = lenient.brokers.iter().map(|b| b.host).collect();
+            assert_eq!(hosts[0], "ok");
+            assert_eq!(hosts[1].as_bytes(), b"\xffy");
+            assert!(hosts[1].to_str().is_err());
+            let strict =
+                MetadataResponse::decode(&mut Reader::new(&bytes).checking_utf8(), version);
+            let err = strict.unwrap_err();
+            assert_eq!(
+                (err.offset, err.kind),
+                (at, crate::DecodeErrorKind::InvalidUtf8),
+                "v{version}"
+            );
+        }
+    }
+
+    /// Array elements whose tagged sections hold fields read through the fast reader as through
+    /// a [`Reader`]: a FetchResponse v16's partitions with their current leaders set.
+    #[cfg(feature = "Fetch")]
+    #[test]
+    fn elements_with_tagged_fields_read_alike() {
+        use crate::messages::FetchResponse;
+        use crate::messages::fetch_response::{
+            FetchableTopicResponse, LeaderIdAndEpoch, PartitionData,
+        };
+
+        let partitions: std::vec::Vec<_> = (0..5)
+            .map(|i| {
+                let p = PartitionData::default().with_partition_index(i);
+                if i % 2 == 0 {
+                    p.with_current_leader(LeaderIdAndEpoch::default().with_leader_id(i))
+                } else {
+                    p
+                }
+            })
+            .collect();
+        let topics = [FetchableTopicResponse::default().with_partitions(&partitions)];
+        let m = FetchResponse::default().with_responses(&topics);
+        let mut bytes = vec![0u8; m.encoded_len(16).unwrap()];
+        m.encode(16, &mut bytes).unwrap();
+        let decoded = FetchResponse::decode(&mut Reader::new(&bytes), 16).unwrap();
+        assert_eq!(decoded, m);
+        same_through_both_paths(&bytes, 16, |r| FetchResponse::decode(r, 16)).unwrap();
+        let leaders: std::vec::Vec<_> = decoded
+            .responses
+            .iter()
+            .flat_map(|t| t.partitions.iter())
+            .map(|p| p.current_leader.leader_id)
+            .collect();
+        assert_eq!(leaders, [0, -1, 2, -1, 4]);
     }
 
     #[cfg(feature = "all-apis")]

@@ -5,8 +5,9 @@
 //!
 //! * Every input byte is read through a [`Reader`]; every output byte is written through a
 //!   [`Writer`]. Neither allocates nor panics.
-//! * Decoding borrows: strings are `&'a str` (checked as UTF-8 once), bytes are `&'a [u8]`, arrays
-//!   are [`Array`] views validated once and then iterated without errors.
+//! * Decoding borrows: strings are [`Str`] views checked as UTF-8 where they are read
+//!   ([`Str::to_str`]), bytes are `&'a [u8]`, arrays are [`Array`] views validated once and then
+//!   iterated without errors.
 //! * Encoding is one pass: [`Encode::encode`] checks each value as it writes it, and a buffer that
 //!   is too small fails with [`EncodeError::BufferTooSmall`] carrying the size the encoding needs
 //!   (what was written before an error is unspecified). [`Encode::encoded_len`] gives the exact
@@ -28,9 +29,12 @@
 //! * The int8 marker of a nullable struct reads any negative value as null, anything else as
 //!   present.
 //!
-//! Stricter than Java: strings must be valid UTF-8 (Java substitutes U+FFFD), tagged fields must
-//! come in strictly increasing tag order, and a known tagged field must consume exactly its
-//! declared size.
+//! * A string need not be UTF-8: decoding checks its length, and [`Str::to_str`] its bytes
+//!   (Java substitutes U+FFFD; [`Str::to_string_lossy`] does too). A decode through
+//!   [`Reader::checking_utf8`] refuses such a string.
+//!
+//! Stricter than Java: tagged fields must come in strictly increasing tag order, and a known
+//! tagged field must consume exactly its declared size.
 //!
 //! # Inlining
 //!
@@ -50,6 +54,8 @@ mod writer;
 pub(crate) use array::ElementCodec;
 pub use array::{Array, ArrayIter, ArrayView, Element, StorageTooSmall};
 pub(crate) use fast_reader::FastReader;
+#[cfg(feature = "perf")]
+pub(crate) use fast_reader::FastSection;
 pub use reader::{Failed, Reader};
 pub use tagged::{
     RawTaggedField, TaggedEntry, TaggedFieldIter, TaggedFields, TaggedSection, tagged_entry_len,
@@ -62,7 +68,9 @@ pub use writer::{
 use crate::error::{DecodeError, EncodeError};
 use crate::wire::ApiKey;
 pub(crate) use crate::wire::Built;
-pub use crate::wire::{Hyphenated, ParseUuidError, ParseVersionRangeError, Uuid, VersionRange};
+pub use crate::wire::{
+    Hyphenated, ParseUuidError, ParseVersionRangeError, Str, Uuid, VersionRange,
+};
 
 /// The longest string Kafka reads or writes, in UTF-8 bytes (also for compact strings).
 pub const MAX_STRING_LEN: usize = 0x7fff;
@@ -570,7 +578,7 @@ primitive_element!(i64, i64, i64, 8, i64::to_be_bytes);
 primitive_element!(f64, f64, f64, 8, f64::to_be_bytes);
 primitive_element!(Uuid, uuid, uuid, 16, |v| v.0);
 
-impl<'a> ElementCodec<'a> for &'a str {
+impl<'a> ElementCodec<'a> for Str<'a> {
     #[inline]
     fn read_element(
         r: &mut Reader<'a>,
@@ -595,11 +603,11 @@ impl<'a> ElementCodec<'a> for &'a str {
         flexible: bool,
         path: &'static str,
     ) -> Result<usize, EncodeError> {
-        string_len(self, flexible, path)
+        string_len(*self, flexible, path)
     }
     #[inline]
     fn write_element(&self, w: &mut Writer<'_>, _: i16, flexible: bool) {
-        w.string(self, flexible);
+        w.string(*self, flexible);
     }
 }
 
@@ -680,6 +688,16 @@ macro_rules! struct_element {
                 _: bool,
             ) -> ::core::option::Option<Self> {
                 <Self as $crate::codec::ReadFast<'a>>::read_fast(w, version)
+            }
+            #[cfg(feature = "perf")]
+            #[inline(never)]
+            fn read_fast_sections(
+                mut w: $crate::codec::FastReader<'a>,
+                version: i16,
+                _: bool,
+            ) -> ::core::option::Option<(Self, &'a [u8])> {
+                let v = $t::read_fast_sections(&mut w, version)?;
+                ::core::option::Option::Some((v, w.rest()))
             }
             #[inline]
             fn element_len(

@@ -2,7 +2,8 @@
 
 use crate::error::{DecodeError, DecodeErrorKind};
 
-use super::{MAX_STRING_LEN, Uuid};
+use super::{MAX_STRING_LEN, Str, Uuid};
+use crate::wire::is_utf8;
 
 /// A cursor over borrowed input that knows its absolute offset.
 ///
@@ -21,6 +22,8 @@ pub struct Reader<'a> {
     /// Set on readers over bytes a decode has already validated (the elements of a decoded
     /// array): nested arrays of structs are then walked over rather than decoded again.
     validated: bool,
+    /// Set by [`Reader::checking_utf8`]: strings that are not UTF-8 are refused.
+    check_utf8: bool,
     /// The error of the last failed read, until taken.
     error: Option<DecodeError>,
 }
@@ -50,6 +53,7 @@ impl<'a> Reader<'a> {
             rest: bytes,
             end: bytes.len(),
             validated: false,
+            check_utf8: false,
             error: None,
         }
     }
@@ -62,6 +66,7 @@ impl<'a> Reader<'a> {
             rest: bytes,
             end: offset.wrapping_add(bytes.len()),
             validated: false,
+            check_utf8: false,
             error: None,
         }
     }
@@ -79,8 +84,42 @@ impl<'a> Reader<'a> {
             rest: bytes,
             end: offset.wrapping_add(bytes.len()),
             validated: true,
+            check_utf8: false,
             error: None,
         }
+    }
+
+    /// This reader, refusing every string that is not UTF-8 with
+    /// [`DecodeErrorKind::InvalidUtf8`](crate::DecodeErrorKind::InvalidUtf8).
+    ///
+    /// A decode checks the structure of what it reads (lengths, counts, bounds, tagged
+    /// sections), not the UTF-8 of its strings, which [`Str::to_str`] checks where a string is
+    /// read. A decode through this reader also checks each string when it is decoded, so that
+    /// every string of the decoded message is UTF-8: a pass over the string's bytes, a word at a
+    /// time where they are ASCII, and `core`'s check where they are not (`to_str` checks again).
+    ///
+    /// ```
+    /// use kwire::codec::{Decode, Reader};
+    /// use kwire::messages::FindCoordinatorRequest;
+    ///
+    /// let body = [0x00, 0x02, 0xc3, 0x28]; // v0: a key of two bytes that are not UTF-8
+    /// let lenient = FindCoordinatorRequest::decode(&mut Reader::new(&body), 0)?;
+    /// assert!(lenient.key.to_str().is_err());
+    ///
+    /// let strict = FindCoordinatorRequest::decode(&mut Reader::new(&body).checking_utf8(), 0);
+    /// assert_eq!(strict.unwrap_err().offset, 2);
+    /// # Ok::<(), kwire::DecodeError>(())
+    /// ```
+    #[must_use]
+    pub const fn checking_utf8(mut self) -> Self {
+        self.check_utf8 = true;
+        self
+    }
+
+    /// True for a reader made by [`Reader::checking_utf8`] (or taken from one).
+    #[must_use]
+    pub const fn checks_utf8(&self) -> bool {
+        self.check_utf8
     }
 
     /// True for a reader made by [`Reader::validated`] (or taken from one).
@@ -242,6 +281,7 @@ impl<'a> Reader<'a> {
             rest: bytes,
             end: offset.wrapping_add(n),
             validated: self.validated,
+            check_utf8: self.check_utf8,
             error: None,
         })
     }
@@ -559,7 +599,7 @@ impl<'a> Reader<'a> {
     }
 
     #[inline]
-    fn str_body(&mut self, n: usize, start: usize, path: &'static str) -> Result<&'a str, Failed> {
+    fn str_body(&mut self, n: usize, start: usize, path: &'static str) -> Result<Str<'a>, Failed> {
         if n > MAX_STRING_LEN {
             return Err(self.fail_at(
                 start,
@@ -572,20 +612,21 @@ impl<'a> Reader<'a> {
         }
         let at = self.offset();
         let bytes = self.take(n, path)?;
-        match utf8(bytes) {
-            Some(s) => Ok(s),
-            None => Err(self.fail_at(at, DecodeErrorKind::InvalidUtf8, path)),
+        if self.check_utf8 && !is_utf8(bytes) {
+            return Err(self.fail_at(at, DecodeErrorKind::InvalidUtf8, path));
         }
+        Ok(Str::from_wire(bytes))
     }
 
-    /// Reads a string: `int16` length (classic) or compact length, then UTF-8 bytes.
+    /// Reads a string: `int16` length (classic) or compact length, then its bytes, checked as
+    /// UTF-8 only by a reader [checking UTF-8](Reader::checking_utf8).
     ///
     /// # Errors
     ///
     /// `Truncated`; `UnexpectedNull` for a null; `NegativeLength`; `LengthTooLarge` over 32767
-    /// bytes; `InvalidUtf8` (offset of the string's first byte).
+    /// bytes; `InvalidUtf8` (offset of the string's first byte) when checking UTF-8.
     #[inline]
-    pub fn string(&mut self, flexible: bool, path: &'static str) -> Result<&'a str, Failed> {
+    pub fn string(&mut self, flexible: bool, path: &'static str) -> Result<Str<'a>, Failed> {
         let start = self.offset();
         let n = self.len(flexible, true, path)?;
         self.str_body(n, start, path)
@@ -602,7 +643,7 @@ impl<'a> Reader<'a> {
         &mut self,
         flexible: bool,
         path: &'static str,
-    ) -> Result<Option<&'a str>, Failed> {
+    ) -> Result<Option<Str<'a>>, Failed> {
         let start = self.offset();
         match self.nullable_len(flexible, true, path)? {
             Some(n) => self.str_body(n, start, path).map(Some),
@@ -761,50 +802,6 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// `bytes` as a string when they are UTF-8: the check [`Reader`] and
-/// [`FastReader`](super::FastReader) share. An empty string (common: empty commit metadata, for
-/// one) is taken without the call with `perf`.
-#[inline(always)]
-pub(super) fn utf8(bytes: &[u8]) -> Option<&str> {
-    if cfg!(feature = "perf") && bytes.is_empty() {
-        return Some("");
-    }
-    core::str::from_utf8(bytes).ok()
-}
-
-/// True when `bytes` are UTF-8: the check of a walk that steps over a string without taking
-/// it. With `perf`, an empty string costs no call, and ASCII (topic names, hosts, client ids)
-/// is checked a word at a time first, which on short strings costs a fraction of `from_utf8`.
-#[inline(always)]
-pub(super) fn is_utf8(bytes: &[u8]) -> bool {
-    if cfg!(feature = "perf") && (bytes.is_empty() || is_ascii(bytes)) {
-        return true;
-    }
-    core::str::from_utf8(bytes).is_ok()
-}
-
-/// True when `bytes` are ASCII. Strings of the protocol are mostly shorter than 64 bytes, where
-/// `<[u8]>::is_ascii` checks the bytes after its last whole word one at a time: here they are
-/// checked with one more word, the last eight bytes, overlapping the ones before.
-#[inline(always)]
-fn is_ascii(bytes: &[u8]) -> bool {
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    if bytes.len() > 64 {
-        return bytes.is_ascii();
-    }
-    if let Some(last) = bytes.last_chunk::<8>() {
-        let (words, _) = bytes.as_chunks::<8>();
-        let any = words.iter().fold(u64::from_ne_bytes(*last), |any, w| {
-            any | u64::from_ne_bytes(*w)
-        });
-        return any & HIGH == 0;
-    }
-    if let (Some(first), Some(last)) = (bytes.first_chunk::<4>(), bytes.last_chunk::<4>()) {
-        return (u32::from_ne_bytes(*first) | u32::from_ne_bytes(*last)) & 0x8080_8080 == 0;
-    }
-    bytes.iter().all(u8::is_ascii)
-}
-
 /// Reads a length in its common encoding (a compact length of up to three bytes, or one byte
 /// without the `perf` feature; a non-negative `int16` or `int32`) off the front of `rest`;
 /// returns `None`, consuming nothing, for anything else. The inline half of every length read
@@ -847,22 +844,6 @@ pub(super) fn fast_len(rest: &mut &[u8], flexible: bool, short: bool) -> Option<
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn short_ascii_check_agrees_with_core() {
-        // Every length up to past the word-at-a-time bound, with one byte above 0x7f at each
-        // position in turn, and none.
-        let mut buf = [b'a'; 80];
-        for len in 0..buf.len() {
-            let bytes = &mut buf[..len];
-            assert!(is_ascii(bytes), "len {len}");
-            for at in 0..len {
-                bytes[at] = 0x80;
-                assert_eq!(is_ascii(bytes), bytes.is_ascii(), "len {len}, at {at}");
-                bytes[at] = b'a';
-            }
-        }
-    }
 
     #[test]
     fn fixed_width() {
@@ -925,10 +906,21 @@ mod tests {
                 "s"
             ))
         );
-        let mut r = Reader::new(&[0x00, 0x02, 0xc3, 0x28]);
+        // Not UTF-8: read as it is, and refused by a reader checking UTF-8.
+        let bad = [0x00, 0x02, 0xc3, 0x28];
+        let s = Reader::new(&bad)
+            .decode_with(|r| r.string(false, "s"))
+            .unwrap();
+        assert_eq!((s.as_bytes(), s.to_str().is_err()), (&bad[2..], true));
+        let mut r = Reader::new(&bad).checking_utf8();
         assert_eq!(
             r.decode_with(|r| r.string(false, "s")),
             Err(DecodeError::new(2, DecodeErrorKind::InvalidUtf8, "s"))
+        );
+        let mut r = Reader::new(&[0x03, 0xc3, 0xa9]).checking_utf8();
+        assert_eq!(
+            r.decode_with(|r| r.nullable_string(true, "s")),
+            Ok(Some(Str::new("é")))
         );
     }
 

@@ -5,7 +5,7 @@ use core::fmt;
 
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 
-use super::{Failed, Reader, Writer, uvarint_len};
+use super::{Failed, FastReader, Reader, Writer, uvarint_len};
 
 /// One tagged field kept as raw bytes: its tag and its payload (without the tag and size
 /// varints).
@@ -52,6 +52,13 @@ impl<'a> TaggedFields<'a> {
     /// No unknown tagged fields.
     pub const EMPTY: Self = Self(Repr::Slice(&[]));
 
+    /// The `count` fields of a section's bytes, which a decode checked.
+    #[cfg(feature = "perf")]
+    #[inline(always)]
+    pub(crate) const fn wire(count: u32, bytes: &'a [u8]) -> Self {
+        Self(Repr::Wire { count, bytes })
+    }
+
     /// The number of fields.
     #[must_use]
     #[inline]
@@ -71,10 +78,11 @@ impl<'a> TaggedFields<'a> {
 
     /// Iterates the fields in tag order.
     #[must_use]
+    #[inline]
     pub fn iter(&self) -> TaggedFieldIter<'a> {
         TaggedFieldIter(match self.0 {
             Repr::Wire { count, bytes } => IterRepr::Wire {
-                r: Reader::new(bytes),
+                w: FastReader::validated(bytes, 0),
                 left: count,
             },
             Repr::Slice(s) => IterRepr::Slice(s.iter()),
@@ -229,21 +237,22 @@ pub struct TaggedFieldIter<'a>(IterRepr<'a>);
 
 #[derive(Debug, Clone)]
 enum IterRepr<'a> {
-    Wire { r: Reader<'a>, left: u32 },
+    Wire { w: FastReader<'a>, left: u32 },
     Slice(core::slice::Iter<'a, RawTaggedField<'a>>),
 }
 
 impl<'a> Iterator for TaggedFieldIter<'a> {
     type Item = RawTaggedField<'a>;
 
+    #[inline]
     fn next(&mut self) -> Option<RawTaggedField<'a>> {
         match &mut self.0 {
-            IterRepr::Wire { r, left } => {
+            IterRepr::Wire { w, left } => {
                 *left = left.checked_sub(1)?;
                 // Validated at decode time; an error here only ends the iteration.
-                let tag = r.uvarint("").ok()?;
-                let size = r.uvarint("").ok()?;
-                let data = r.take(usize::try_from(size).ok()?, "").ok()?;
+                let tag = w.uvarint()?;
+                let size = w.uvarint()?;
+                let data = w.take(usize::try_from(size).ok()?)?;
                 Some(RawTaggedField { tag, data })
             }
             IterRepr::Slice(it) => it.next().copied(),
@@ -272,13 +281,13 @@ pub struct TaggedEntry<'a> {
 /// A type of one's own with a tagged field reads its section as the generated decoders do:
 ///
 /// ```
-/// use kwire::codec::{Decode, Failed, Reader, TaggedFields, TaggedSection};
+/// use kwire::codec::{Decode, Failed, Reader, Str, TaggedFields, TaggedSection};
 ///
 /// /// An int32, then a section whose tag 0 is a rack id.
 /// #[derive(Debug)]
 /// struct Member<'a> {
 ///     id: i32,
-///     rack: Option<&'a str>,
+///     rack: Option<Str<'a>>,
 ///     unknown: TaggedFields<'a>,
 /// }
 ///
@@ -305,7 +314,7 @@ pub struct TaggedEntry<'a> {
 /// // id 7; two fields: tag 0 ("r1", compact string), tag 5 (one byte, unknown).
 /// let bytes = [0, 0, 0, 7, 2, 0, 3, 3, b'r', b'1', 5, 1, 0xff];
 /// let member = Member::decode_exact(&bytes, 0)?;
-/// assert_eq!((member.id, member.rack), (7, Some("r1")));
+/// assert_eq!((member.id, member.rack), (7, Some(Str::new("r1"))));
 /// assert_eq!(member.unknown.iter().map(|f| f.tag).collect::<Vec<_>>(), [5]);
 /// # Ok::<(), kwire::DecodeError>(())
 /// ```

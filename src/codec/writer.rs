@@ -2,7 +2,7 @@
 
 use crate::error::EncodeError;
 
-use super::{LengthPrefix, MAX_STRING_LEN, Uuid};
+use super::{LengthPrefix, MAX_STRING_LEN, Str, Uuid};
 
 /// A cursor over a caller's output buffer.
 ///
@@ -367,14 +367,14 @@ impl<'b> Writer<'b> {
     /// Writes a string with its length prefix.
     #[cfg_attr(feature = "perf", inline)]
     #[cfg_attr(not(feature = "perf"), inline(never))]
-    pub fn string(&mut self, v: &str, flexible: bool) {
+    pub fn string(&mut self, v: Str<'_>, flexible: bool) {
         self.len(v.len(), LengthPrefix::string(flexible));
         self.put(v.as_bytes());
     }
 
     /// Writes a nullable string.
     #[inline]
-    pub fn nullable_string(&mut self, v: Option<&str>, flexible: bool) {
+    pub fn nullable_string(&mut self, v: Option<Str<'_>>, flexible: bool) {
         match v {
             Some(s) => self.string(s, flexible),
             None => self.null_len(LengthPrefix::string(flexible)),
@@ -502,7 +502,7 @@ pub(crate) fn prefix_len(
 ///
 /// `LengthOverflow` over 32767 bytes.
 #[inline]
-pub fn string_len(v: &str, flexible: bool, path: &'static str) -> Result<usize, EncodeError> {
+pub fn string_len(v: Str<'_>, flexible: bool, path: &'static str) -> Result<usize, EncodeError> {
     Ok(prefix_len(v.len(), flexible, true, path)?.saturating_add(v.len()))
 }
 
@@ -513,7 +513,7 @@ pub fn string_len(v: &str, flexible: bool, path: &'static str) -> Result<usize, 
 /// `LengthOverflow` over 32767 bytes.
 #[inline]
 pub fn nullable_string_len(
-    v: Option<&str>,
+    v: Option<Str<'_>>,
     flexible: bool,
     path: &'static str,
 ) -> Result<usize, EncodeError> {

@@ -16,13 +16,13 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(25), c::VersionRange::
 #[non_exhaustive]
 pub struct AddOffsetsToTxnRequest<'a> {
     /// `TransactionalId`: `string`, versions 0+.
-    pub transactional_id: &'a str,
+    pub transactional_id: c::Str<'a>,
     /// `ProducerId`: `int64`, versions 0+.
     pub producer_id: i64,
     /// `ProducerEpoch`: `int16`, versions 0+.
     pub producer_epoch: i16,
     /// `GroupId`: `string`, versions 0+.
-    pub group_id: &'a str,
+    pub group_id: c::Str<'a>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
 }
@@ -30,10 +30,10 @@ pub struct AddOffsetsToTxnRequest<'a> {
 impl Default for AddOffsetsToTxnRequest<'_> {
     fn default() -> Self {
         Self {
-            transactional_id: "",
+            transactional_id: c::Str::EMPTY,
             producer_id: 0,
             producer_epoch: 0,
-            group_id: "",
+            group_id: c::Str::EMPTY,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
     }
@@ -43,7 +43,7 @@ impl<'a> AddOffsetsToTxnRequest<'a> {
     /// Sets [`Self::transactional_id`].
     #[must_use]
     pub fn with_transactional_id(mut self, value: &'a str) -> Self {
-        self.transactional_id = value;
+        self.transactional_id = c::Str::new(value);
         self
     }
 
@@ -64,7 +64,7 @@ impl<'a> AddOffsetsToTxnRequest<'a> {
     /// Sets [`Self::group_id`].
     #[must_use]
     pub fn with_group_id(mut self, value: &'a str) -> Self {
-        self.group_id = value;
+        self.group_id = c::Str::new(value);
         self
     }
 
@@ -149,7 +149,7 @@ impl<'a> c::ReadFast<'a> for AddOffsetsToTxnRequest<'a> {
 
 impl<'a> AddOffsetsToTxnRequest<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -158,12 +158,28 @@ impl<'a> AddOffsetsToTxnRequest<'a> {
             c::TaggedSection::read_unknown(r, "AddOffsetsToTxnRequest.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> AddOffsetsToTxnRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -174,7 +190,17 @@ impl<'a> AddOffsetsToTxnRequest<'a> {
         w.skip(10)?;
         w.skip_string(flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -182,8 +208,7 @@ impl<'a> AddOffsetsToTxnRequest<'a> {
 
 impl<'a> AddOffsetsToTxnRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -193,21 +218,34 @@ impl<'a> AddOffsetsToTxnRequest<'a> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
-        let f0: &'a str = w.string(flexible)?;
+        let f0: c::Str<'a> = w.string(flexible)?;
         let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9] = *w.array::<10>()?;
         let f1 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
         let f2 = i16::from_be_bytes([b8, b9]);
-        let f3: &'a str = w.string(flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let f3: c::Str<'a> = w.string(flexible)?;
+        let this = Self {
             transactional_id: f0,
             producer_id: f1,
             producer_epoch: f2,
             group_id: f3,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 

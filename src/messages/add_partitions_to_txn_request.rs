@@ -18,7 +18,7 @@ pub struct AddPartitionsToTxnRequest<'a> {
     /// `Transactions`: `[]AddPartitionsToTxnTransaction`, versions 4+.
     pub transactions: c::Array<'a, AddPartitionsToTxnTransaction<'a>>,
     /// `V3AndBelowTransactionalId`: `string`, versions 0-3.
-    pub v3_and_below_transactional_id: &'a str,
+    pub v3_and_below_transactional_id: c::Str<'a>,
     /// `V3AndBelowProducerId`: `int64`, versions 0-3.
     pub v3_and_below_producer_id: i64,
     /// `V3AndBelowProducerEpoch`: `int16`, versions 0-3.
@@ -33,7 +33,7 @@ impl Default for AddPartitionsToTxnRequest<'_> {
     fn default() -> Self {
         Self {
             transactions: c::Array::Slice(&[]),
-            v3_and_below_transactional_id: "",
+            v3_and_below_transactional_id: c::Str::EMPTY,
             v3_and_below_producer_id: 0,
             v3_and_below_producer_epoch: 0,
             v3_and_below_topics: c::Array::Slice(&[]),
@@ -56,7 +56,7 @@ impl<'a> AddPartitionsToTxnRequest<'a> {
     /// Sets [`Self::v3_and_below_transactional_id`].
     #[must_use]
     pub fn with_v3_and_below_transactional_id(mut self, value: &'a str) -> Self {
-        self.v3_and_below_transactional_id = value;
+        self.v3_and_below_transactional_id = c::Str::new(value);
         self
     }
 
@@ -155,7 +155,7 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnRequest<'a> {
                     "AddPartitionsToTxnRequest.V3AndBelowTransactionalId",
                 )?
             } else {
-                ""
+                c::Str::EMPTY
             },
             v3_and_below_producer_id: if version <= 3 {
                 r.i64("AddPartitionsToTxnRequest.V3AndBelowProducerId")?
@@ -202,7 +202,7 @@ impl<'a> c::ReadFast<'a> for AddPartitionsToTxnRequest<'a> {
 
 impl<'a> AddPartitionsToTxnRequest<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -211,12 +211,28 @@ impl<'a> AddPartitionsToTxnRequest<'a> {
             c::TaggedSection::read_unknown(r, "AddPartitionsToTxnRequest.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> AddPartitionsToTxnRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -244,7 +260,17 @@ impl<'a> AddPartitionsToTxnRequest<'a> {
         }
 
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -252,8 +278,7 @@ impl<'a> AddPartitionsToTxnRequest<'a> {
 
 impl<'a> AddPartitionsToTxnRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -268,10 +293,10 @@ impl<'a> AddPartitionsToTxnRequest<'a> {
         } else {
             c::Array::Slice(&[])
         };
-        let f1: &'a str = if version <= 3 {
+        let f1: c::Str<'a> = if version <= 3 {
             w.string(flexible)?
         } else {
-            ""
+            c::Str::EMPTY
         };
         let f2: i64 = if version <= 3 { w.i64()? } else { 0 };
         let f3: i16 = if version <= 3 { w.i16()? } else { 0 };
@@ -280,17 +305,30 @@ impl<'a> AddPartitionsToTxnRequest<'a> {
         } else {
             c::Array::Slice(&[])
         };
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             transactions: f0,
             v3_and_below_transactional_id: f1,
             v3_and_below_producer_id: f2,
             v3_and_below_producer_epoch: f3,
             v3_and_below_topics: f4,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -446,7 +484,7 @@ c::struct_element!(AddPartitionsToTxnRequest);
 #[non_exhaustive]
 pub struct AddPartitionsToTxnTransaction<'a> {
     /// `TransactionalId`: `string`, versions 4+.
-    pub transactional_id: &'a str,
+    pub transactional_id: c::Str<'a>,
     /// `ProducerId`: `int64`, versions 4+.
     pub producer_id: i64,
     /// `ProducerEpoch`: `int16`, versions 4+.
@@ -462,7 +500,7 @@ pub struct AddPartitionsToTxnTransaction<'a> {
 impl Default for AddPartitionsToTxnTransaction<'_> {
     fn default() -> Self {
         Self {
-            transactional_id: "",
+            transactional_id: c::Str::EMPTY,
             producer_id: 0,
             producer_epoch: 0,
             verify_only: false,
@@ -476,7 +514,7 @@ impl<'a> AddPartitionsToTxnTransaction<'a> {
     /// Sets [`Self::transactional_id`].
     #[must_use]
     pub fn with_transactional_id(mut self, value: &'a str) -> Self {
-        self.transactional_id = value;
+        self.transactional_id = c::Str::new(value);
         self
     }
 
@@ -594,7 +632,7 @@ impl<'a> c::ReadFast<'a> for AddPartitionsToTxnTransaction<'a> {
 
 impl<'a> AddPartitionsToTxnTransaction<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -605,12 +643,28 @@ impl<'a> AddPartitionsToTxnTransaction<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> AddPartitionsToTxnTransaction<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -619,21 +673,31 @@ impl<'a> AddPartitionsToTxnTransaction<'a> {
         w.skip_string(true, false)?;
         w.skip(11)?;
         c::ArrayView::<AddPartitionsToTxnTopic<'a>>::walk(w, version, true, false)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> AddPartitionsToTxnTransaction<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0: &'a str = w.string(true)?;
+        let f0: c::Str<'a> = w.string(true)?;
         let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10] = *w.array::<11>()?;
         let f1 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
         let f2 = i16::from_be_bytes([b8, b9]);
@@ -648,6 +712,37 @@ impl<'a> AddPartitionsToTxnTransaction<'a> {
             topics: f4,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0: c::Str<'a> = w.string(true)?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10] = *w.array::<11>()?;
+        let f1 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
+        let f2 = i16::from_be_bytes([b8, b9]);
+        let f3 = b10 != 0;
+        let f4: c::Array<'a, AddPartitionsToTxnTopic<'a>> = c::Array::read_fast(w, version, true)?;
+        let this = Self {
+            transactional_id: f0,
+            producer_id: f1,
+            producer_epoch: f2,
+            verify_only: f3,
+            topics: f4,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -719,7 +814,7 @@ c::struct_element!(AddPartitionsToTxnTransaction);
 #[non_exhaustive]
 pub struct AddPartitionsToTxnTopic<'a> {
     /// `Name`: `string`, versions 0+.
-    pub name: &'a str,
+    pub name: c::Str<'a>,
     /// `Partitions`: `[]int32`, versions 0+.
     pub partitions: c::Array<'a, i32>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -729,7 +824,7 @@ pub struct AddPartitionsToTxnTopic<'a> {
 impl Default for AddPartitionsToTxnTopic<'_> {
     fn default() -> Self {
         Self {
-            name: "",
+            name: c::Str::EMPTY,
             partitions: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
@@ -740,7 +835,7 @@ impl<'a> AddPartitionsToTxnTopic<'a> {
     /// Sets [`Self::name`].
     #[must_use]
     pub fn with_name(mut self, value: &'a str) -> Self {
-        self.name = value;
+        self.name = c::Str::new(value);
         self
     }
 
@@ -825,7 +920,7 @@ impl<'a> c::ReadFast<'a> for AddPartitionsToTxnTopic<'a> {
 
 impl<'a> AddPartitionsToTxnTopic<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -836,12 +931,28 @@ impl<'a> AddPartitionsToTxnTopic<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> AddPartitionsToTxnTopic<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -851,7 +962,17 @@ impl<'a> AddPartitionsToTxnTopic<'a> {
         w.skip_string(flexible, false)?;
         c::ArrayView::<i32>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -859,15 +980,15 @@ impl<'a> AddPartitionsToTxnTopic<'a> {
 
 impl<'a> AddPartitionsToTxnTopic<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
-        let f0: &'a str = w.string(flexible)?;
+        let f0: c::Str<'a> = w.string(flexible)?;
         let f1: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
         if flexible {
             w.empty_tagged_section()?;
@@ -877,6 +998,31 @@ impl<'a> AddPartitionsToTxnTopic<'a> {
             partitions: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 3;
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
+        let this = Self {
+            name: f0,
+            partitions: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

@@ -124,7 +124,7 @@ impl<'a> c::ReadFast<'a> for AlterConfigsRequest<'a> {
 
 impl<'a> AlterConfigsRequest<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -133,12 +133,28 @@ impl<'a> AlterConfigsRequest<'a> {
             c::TaggedSection::read_unknown(r, "AlterConfigsRequest.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> AlterConfigsRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -148,7 +164,17 @@ impl<'a> AlterConfigsRequest<'a> {
         c::ArrayView::<AlterConfigsResource<'a>>::walk(w, version, flexible, false)?;
         w.skip(1)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -156,8 +182,7 @@ impl<'a> AlterConfigsRequest<'a> {
 
 impl<'a> AlterConfigsRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -168,21 +193,28 @@ impl<'a> AlterConfigsRequest<'a> {
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0: c::Array<'a, AlterConfigsResource<'a>> = c::Array::read_fast(w, version, flexible)?;
-        let [b0] = if flexible {
-            let [b0, count] = *w.array::<2>()?;
-            if count != 0 {
-                return None;
-            }
-            [b0]
-        } else {
-            *w.array::<1>()?
-        };
-        let f1 = b0 != 0;
-        Some(Self {
+        let f1 = w.bool()?;
+        let this = Self {
             resources: f0,
             validate_only: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -253,7 +285,7 @@ pub struct AlterConfigsResource<'a> {
     /// `ResourceType`: `int8`, versions 0+.
     pub resource_type: i8,
     /// `ResourceName`: `string`, versions 0+.
-    pub resource_name: &'a str,
+    pub resource_name: c::Str<'a>,
     /// `Configs`: `[]AlterableConfig`, versions 0+.
     pub configs: c::Array<'a, AlterableConfig<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -264,7 +296,7 @@ impl Default for AlterConfigsResource<'_> {
     fn default() -> Self {
         Self {
             resource_type: 0,
-            resource_name: "",
+            resource_name: c::Str::EMPTY,
             configs: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
@@ -282,7 +314,7 @@ impl<'a> AlterConfigsResource<'a> {
     /// Sets [`Self::resource_name`].
     #[must_use]
     pub fn with_resource_name(mut self, value: &'a str) -> Self {
-        self.resource_name = value;
+        self.resource_name = c::Str::new(value);
         self
     }
 
@@ -368,7 +400,7 @@ impl<'a> c::ReadFast<'a> for AlterConfigsResource<'a> {
 
 impl<'a> AlterConfigsResource<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -377,12 +409,28 @@ impl<'a> AlterConfigsResource<'a> {
             c::TaggedSection::read_unknown(r, "AlterConfigsRequest.Resources.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> AlterConfigsResource<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -393,7 +441,17 @@ impl<'a> AlterConfigsResource<'a> {
         w.skip_string(flexible, false)?;
         c::ArrayView::<AlterableConfig<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -401,8 +459,8 @@ impl<'a> AlterConfigsResource<'a> {
 
 impl<'a> AlterConfigsResource<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -410,7 +468,7 @@ impl<'a> AlterConfigsResource<'a> {
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0 = w.i8()?;
-        let f1: &'a str = w.string(flexible)?;
+        let f1: c::Str<'a> = w.string(flexible)?;
         let f2: c::Array<'a, AlterableConfig<'a>> = c::Array::read_fast(w, version, flexible)?;
         if flexible {
             w.empty_tagged_section()?;
@@ -421,6 +479,33 @@ impl<'a> AlterConfigsResource<'a> {
             configs: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 2;
+        let f0 = w.i8()?;
+        let f1: c::Str<'a> = w.string(flexible)?;
+        let f2: c::Array<'a, AlterableConfig<'a>> = c::Array::read_fast(w, version, flexible)?;
+        let this = Self {
+            resource_type: f0,
+            resource_name: f1,
+            configs: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -497,9 +582,9 @@ c::struct_element!(AlterConfigsResource; 2);
 #[non_exhaustive]
 pub struct AlterableConfig<'a> {
     /// `Name`: `string`, versions 0+.
-    pub name: &'a str,
+    pub name: c::Str<'a>,
     /// `Value`: `string`, versions 0+, nullable in 0+.
-    pub value: Option<&'a str>,
+    pub value: Option<c::Str<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
 }
@@ -507,8 +592,8 @@ pub struct AlterableConfig<'a> {
 impl Default for AlterableConfig<'_> {
     fn default() -> Self {
         Self {
-            name: "",
-            value: Some(""),
+            name: c::Str::EMPTY,
+            value: Some(c::Str::EMPTY),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
     }
@@ -518,14 +603,14 @@ impl<'a> AlterableConfig<'a> {
     /// Sets [`Self::name`].
     #[must_use]
     pub fn with_name(mut self, value: &'a str) -> Self {
-        self.name = value;
+        self.name = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::value`].
     #[must_use]
     pub fn with_value(mut self, value: Option<&'a str>) -> Self {
-        self.value = value;
+        self.value = value.map(c::Str::new);
         self
     }
 
@@ -595,7 +680,7 @@ impl<'a> c::ReadFast<'a> for AlterableConfig<'a> {
 
 impl<'a> AlterableConfig<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -606,12 +691,28 @@ impl<'a> AlterableConfig<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> AlterableConfig<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -621,7 +722,17 @@ impl<'a> AlterableConfig<'a> {
         w.skip_string(flexible, false)?;
         w.skip_string(flexible, true)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -629,16 +740,16 @@ impl<'a> AlterableConfig<'a> {
 
 impl<'a> AlterableConfig<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
-        let f0: &'a str = w.string(flexible)?;
-        let f1: Option<&'a str> = w.nullable_string(flexible)?;
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
         if flexible {
             w.empty_tagged_section()?;
         }
@@ -647,6 +758,31 @@ impl<'a> AlterableConfig<'a> {
             value: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 2;
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
+        let this = Self {
+            name: f0,
+            value: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

@@ -124,7 +124,7 @@ impl<'a> c::ReadFast<'a> for AlterConfigsResponse<'a> {
 
 impl<'a> AlterConfigsResponse<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -133,12 +133,28 @@ impl<'a> AlterConfigsResponse<'a> {
             c::TaggedSection::read_unknown(r, "AlterConfigsResponse.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> AlterConfigsResponse<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -148,7 +164,17 @@ impl<'a> AlterConfigsResponse<'a> {
         w.skip(4)?;
         c::ArrayView::<AlterConfigsResourceResponse<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -156,8 +182,7 @@ impl<'a> AlterConfigsResponse<'a> {
 
 impl<'a> AlterConfigsResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -170,14 +195,27 @@ impl<'a> AlterConfigsResponse<'a> {
         let f0 = w.i32()?;
         let f1: c::Array<'a, AlterConfigsResourceResponse<'a>> =
             c::Array::read_fast(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             throttle_time_ms: f0,
             responses: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -248,11 +286,11 @@ pub struct AlterConfigsResourceResponse<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
     pub error_code: i16,
     /// `ErrorMessage`: `string`, versions 0+, nullable in 0+.
-    pub error_message: Option<&'a str>,
+    pub error_message: Option<c::Str<'a>>,
     /// `ResourceType`: `int8`, versions 0+.
     pub resource_type: i8,
     /// `ResourceName`: `string`, versions 0+.
-    pub resource_name: &'a str,
+    pub resource_name: c::Str<'a>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
 }
@@ -261,9 +299,9 @@ impl Default for AlterConfigsResourceResponse<'_> {
     fn default() -> Self {
         Self {
             error_code: 0,
-            error_message: Some(""),
+            error_message: Some(c::Str::EMPTY),
             resource_type: 0,
-            resource_name: "",
+            resource_name: c::Str::EMPTY,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
     }
@@ -280,7 +318,7 @@ impl<'a> AlterConfigsResourceResponse<'a> {
     /// Sets [`Self::error_message`].
     #[must_use]
     pub fn with_error_message(mut self, value: Option<&'a str>) -> Self {
-        self.error_message = value;
+        self.error_message = value.map(c::Str::new);
         self
     }
 
@@ -294,7 +332,7 @@ impl<'a> AlterConfigsResourceResponse<'a> {
     /// Sets [`Self::resource_name`].
     #[must_use]
     pub fn with_resource_name(mut self, value: &'a str) -> Self {
-        self.resource_name = value;
+        self.resource_name = c::Str::new(value);
         self
     }
 
@@ -373,7 +411,7 @@ impl<'a> c::ReadFast<'a> for AlterConfigsResourceResponse<'a> {
 
 impl<'a> AlterConfigsResourceResponse<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -382,12 +420,28 @@ impl<'a> AlterConfigsResourceResponse<'a> {
             c::TaggedSection::read_unknown(r, "AlterConfigsResponse.Responses.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> AlterConfigsResourceResponse<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -399,7 +453,17 @@ impl<'a> AlterConfigsResourceResponse<'a> {
         w.skip(1)?;
         w.skip_string(flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -407,8 +471,8 @@ impl<'a> AlterConfigsResourceResponse<'a> {
 
 impl<'a> AlterConfigsResourceResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -416,9 +480,9 @@ impl<'a> AlterConfigsResourceResponse<'a> {
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0 = w.i16()?;
-        let f1: Option<&'a str> = w.nullable_string(flexible)?;
+        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
         let f2 = w.i8()?;
-        let f3: &'a str = w.string(flexible)?;
+        let f3: c::Str<'a> = w.string(flexible)?;
         if flexible {
             w.empty_tagged_section()?;
         }
@@ -429,6 +493,35 @@ impl<'a> AlterConfigsResourceResponse<'a> {
             resource_name: f3,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 2;
+        let f0 = w.i16()?;
+        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
+        let f2 = w.i8()?;
+        let f3: c::Str<'a> = w.string(flexible)?;
+        let this = Self {
+            error_code: f0,
+            error_message: f1,
+            resource_type: f2,
+            resource_name: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

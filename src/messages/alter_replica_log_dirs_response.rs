@@ -125,7 +125,7 @@ impl<'a> c::ReadFast<'a> for AlterReplicaLogDirsResponse<'a> {
 
 impl<'a> AlterReplicaLogDirsResponse<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -134,12 +134,28 @@ impl<'a> AlterReplicaLogDirsResponse<'a> {
             c::TaggedSection::read_unknown(r, "AlterReplicaLogDirsResponse.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> AlterReplicaLogDirsResponse<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -149,7 +165,17 @@ impl<'a> AlterReplicaLogDirsResponse<'a> {
         w.skip(4)?;
         c::ArrayView::<AlterReplicaLogDirTopicResult<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -157,8 +183,7 @@ impl<'a> AlterReplicaLogDirsResponse<'a> {
 
 impl<'a> AlterReplicaLogDirsResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -171,14 +196,27 @@ impl<'a> AlterReplicaLogDirsResponse<'a> {
         let f0 = w.i32()?;
         let f1: c::Array<'a, AlterReplicaLogDirTopicResult<'a>> =
             c::Array::read_fast(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             throttle_time_ms: f0,
             results: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -247,7 +285,7 @@ c::struct_element!(AlterReplicaLogDirsResponse);
 #[non_exhaustive]
 pub struct AlterReplicaLogDirTopicResult<'a> {
     /// `TopicName`: `string`, versions 0+.
-    pub topic_name: &'a str,
+    pub topic_name: c::Str<'a>,
     /// `Partitions`: `[]AlterReplicaLogDirPartitionResult`, versions 0+.
     pub partitions: c::Array<'a, AlterReplicaLogDirPartitionResult<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -257,7 +295,7 @@ pub struct AlterReplicaLogDirTopicResult<'a> {
 impl Default for AlterReplicaLogDirTopicResult<'_> {
     fn default() -> Self {
         Self {
-            topic_name: "",
+            topic_name: c::Str::EMPTY,
             partitions: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
@@ -268,7 +306,7 @@ impl<'a> AlterReplicaLogDirTopicResult<'a> {
     /// Sets [`Self::topic_name`].
     #[must_use]
     pub fn with_topic_name(mut self, value: &'a str) -> Self {
-        self.topic_name = value;
+        self.topic_name = c::Str::new(value);
         self
     }
 
@@ -353,7 +391,7 @@ impl<'a> c::ReadFast<'a> for AlterReplicaLogDirTopicResult<'a> {
 
 impl<'a> AlterReplicaLogDirTopicResult<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -362,12 +400,28 @@ impl<'a> AlterReplicaLogDirTopicResult<'a> {
             c::TaggedSection::read_unknown(r, "AlterReplicaLogDirsResponse.Results.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> AlterReplicaLogDirTopicResult<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -377,7 +431,17 @@ impl<'a> AlterReplicaLogDirTopicResult<'a> {
         w.skip_string(flexible, false)?;
         c::ArrayView::<AlterReplicaLogDirPartitionResult<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -385,15 +449,15 @@ impl<'a> AlterReplicaLogDirTopicResult<'a> {
 
 impl<'a> AlterReplicaLogDirTopicResult<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
-        let f0: &'a str = w.string(flexible)?;
+        let f0: c::Str<'a> = w.string(flexible)?;
         let f1: c::Array<'a, AlterReplicaLogDirPartitionResult<'a>> =
             c::Array::read_fast(w, version, flexible)?;
         if flexible {
@@ -404,6 +468,32 @@ impl<'a> AlterReplicaLogDirTopicResult<'a> {
             partitions: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 2;
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: c::Array<'a, AlterReplicaLogDirPartitionResult<'a>> =
+            c::Array::read_fast(w, version, flexible)?;
+        let this = Self {
+            topic_name: f0,
+            partitions: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -576,7 +666,7 @@ impl<'a> c::ReadFast<'a> for AlterReplicaLogDirPartitionResult<'a> {
 
 impl<'a> AlterReplicaLogDirPartitionResult<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -587,12 +677,28 @@ impl<'a> AlterReplicaLogDirPartitionResult<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> AlterReplicaLogDirPartitionResult<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -601,7 +707,17 @@ impl<'a> AlterReplicaLogDirPartitionResult<'a> {
         let flexible = version >= 2;
         w.skip(6)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -609,8 +725,8 @@ impl<'a> AlterReplicaLogDirPartitionResult<'a> {
 
 impl<'a> AlterReplicaLogDirPartitionResult<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -633,6 +749,32 @@ impl<'a> AlterReplicaLogDirPartitionResult<'a> {
             error_code: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 2;
+        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i16::from_be_bytes([b4, b5]);
+        let this = Self {
+            partition_index: f0,
+            error_code: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

@@ -16,11 +16,11 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(18), c::VersionRange::
 #[non_exhaustive]
 pub struct ApiVersionsRequest<'a> {
     /// `ClientSoftwareName`: `string`, versions 3+. Ignorable.
-    pub client_software_name: &'a str,
+    pub client_software_name: c::Str<'a>,
     /// `ClientSoftwareVersion`: `string`, versions 3+. Ignorable.
-    pub client_software_version: &'a str,
+    pub client_software_version: c::Str<'a>,
     /// `ClusterId`: `string`, versions 5+, nullable in 5+. Default: `null`. Ignorable.
-    pub cluster_id: Option<&'a str>,
+    pub cluster_id: Option<c::Str<'a>>,
     /// `NodeId`: `int32`, versions 5+. Default: `-1`. Ignorable.
     pub node_id: i32,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -30,8 +30,8 @@ pub struct ApiVersionsRequest<'a> {
 impl Default for ApiVersionsRequest<'_> {
     fn default() -> Self {
         Self {
-            client_software_name: "",
-            client_software_version: "",
+            client_software_name: c::Str::EMPTY,
+            client_software_version: c::Str::EMPTY,
             cluster_id: None,
             node_id: -1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -43,21 +43,21 @@ impl<'a> ApiVersionsRequest<'a> {
     /// Sets [`Self::client_software_name`].
     #[must_use]
     pub fn with_client_software_name(mut self, value: &'a str) -> Self {
-        self.client_software_name = value;
+        self.client_software_name = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::client_software_version`].
     #[must_use]
     pub fn with_client_software_version(mut self, value: &'a str) -> Self {
-        self.client_software_version = value;
+        self.client_software_version = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::cluster_id`].
     #[must_use]
     pub fn with_cluster_id(mut self, value: Option<&'a str>) -> Self {
-        self.cluster_id = value;
+        self.cluster_id = value.map(c::Str::new);
         self
     }
 
@@ -123,12 +123,12 @@ impl<'a> c::Decode<'a> for ApiVersionsRequest<'a> {
             client_software_name: if version >= 3 {
                 r.string(flexible, "ApiVersionsRequest.ClientSoftwareName")?
             } else {
-                ""
+                c::Str::EMPTY
             },
             client_software_version: if version >= 3 {
                 r.string(flexible, "ApiVersionsRequest.ClientSoftwareVersion")?
             } else {
-                ""
+                c::Str::EMPTY
             },
             cluster_id: if version >= 5 {
                 r.nullable_string(flexible, "ApiVersionsRequest.ClusterId")?
@@ -165,7 +165,7 @@ impl<'a> c::ReadFast<'a> for ApiVersionsRequest<'a> {
 
 impl<'a> ApiVersionsRequest<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -174,12 +174,28 @@ impl<'a> ApiVersionsRequest<'a> {
             c::TaggedSection::read_unknown(r, "ApiVersionsRequest.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> ApiVersionsRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -203,7 +219,17 @@ impl<'a> ApiVersionsRequest<'a> {
         }
 
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -211,8 +237,7 @@ impl<'a> ApiVersionsRequest<'a> {
 
 impl<'a> ApiVersionsRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -222,32 +247,45 @@ impl<'a> ApiVersionsRequest<'a> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
-        let f0: &'a str = if version >= 3 {
+        let f0: c::Str<'a> = if version >= 3 {
             w.string(flexible)?
         } else {
-            ""
+            c::Str::EMPTY
         };
-        let f1: &'a str = if version >= 3 {
+        let f1: c::Str<'a> = if version >= 3 {
             w.string(flexible)?
         } else {
-            ""
+            c::Str::EMPTY
         };
-        let f2: Option<&'a str> = if version >= 5 {
+        let f2: Option<c::Str<'a>> = if version >= 5 {
             w.nullable_string(flexible)?
         } else {
             None
         };
         let f3: i32 = if version >= 5 { w.i32()? } else { -1 };
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             client_software_name: f0,
             client_software_version: f1,
             cluster_id: f2,
             node_id: f3,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 

@@ -139,7 +139,7 @@ impl<'a> c::ReadFast<'a> for AssignReplicasToDirsResponse<'a> {
 
 impl<'a> AssignReplicasToDirsResponse<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -148,12 +148,28 @@ impl<'a> AssignReplicasToDirsResponse<'a> {
             c::TaggedSection::read_unknown(r, "AssignReplicasToDirsResponse.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> AssignReplicasToDirsResponse<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -161,15 +177,24 @@ impl<'a> AssignReplicasToDirsResponse<'a> {
         let version = BUILT.pin(version);
         w.skip(6)?;
         c::ArrayView::<DirectoryData<'a>>::walk(w, version, true, false)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> AssignReplicasToDirsResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -182,13 +207,28 @@ impl<'a> AssignReplicasToDirsResponse<'a> {
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i16::from_be_bytes([b4, b5]);
         let f2: c::Array<'a, DirectoryData<'a>> = c::Array::read_fast(w, version, true)?;
-        w.empty_tagged_section()?;
-        Some(Self {
+        let this = Self {
             throttle_time_ms: f0,
             error_code: f1,
             directories: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -349,7 +389,7 @@ impl<'a> c::ReadFast<'a> for DirectoryData<'a> {
 
 impl<'a> DirectoryData<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -360,12 +400,28 @@ impl<'a> DirectoryData<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> DirectoryData<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -373,15 +429,25 @@ impl<'a> DirectoryData<'a> {
         let version = BUILT.pin(version);
         w.skip(16)?;
         c::ArrayView::<TopicData<'a>>::walk(w, version, true, false)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> DirectoryData<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -395,6 +461,30 @@ impl<'a> DirectoryData<'a> {
             topics: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0 = w.uuid()?;
+        let f1: c::Array<'a, TopicData<'a>> = c::Array::read_fast(w, version, true)?;
+        let this = Self {
+            id: f0,
+            topics: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -551,7 +641,7 @@ impl<'a> c::ReadFast<'a> for TopicData<'a> {
 
 impl<'a> TopicData<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -562,12 +652,28 @@ impl<'a> TopicData<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> TopicData<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -575,15 +681,25 @@ impl<'a> TopicData<'a> {
         let version = BUILT.pin(version);
         w.skip(16)?;
         c::ArrayView::<PartitionData<'a>>::walk(w, version, true, false)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> TopicData<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -597,6 +713,30 @@ impl<'a> TopicData<'a> {
             partitions: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0 = w.uuid()?;
+        let f1: c::Array<'a, PartitionData<'a>> = c::Array::read_fast(w, version, true)?;
+        let this = Self {
+            topic_id: f0,
+            partitions: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -750,7 +890,7 @@ impl<'a> c::ReadFast<'a> for PartitionData<'a> {
 
 impl<'a> PartitionData<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -761,26 +901,53 @@ impl<'a> PartitionData<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> PartitionData<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
-        let _ = version;
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
         w.skip(6)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> PartitionData<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -796,6 +963,31 @@ impl<'a> PartitionData<'a> {
             error_code: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i16::from_be_bytes([b4, b5]);
+        let this = Self {
+            partition_index: f0,
+            error_code: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

@@ -16,23 +16,23 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(68), c::VersionRange::
 #[non_exhaustive]
 pub struct ConsumerGroupHeartbeatRequest<'a> {
     /// `GroupId`: `string`, versions 0+.
-    pub group_id: &'a str,
+    pub group_id: c::Str<'a>,
     /// `MemberId`: `string`, versions 0+.
-    pub member_id: &'a str,
+    pub member_id: c::Str<'a>,
     /// `MemberEpoch`: `int32`, versions 0+.
     pub member_epoch: i32,
     /// `InstanceId`: `string`, versions 0+, nullable in 0+. Default: `null`.
-    pub instance_id: Option<&'a str>,
+    pub instance_id: Option<c::Str<'a>>,
     /// `RackId`: `string`, versions 0+, nullable in 0+. Default: `null`.
-    pub rack_id: Option<&'a str>,
+    pub rack_id: Option<c::Str<'a>>,
     /// `RebalanceTimeoutMs`: `int32`, versions 0+. Default: `-1`.
     pub rebalance_timeout_ms: i32,
     /// `SubscribedTopicNames`: `[]string`, versions 0+, nullable in 0+. Default: `null`.
-    pub subscribed_topic_names: Option<c::Array<'a, &'a str>>,
+    pub subscribed_topic_names: Option<c::Array<'a, c::Str<'a>>>,
     /// `SubscribedTopicRegex`: `string`, versions 1+, nullable in 1+. Default: `null`.
-    pub subscribed_topic_regex: Option<&'a str>,
+    pub subscribed_topic_regex: Option<c::Str<'a>>,
     /// `ServerAssignor`: `string`, versions 0+, nullable in 0+. Default: `null`.
-    pub server_assignor: Option<&'a str>,
+    pub server_assignor: Option<c::Str<'a>>,
     /// `TopicPartitions`: `[]TopicPartitions`, versions 0+, nullable in 0+. Default: `null`.
     pub topic_partitions: Option<c::Array<'a, TopicPartitions<'a>>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -42,8 +42,8 @@ pub struct ConsumerGroupHeartbeatRequest<'a> {
 impl Default for ConsumerGroupHeartbeatRequest<'_> {
     fn default() -> Self {
         Self {
-            group_id: "",
-            member_id: "",
+            group_id: c::Str::EMPTY,
+            member_id: c::Str::EMPTY,
             member_epoch: 0,
             instance_id: None,
             rack_id: None,
@@ -61,14 +61,14 @@ impl<'a> ConsumerGroupHeartbeatRequest<'a> {
     /// Sets [`Self::group_id`].
     #[must_use]
     pub fn with_group_id(mut self, value: &'a str) -> Self {
-        self.group_id = value;
+        self.group_id = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::member_id`].
     #[must_use]
     pub fn with_member_id(mut self, value: &'a str) -> Self {
-        self.member_id = value;
+        self.member_id = c::Str::new(value);
         self
     }
 
@@ -82,14 +82,14 @@ impl<'a> ConsumerGroupHeartbeatRequest<'a> {
     /// Sets [`Self::instance_id`].
     #[must_use]
     pub fn with_instance_id(mut self, value: Option<&'a str>) -> Self {
-        self.instance_id = value;
+        self.instance_id = value.map(c::Str::new);
         self
     }
 
     /// Sets [`Self::rack_id`].
     #[must_use]
     pub fn with_rack_id(mut self, value: Option<&'a str>) -> Self {
-        self.rack_id = value;
+        self.rack_id = value.map(c::Str::new);
         self
     }
 
@@ -102,7 +102,7 @@ impl<'a> ConsumerGroupHeartbeatRequest<'a> {
 
     /// Sets [`Self::subscribed_topic_names`].
     #[must_use]
-    pub fn with_subscribed_topic_names(mut self, value: Option<c::Array<'a, &'a str>>) -> Self {
+    pub fn with_subscribed_topic_names(mut self, value: Option<c::Array<'a, c::Str<'a>>>) -> Self {
         self.subscribed_topic_names = value;
         self
     }
@@ -110,14 +110,14 @@ impl<'a> ConsumerGroupHeartbeatRequest<'a> {
     /// Sets [`Self::subscribed_topic_regex`].
     #[must_use]
     pub fn with_subscribed_topic_regex(mut self, value: Option<&'a str>) -> Self {
-        self.subscribed_topic_regex = value;
+        self.subscribed_topic_regex = value.map(c::Str::new);
         self
     }
 
     /// Sets [`Self::server_assignor`].
     #[must_use]
     pub fn with_server_assignor(mut self, value: Option<&'a str>) -> Self {
-        self.server_assignor = value;
+        self.server_assignor = value.map(c::Str::new);
         self
     }
 
@@ -250,7 +250,7 @@ impl<'a> c::ReadFast<'a> for ConsumerGroupHeartbeatRequest<'a> {
 
 impl<'a> ConsumerGroupHeartbeatRequest<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -259,12 +259,28 @@ impl<'a> ConsumerGroupHeartbeatRequest<'a> {
             c::TaggedSection::read_unknown(r, "ConsumerGroupHeartbeatRequest.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> ConsumerGroupHeartbeatRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -276,22 +292,31 @@ impl<'a> ConsumerGroupHeartbeatRequest<'a> {
         w.skip_string(true, true)?;
         w.skip_string(true, true)?;
         w.skip(4)?;
-        c::ArrayView::<&'a str>::walk(w, version, true, true)?;
+        c::ArrayView::<c::Str<'a>>::walk(w, version, true, true)?;
         if version >= 1 {
             w.skip_string(true, true)?;
         }
 
         w.skip_string(true, true)?;
         c::ArrayView::<TopicPartitions<'a>>::walk(w, version, true, true)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> ConsumerGroupHeartbeatRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -300,23 +325,22 @@ impl<'a> ConsumerGroupHeartbeatRequest<'a> {
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0: &'a str = w.string(true)?;
-        let f1: &'a str = w.string(true)?;
+        let f0: c::Str<'a> = w.string(true)?;
+        let f1: c::Str<'a> = w.string(true)?;
         let f2 = w.i32()?;
-        let f3: Option<&'a str> = w.nullable_string(true)?;
-        let f4: Option<&'a str> = w.nullable_string(true)?;
+        let f3: Option<c::Str<'a>> = w.nullable_string(true)?;
+        let f4: Option<c::Str<'a>> = w.nullable_string(true)?;
         let f5 = w.i32()?;
-        let f6: Option<c::Array<'a, &'a str>> = c::Array::read_fast_nullable(w, version, true)?;
-        let f7: Option<&'a str> = if version >= 1 {
+        let f6: Option<c::Array<'a, c::Str<'a>>> = c::Array::read_fast_nullable(w, version, true)?;
+        let f7: Option<c::Str<'a>> = if version >= 1 {
             w.nullable_string(true)?
         } else {
             None
         };
-        let f8: Option<&'a str> = w.nullable_string(true)?;
+        let f8: Option<c::Str<'a>> = w.nullable_string(true)?;
         let f9: Option<c::Array<'a, TopicPartitions<'a>>> =
             c::Array::read_fast_nullable(w, version, true)?;
-        w.empty_tagged_section()?;
-        Some(Self {
+        let this = Self {
             group_id: f0,
             member_id: f1,
             member_epoch: f2,
@@ -328,7 +352,23 @@ impl<'a> ConsumerGroupHeartbeatRequest<'a> {
             server_assignor: f8,
             topic_partitions: f9,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -552,7 +592,7 @@ impl<'a> c::ReadFast<'a> for TopicPartitions<'a> {
 
 impl<'a> TopicPartitions<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -563,12 +603,28 @@ impl<'a> TopicPartitions<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> TopicPartitions<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -576,15 +632,25 @@ impl<'a> TopicPartitions<'a> {
         let version = BUILT.pin(version);
         w.skip(16)?;
         c::ArrayView::<i32>::walk(w, version, true, false)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> TopicPartitions<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -598,6 +664,30 @@ impl<'a> TopicPartitions<'a> {
             partitions: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0 = w.uuid()?;
+        let f1: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
+        let this = Self {
+            topic_id: f0,
+            partitions: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

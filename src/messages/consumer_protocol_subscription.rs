@@ -14,7 +14,7 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(-1), c::VersionRange::
 #[non_exhaustive]
 pub struct ConsumerProtocolSubscription<'a> {
     /// `Topics`: `[]string`, versions 0+.
-    pub topics: c::Array<'a, &'a str>,
+    pub topics: c::Array<'a, c::Str<'a>>,
     /// `UserData`: `bytes`, versions 0+, nullable in 0+. Default: `null`.
     pub user_data: Option<&'a [u8]>,
     /// `OwnedPartitions`: `[]TopicPartition`, versions 1+. Ignorable.
@@ -22,7 +22,7 @@ pub struct ConsumerProtocolSubscription<'a> {
     /// `GenerationId`: `int32`, versions 2+. Default: `-1`. Ignorable.
     pub generation_id: i32,
     /// `RackId`: `string`, versions 3+, nullable in 3+. Default: `null`. Ignorable.
-    pub rack_id: Option<&'a str>,
+    pub rack_id: Option<c::Str<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
 }
@@ -43,7 +43,7 @@ impl Default for ConsumerProtocolSubscription<'_> {
 impl<'a> ConsumerProtocolSubscription<'a> {
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+    pub fn with_topics(mut self, value: impl Into<c::Array<'a, c::Str<'a>>>) -> Self {
         self.topics = value.into();
         self
     }
@@ -75,7 +75,7 @@ impl<'a> ConsumerProtocolSubscription<'a> {
     /// Sets [`Self::rack_id`].
     #[must_use]
     pub fn with_rack_id(mut self, value: Option<&'a str>) -> Self {
-        self.rack_id = value;
+        self.rack_id = value.map(c::Str::new);
         self
     }
 
@@ -177,14 +177,13 @@ impl<'a> c::ReadFast<'a> for ConsumerProtocolSubscription<'a> {
 
 impl<'a> ConsumerProtocolSubscription<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        c::ArrayView::<&'a str>::walk(w, version, false, false)?;
+        c::ArrayView::<c::Str<'a>>::walk(w, version, false, false)?;
         w.skip_bytes(false, true)?;
         if version >= 1 {
             c::ArrayView::<TopicPartition<'a>>::walk(w, version, false, false)?;
@@ -204,8 +203,7 @@ impl<'a> ConsumerProtocolSubscription<'a> {
 
 impl<'a> ConsumerProtocolSubscription<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -214,7 +212,7 @@ impl<'a> ConsumerProtocolSubscription<'a> {
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0: c::Array<'a, &'a str> = c::Array::read_fast(w, version, false)?;
+        let f0: c::Array<'a, c::Str<'a>> = c::Array::read_fast(w, version, false)?;
         let f1: Option<&'a [u8]> = w.nullable_bytes(false)?;
         let f2: c::Array<'a, TopicPartition<'a>> = if version >= 1 {
             c::Array::read_fast(w, version, false)?
@@ -222,7 +220,7 @@ impl<'a> ConsumerProtocolSubscription<'a> {
             c::Array::Slice(&[])
         };
         let f3: i32 = if version >= 2 { w.i32()? } else { -1 };
-        let f4: Option<&'a str> = if version >= 3 {
+        let f4: Option<c::Str<'a>> = if version >= 3 {
             w.nullable_string(false)?
         } else {
             None
@@ -235,6 +233,18 @@ impl<'a> ConsumerProtocolSubscription<'a> {
             rack_id: f4,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -347,7 +357,7 @@ c::struct_element!(ConsumerProtocolSubscription);
 #[non_exhaustive]
 pub struct TopicPartition<'a> {
     /// `Topic`: `string`, versions 1+.
-    pub topic: &'a str,
+    pub topic: c::Str<'a>,
     /// `Partitions`: `[]int32`, versions 1+.
     pub partitions: c::Array<'a, i32>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -357,7 +367,7 @@ pub struct TopicPartition<'a> {
 impl Default for TopicPartition<'_> {
     fn default() -> Self {
         Self {
-            topic: "",
+            topic: c::Str::EMPTY,
             partitions: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
@@ -368,7 +378,7 @@ impl<'a> TopicPartition<'a> {
     /// Sets [`Self::topic`].
     #[must_use]
     pub fn with_topic(mut self, value: &'a str) -> Self {
-        self.topic = value;
+        self.topic = c::Str::new(value);
         self
     }
 
@@ -444,8 +454,7 @@ impl<'a> c::ReadFast<'a> for TopicPartition<'a> {
 
 impl<'a> TopicPartition<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -459,20 +468,31 @@ impl<'a> TopicPartition<'a> {
 
 impl<'a> TopicPartition<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0: &'a str = w.string(false)?;
+        let f0: c::Str<'a> = w.string(false)?;
         let f1: c::Array<'a, i32> = c::Array::read_fast(w, version, false)?;
         Some(Self {
             topic: f0,
             partitions: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 

@@ -130,7 +130,7 @@ impl<'a> c::ReadFast<'a> for ControlledShutdownResponse<'a> {
 
 impl<'a> ControlledShutdownResponse<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -139,12 +139,28 @@ impl<'a> ControlledShutdownResponse<'a> {
             c::TaggedSection::read_unknown(r, "ControlledShutdownResponse.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> ControlledShutdownResponse<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -154,7 +170,17 @@ impl<'a> ControlledShutdownResponse<'a> {
         w.skip(2)?;
         c::ArrayView::<RemainingPartition<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -162,8 +188,7 @@ impl<'a> ControlledShutdownResponse<'a> {
 
 impl<'a> ControlledShutdownResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -175,14 +200,27 @@ impl<'a> ControlledShutdownResponse<'a> {
         let flexible = version >= 3;
         let f0 = w.i16()?;
         let f1: c::Array<'a, RemainingPartition<'a>> = c::Array::read_fast(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             error_code: f0,
             remaining_partitions: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -251,7 +289,7 @@ c::struct_element!(ControlledShutdownResponse);
 #[non_exhaustive]
 pub struct RemainingPartition<'a> {
     /// `TopicName`: `string`, versions 0+.
-    pub topic_name: &'a str,
+    pub topic_name: c::Str<'a>,
     /// `PartitionIndex`: `int32`, versions 0+.
     pub partition_index: i32,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -261,7 +299,7 @@ pub struct RemainingPartition<'a> {
 impl Default for RemainingPartition<'_> {
     fn default() -> Self {
         Self {
-            topic_name: "",
+            topic_name: c::Str::EMPTY,
             partition_index: 0,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
@@ -272,7 +310,7 @@ impl<'a> RemainingPartition<'a> {
     /// Sets [`Self::topic_name`].
     #[must_use]
     pub fn with_topic_name(mut self, value: &'a str) -> Self {
-        self.topic_name = value;
+        self.topic_name = c::Str::new(value);
         self
     }
 
@@ -353,7 +391,7 @@ impl<'a> c::ReadFast<'a> for RemainingPartition<'a> {
 
 impl<'a> RemainingPartition<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -364,12 +402,28 @@ impl<'a> RemainingPartition<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> RemainingPartition<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -379,7 +433,17 @@ impl<'a> RemainingPartition<'a> {
         w.skip_string(flexible, false)?;
         w.skip(4)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -387,15 +451,15 @@ impl<'a> RemainingPartition<'a> {
 
 impl<'a> RemainingPartition<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
-        let f0: &'a str = w.string(flexible)?;
+        let f0: c::Str<'a> = w.string(flexible)?;
         let [b0, b1, b2, b3] = if flexible {
             let [b0, b1, b2, b3, count] = *w.array::<5>()?;
             if count != 0 {
@@ -411,6 +475,31 @@ impl<'a> RemainingPartition<'a> {
             partition_index: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 3;
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1 = w.i32()?;
+        let this = Self {
+            topic_name: f0,
+            partition_index: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

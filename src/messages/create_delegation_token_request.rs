@@ -17,9 +17,9 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(38), c::VersionRange::
 #[non_exhaustive]
 pub struct CreateDelegationTokenRequest<'a> {
     /// `OwnerPrincipalType`: `string`, versions 3+, nullable in 3+.
-    pub owner_principal_type: Option<&'a str>,
+    pub owner_principal_type: Option<c::Str<'a>>,
     /// `OwnerPrincipalName`: `string`, versions 3+, nullable in 3+.
-    pub owner_principal_name: Option<&'a str>,
+    pub owner_principal_name: Option<c::Str<'a>>,
     /// `Renewers`: `[]CreatableRenewers`, versions 0+.
     pub renewers: c::Array<'a, CreatableRenewers<'a>>,
     /// `MaxLifetimeMs`: `int64`, versions 0+.
@@ -31,8 +31,8 @@ pub struct CreateDelegationTokenRequest<'a> {
 impl Default for CreateDelegationTokenRequest<'_> {
     fn default() -> Self {
         Self {
-            owner_principal_type: Some(""),
-            owner_principal_name: Some(""),
+            owner_principal_type: Some(c::Str::EMPTY),
+            owner_principal_name: Some(c::Str::EMPTY),
             renewers: c::Array::Slice(&[]),
             max_lifetime_ms: 0,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -44,14 +44,14 @@ impl<'a> CreateDelegationTokenRequest<'a> {
     /// Sets [`Self::owner_principal_type`].
     #[must_use]
     pub fn with_owner_principal_type(mut self, value: Option<&'a str>) -> Self {
-        self.owner_principal_type = value;
+        self.owner_principal_type = value.map(c::Str::new);
         self
     }
 
     /// Sets [`Self::owner_principal_name`].
     #[must_use]
     pub fn with_owner_principal_name(mut self, value: Option<&'a str>) -> Self {
-        self.owner_principal_name = value;
+        self.owner_principal_name = value.map(c::Str::new);
         self
     }
 
@@ -132,12 +132,12 @@ impl<'a> c::Decode<'a> for CreateDelegationTokenRequest<'a> {
             owner_principal_type: if version >= 3 {
                 r.nullable_string(flexible, "CreateDelegationTokenRequest.OwnerPrincipalType")?
             } else {
-                Some("")
+                Some(c::Str::EMPTY)
             },
             owner_principal_name: if version >= 3 {
                 r.nullable_string(flexible, "CreateDelegationTokenRequest.OwnerPrincipalName")?
             } else {
-                Some("")
+                Some(c::Str::EMPTY)
             },
             renewers: c::Array::read(
                 r,
@@ -171,7 +171,7 @@ impl<'a> c::ReadFast<'a> for CreateDelegationTokenRequest<'a> {
 
 impl<'a> CreateDelegationTokenRequest<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -180,12 +180,28 @@ impl<'a> CreateDelegationTokenRequest<'a> {
             c::TaggedSection::read_unknown(r, "CreateDelegationTokenRequest.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> CreateDelegationTokenRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -203,7 +219,17 @@ impl<'a> CreateDelegationTokenRequest<'a> {
         c::ArrayView::<CreatableRenewers<'a>>::walk(w, version, flexible, false)?;
         w.skip(8)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -211,8 +237,7 @@ impl<'a> CreateDelegationTokenRequest<'a> {
 
 impl<'a> CreateDelegationTokenRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -222,34 +247,41 @@ impl<'a> CreateDelegationTokenRequest<'a> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
-        let f0: Option<&'a str> = if version >= 3 {
+        let f0: Option<c::Str<'a>> = if version >= 3 {
             w.nullable_string(flexible)?
         } else {
-            Some("")
+            Some(c::Str::EMPTY)
         };
-        let f1: Option<&'a str> = if version >= 3 {
+        let f1: Option<c::Str<'a>> = if version >= 3 {
             w.nullable_string(flexible)?
         } else {
-            Some("")
+            Some(c::Str::EMPTY)
         };
         let f2: c::Array<'a, CreatableRenewers<'a>> = c::Array::read_fast(w, version, flexible)?;
-        let [b0, b1, b2, b3, b4, b5, b6, b7] = if flexible {
-            let [b0, b1, b2, b3, b4, b5, b6, b7, count] = *w.array::<9>()?;
-            if count != 0 {
-                return None;
-            }
-            [b0, b1, b2, b3, b4, b5, b6, b7]
-        } else {
-            *w.array::<8>()?
-        };
-        let f3 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
-        Some(Self {
+        let f3 = w.i64()?;
+        let this = Self {
             owner_principal_type: f0,
             owner_principal_name: f1,
             renewers: f2,
             max_lifetime_ms: f3,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -380,9 +412,9 @@ c::struct_element!(CreateDelegationTokenRequest);
 #[non_exhaustive]
 pub struct CreatableRenewers<'a> {
     /// `PrincipalType`: `string`, versions 0+.
-    pub principal_type: &'a str,
+    pub principal_type: c::Str<'a>,
     /// `PrincipalName`: `string`, versions 0+.
-    pub principal_name: &'a str,
+    pub principal_name: c::Str<'a>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
 }
@@ -390,8 +422,8 @@ pub struct CreatableRenewers<'a> {
 impl Default for CreatableRenewers<'_> {
     fn default() -> Self {
         Self {
-            principal_type: "",
-            principal_name: "",
+            principal_type: c::Str::EMPTY,
+            principal_name: c::Str::EMPTY,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
     }
@@ -401,14 +433,14 @@ impl<'a> CreatableRenewers<'a> {
     /// Sets [`Self::principal_type`].
     #[must_use]
     pub fn with_principal_type(mut self, value: &'a str) -> Self {
-        self.principal_type = value;
+        self.principal_type = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::principal_name`].
     #[must_use]
     pub fn with_principal_name(mut self, value: &'a str) -> Self {
-        self.principal_name = value;
+        self.principal_name = c::Str::new(value);
         self
     }
 
@@ -484,7 +516,7 @@ impl<'a> c::ReadFast<'a> for CreatableRenewers<'a> {
 
 impl<'a> CreatableRenewers<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -495,12 +527,28 @@ impl<'a> CreatableRenewers<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> CreatableRenewers<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -510,7 +558,17 @@ impl<'a> CreatableRenewers<'a> {
         w.skip_string(flexible, false)?;
         w.skip_string(flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -518,16 +576,16 @@ impl<'a> CreatableRenewers<'a> {
 
 impl<'a> CreatableRenewers<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
-        let f0: &'a str = w.string(flexible)?;
-        let f1: &'a str = w.string(flexible)?;
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: c::Str<'a> = w.string(flexible)?;
         if flexible {
             w.empty_tagged_section()?;
         }
@@ -536,6 +594,31 @@ impl<'a> CreatableRenewers<'a> {
             principal_name: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 2;
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: c::Str<'a> = w.string(flexible)?;
+        let this = Self {
+            principal_type: f0,
+            principal_name: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

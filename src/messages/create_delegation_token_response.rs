@@ -19,13 +19,13 @@ pub struct CreateDelegationTokenResponse<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
     pub error_code: i16,
     /// `PrincipalType`: `string`, versions 0+.
-    pub principal_type: &'a str,
+    pub principal_type: c::Str<'a>,
     /// `PrincipalName`: `string`, versions 0+.
-    pub principal_name: &'a str,
+    pub principal_name: c::Str<'a>,
     /// `TokenRequesterPrincipalType`: `string`, versions 3+.
-    pub token_requester_principal_type: &'a str,
+    pub token_requester_principal_type: c::Str<'a>,
     /// `TokenRequesterPrincipalName`: `string`, versions 3+.
-    pub token_requester_principal_name: &'a str,
+    pub token_requester_principal_name: c::Str<'a>,
     /// `IssueTimestampMs`: `int64`, versions 0+.
     pub issue_timestamp_ms: i64,
     /// `ExpiryTimestampMs`: `int64`, versions 0+.
@@ -33,7 +33,7 @@ pub struct CreateDelegationTokenResponse<'a> {
     /// `MaxTimestampMs`: `int64`, versions 0+.
     pub max_timestamp_ms: i64,
     /// `TokenId`: `string`, versions 0+.
-    pub token_id: &'a str,
+    pub token_id: c::Str<'a>,
     /// `Hmac`: `bytes`, versions 0+.
     pub hmac: &'a [u8],
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -46,14 +46,14 @@ impl Default for CreateDelegationTokenResponse<'_> {
     fn default() -> Self {
         Self {
             error_code: 0,
-            principal_type: "",
-            principal_name: "",
-            token_requester_principal_type: "",
-            token_requester_principal_name: "",
+            principal_type: c::Str::EMPTY,
+            principal_name: c::Str::EMPTY,
+            token_requester_principal_type: c::Str::EMPTY,
+            token_requester_principal_name: c::Str::EMPTY,
             issue_timestamp_ms: 0,
             expiry_timestamp_ms: 0,
             max_timestamp_ms: 0,
-            token_id: "",
+            token_id: c::Str::EMPTY,
             hmac: &[],
             throttle_time_ms: 0,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -72,28 +72,28 @@ impl<'a> CreateDelegationTokenResponse<'a> {
     /// Sets [`Self::principal_type`].
     #[must_use]
     pub fn with_principal_type(mut self, value: &'a str) -> Self {
-        self.principal_type = value;
+        self.principal_type = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::principal_name`].
     #[must_use]
     pub fn with_principal_name(mut self, value: &'a str) -> Self {
-        self.principal_name = value;
+        self.principal_name = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::token_requester_principal_type`].
     #[must_use]
     pub fn with_token_requester_principal_type(mut self, value: &'a str) -> Self {
-        self.token_requester_principal_type = value;
+        self.token_requester_principal_type = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::token_requester_principal_name`].
     #[must_use]
     pub fn with_token_requester_principal_name(mut self, value: &'a str) -> Self {
-        self.token_requester_principal_name = value;
+        self.token_requester_principal_name = c::Str::new(value);
         self
     }
 
@@ -121,7 +121,7 @@ impl<'a> CreateDelegationTokenResponse<'a> {
     /// Sets [`Self::token_id`].
     #[must_use]
     pub fn with_token_id(mut self, value: &'a str) -> Self {
-        self.token_id = value;
+        self.token_id = c::Str::new(value);
         self
     }
 
@@ -221,7 +221,7 @@ impl<'a> c::Decode<'a> for CreateDelegationTokenResponse<'a> {
                     "CreateDelegationTokenResponse.TokenRequesterPrincipalType",
                 )?
             } else {
-                ""
+                c::Str::EMPTY
             },
             token_requester_principal_name: if version >= 3 {
                 r.string(
@@ -229,7 +229,7 @@ impl<'a> c::Decode<'a> for CreateDelegationTokenResponse<'a> {
                     "CreateDelegationTokenResponse.TokenRequesterPrincipalName",
                 )?
             } else {
-                ""
+                c::Str::EMPTY
             },
             issue_timestamp_ms: r.i64("CreateDelegationTokenResponse.IssueTimestampMs")?,
             expiry_timestamp_ms: r.i64("CreateDelegationTokenResponse.ExpiryTimestampMs")?,
@@ -262,7 +262,7 @@ impl<'a> c::ReadFast<'a> for CreateDelegationTokenResponse<'a> {
 
 impl<'a> CreateDelegationTokenResponse<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -271,12 +271,28 @@ impl<'a> CreateDelegationTokenResponse<'a> {
             c::TaggedSection::read_unknown(r, "CreateDelegationTokenResponse.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> CreateDelegationTokenResponse<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -299,7 +315,17 @@ impl<'a> CreateDelegationTokenResponse<'a> {
         w.skip_bytes(flexible, false)?;
         w.skip(4)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -307,8 +333,7 @@ impl<'a> CreateDelegationTokenResponse<'a> {
 
 impl<'a> CreateDelegationTokenResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -319,17 +344,17 @@ impl<'a> CreateDelegationTokenResponse<'a> {
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0 = w.i16()?;
-        let f1: &'a str = w.string(flexible)?;
-        let f2: &'a str = w.string(flexible)?;
-        let f3: &'a str = if version >= 3 {
+        let f1: c::Str<'a> = w.string(flexible)?;
+        let f2: c::Str<'a> = w.string(flexible)?;
+        let f3: c::Str<'a> = if version >= 3 {
             w.string(flexible)?
         } else {
-            ""
+            c::Str::EMPTY
         };
-        let f4: &'a str = if version >= 3 {
+        let f4: c::Str<'a> = if version >= 3 {
             w.string(flexible)?
         } else {
-            ""
+            c::Str::EMPTY
         };
         let [
             b0,
@@ -360,19 +385,10 @@ impl<'a> CreateDelegationTokenResponse<'a> {
         let f5 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
         let f6 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
         let f7 = i64::from_be_bytes([b16, b17, b18, b19, b20, b21, b22, b23]);
-        let f8: &'a str = w.string(flexible)?;
+        let f8: c::Str<'a> = w.string(flexible)?;
         let f9: &'a [u8] = w.bytes(flexible)?;
-        let [b0, b1, b2, b3] = if flexible {
-            let [b0, b1, b2, b3, count] = *w.array::<5>()?;
-            if count != 0 {
-                return None;
-            }
-            [b0, b1, b2, b3]
-        } else {
-            *w.array::<4>()?
-        };
-        let f10 = i32::from_be_bytes([b0, b1, b2, b3]);
-        Some(Self {
+        let f10 = w.i32()?;
+        let this = Self {
             error_code: f0,
             principal_type: f1,
             principal_name: f2,
@@ -385,7 +401,23 @@ impl<'a> CreateDelegationTokenResponse<'a> {
             hmac: f9,
             throttle_time_ms: f10,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 

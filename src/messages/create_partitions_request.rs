@@ -138,7 +138,7 @@ impl<'a> c::ReadFast<'a> for CreatePartitionsRequest<'a> {
 
 impl<'a> CreatePartitionsRequest<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -147,12 +147,28 @@ impl<'a> CreatePartitionsRequest<'a> {
             c::TaggedSection::read_unknown(r, "CreatePartitionsRequest.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> CreatePartitionsRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -162,7 +178,17 @@ impl<'a> CreatePartitionsRequest<'a> {
         c::ArrayView::<CreatePartitionsTopic<'a>>::walk(w, version, flexible, false)?;
         w.skip(5)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -170,8 +196,7 @@ impl<'a> CreatePartitionsRequest<'a> {
 
 impl<'a> CreatePartitionsRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -183,23 +208,31 @@ impl<'a> CreatePartitionsRequest<'a> {
         let flexible = version >= 2;
         let f0: c::Array<'a, CreatePartitionsTopic<'a>> =
             c::Array::read_fast(w, version, flexible)?;
-        let [b0, b1, b2, b3, b4] = if flexible {
-            let [b0, b1, b2, b3, b4, count] = *w.array::<6>()?;
-            if count != 0 {
-                return None;
-            }
-            [b0, b1, b2, b3, b4]
-        } else {
-            *w.array::<5>()?
-        };
+        let [b0, b1, b2, b3, b4] = *w.array::<5>()?;
         let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f2 = b4 != 0;
-        Some(Self {
+        let this = Self {
             topics: f0,
             timeout_ms: f1,
             validate_only: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -273,7 +306,7 @@ c::struct_element!(CreatePartitionsRequest);
 #[non_exhaustive]
 pub struct CreatePartitionsTopic<'a> {
     /// `Name`: `string`, versions 0+.
-    pub name: &'a str,
+    pub name: c::Str<'a>,
     /// `Count`: `int32`, versions 0+.
     pub count: i32,
     /// `Assignments`: `[]CreatePartitionsAssignment`, versions 0+, nullable in 0+.
@@ -285,7 +318,7 @@ pub struct CreatePartitionsTopic<'a> {
 impl Default for CreatePartitionsTopic<'_> {
     fn default() -> Self {
         Self {
-            name: "",
+            name: c::Str::EMPTY,
             count: 0,
             assignments: Some(c::Array::Slice(&[])),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -297,7 +330,7 @@ impl<'a> CreatePartitionsTopic<'a> {
     /// Sets [`Self::name`].
     #[must_use]
     pub fn with_name(mut self, value: &'a str) -> Self {
-        self.name = value;
+        self.name = c::Str::new(value);
         self
     }
 
@@ -393,7 +426,7 @@ impl<'a> c::ReadFast<'a> for CreatePartitionsTopic<'a> {
 
 impl<'a> CreatePartitionsTopic<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -402,12 +435,28 @@ impl<'a> CreatePartitionsTopic<'a> {
             c::TaggedSection::read_unknown(r, "CreatePartitionsRequest.Topics.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> CreatePartitionsTopic<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -418,7 +467,17 @@ impl<'a> CreatePartitionsTopic<'a> {
         w.skip(4)?;
         c::ArrayView::<CreatePartitionsAssignment<'a>>::walk(w, version, flexible, true)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -426,15 +485,15 @@ impl<'a> CreatePartitionsTopic<'a> {
 
 impl<'a> CreatePartitionsTopic<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
-        let f0: &'a str = w.string(flexible)?;
+        let f0: c::Str<'a> = w.string(flexible)?;
         let f1 = w.i32()?;
         let f2: Option<c::Array<'a, CreatePartitionsAssignment<'a>>> =
             c::Array::read_fast_nullable(w, version, flexible)?;
@@ -447,6 +506,34 @@ impl<'a> CreatePartitionsTopic<'a> {
             assignments: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 2;
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1 = w.i32()?;
+        let f2: Option<c::Array<'a, CreatePartitionsAssignment<'a>>> =
+            c::Array::read_fast_nullable(w, version, flexible)?;
+        let this = Self {
+            name: f0,
+            count: f1,
+            assignments: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -613,7 +700,7 @@ impl<'a> c::ReadFast<'a> for CreatePartitionsAssignment<'a> {
 
 impl<'a> CreatePartitionsAssignment<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -624,12 +711,28 @@ impl<'a> CreatePartitionsAssignment<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> CreatePartitionsAssignment<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -638,7 +741,17 @@ impl<'a> CreatePartitionsAssignment<'a> {
         let flexible = version >= 2;
         c::ArrayView::<i32>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -646,8 +759,8 @@ impl<'a> CreatePartitionsAssignment<'a> {
 
 impl<'a> CreatePartitionsAssignment<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -662,6 +775,29 @@ impl<'a> CreatePartitionsAssignment<'a> {
             broker_ids: f0,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 2;
+        let f0: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
+        let this = Self {
+            broker_ids: f0,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

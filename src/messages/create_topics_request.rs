@@ -140,7 +140,7 @@ impl<'a> c::ReadFast<'a> for CreateTopicsRequest<'a> {
 
 impl<'a> CreateTopicsRequest<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -149,12 +149,28 @@ impl<'a> CreateTopicsRequest<'a> {
             c::TaggedSection::read_unknown(r, "CreateTopicsRequest.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> CreateTopicsRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -168,7 +184,17 @@ impl<'a> CreateTopicsRequest<'a> {
         }
 
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -176,8 +202,7 @@ impl<'a> CreateTopicsRequest<'a> {
 
 impl<'a> CreateTopicsRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -190,15 +215,28 @@ impl<'a> CreateTopicsRequest<'a> {
         let f0: c::Array<'a, CreatableTopic<'a>> = c::Array::read_fast(w, version, flexible)?;
         let f1 = w.i32()?;
         let f2: bool = if version >= 1 { w.bool()? } else { false };
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             topics: f0,
             timeout_ms: f1,
             validate_only: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -286,7 +324,7 @@ c::struct_element!(CreateTopicsRequest);
 #[non_exhaustive]
 pub struct CreatableTopic<'a> {
     /// `Name`: `string`, versions 0+.
-    pub name: &'a str,
+    pub name: c::Str<'a>,
     /// `NumPartitions`: `int32`, versions 0+.
     pub num_partitions: i32,
     /// `ReplicationFactor`: `int16`, versions 0+.
@@ -302,7 +340,7 @@ pub struct CreatableTopic<'a> {
 impl Default for CreatableTopic<'_> {
     fn default() -> Self {
         Self {
-            name: "",
+            name: c::Str::EMPTY,
             num_partitions: 0,
             replication_factor: 0,
             assignments: c::Array::Slice(&[]),
@@ -316,7 +354,7 @@ impl<'a> CreatableTopic<'a> {
     /// Sets [`Self::name`].
     #[must_use]
     pub fn with_name(mut self, value: &'a str) -> Self {
-        self.name = value;
+        self.name = c::Str::new(value);
         self
     }
 
@@ -437,7 +475,7 @@ impl<'a> c::ReadFast<'a> for CreatableTopic<'a> {
 
 impl<'a> CreatableTopic<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -446,12 +484,28 @@ impl<'a> CreatableTopic<'a> {
             c::TaggedSection::read_unknown(r, "CreateTopicsRequest.Topics.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> CreatableTopic<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -463,7 +517,17 @@ impl<'a> CreatableTopic<'a> {
         c::ArrayView::<CreatableReplicaAssignment<'a>>::walk(w, version, flexible, false)?;
         c::ArrayView::<CreatableTopicConfig<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -471,15 +535,15 @@ impl<'a> CreatableTopic<'a> {
 
 impl<'a> CreatableTopic<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
-        let f0: &'a str = w.string(flexible)?;
+        let f0: c::Str<'a> = w.string(flexible)?;
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f2 = i16::from_be_bytes([b4, b5]);
@@ -497,6 +561,39 @@ impl<'a> CreatableTopic<'a> {
             configs: f4,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 5;
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f2 = i16::from_be_bytes([b4, b5]);
+        let f3: c::Array<'a, CreatableReplicaAssignment<'a>> =
+            c::Array::read_fast(w, version, flexible)?;
+        let f4: c::Array<'a, CreatableTopicConfig<'a>> = c::Array::read_fast(w, version, flexible)?;
+        let this = Self {
+            name: f0,
+            num_partitions: f1,
+            replication_factor: f2,
+            assignments: f3,
+            configs: f4,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -688,7 +785,7 @@ impl<'a> c::ReadFast<'a> for CreatableReplicaAssignment<'a> {
 
 impl<'a> CreatableReplicaAssignment<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -699,12 +796,28 @@ impl<'a> CreatableReplicaAssignment<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> CreatableReplicaAssignment<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -714,7 +827,17 @@ impl<'a> CreatableReplicaAssignment<'a> {
         w.skip(4)?;
         c::ArrayView::<i32>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -722,8 +845,8 @@ impl<'a> CreatableReplicaAssignment<'a> {
 
 impl<'a> CreatableReplicaAssignment<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -740,6 +863,31 @@ impl<'a> CreatableReplicaAssignment<'a> {
             broker_ids: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 5;
+        let f0 = w.i32()?;
+        let f1: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
+        let this = Self {
+            partition_index: f0,
+            broker_ids: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -809,9 +957,9 @@ c::struct_element!(CreatableReplicaAssignment; 5..=7);
 #[non_exhaustive]
 pub struct CreatableTopicConfig<'a> {
     /// `Name`: `string`, versions 0+.
-    pub name: &'a str,
+    pub name: c::Str<'a>,
     /// `Value`: `string`, versions 0+, nullable in 0+.
-    pub value: Option<&'a str>,
+    pub value: Option<c::Str<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
 }
@@ -819,8 +967,8 @@ pub struct CreatableTopicConfig<'a> {
 impl Default for CreatableTopicConfig<'_> {
     fn default() -> Self {
         Self {
-            name: "",
-            value: Some(""),
+            name: c::Str::EMPTY,
+            value: Some(c::Str::EMPTY),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
     }
@@ -830,14 +978,14 @@ impl<'a> CreatableTopicConfig<'a> {
     /// Sets [`Self::name`].
     #[must_use]
     pub fn with_name(mut self, value: &'a str) -> Self {
-        self.name = value;
+        self.name = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::value`].
     #[must_use]
     pub fn with_value(mut self, value: Option<&'a str>) -> Self {
-        self.value = value;
+        self.value = value.map(c::Str::new);
         self
     }
 
@@ -907,7 +1055,7 @@ impl<'a> c::ReadFast<'a> for CreatableTopicConfig<'a> {
 
 impl<'a> CreatableTopicConfig<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -916,12 +1064,28 @@ impl<'a> CreatableTopicConfig<'a> {
             c::TaggedSection::read_unknown(r, "CreateTopicsRequest.Topics.Configs.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> CreatableTopicConfig<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -931,7 +1095,17 @@ impl<'a> CreatableTopicConfig<'a> {
         w.skip_string(flexible, false)?;
         w.skip_string(flexible, true)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -939,16 +1113,16 @@ impl<'a> CreatableTopicConfig<'a> {
 
 impl<'a> CreatableTopicConfig<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
-        let f0: &'a str = w.string(flexible)?;
-        let f1: Option<&'a str> = w.nullable_string(flexible)?;
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
         if flexible {
             w.empty_tagged_section()?;
         }
@@ -957,6 +1131,31 @@ impl<'a> CreatableTopicConfig<'a> {
             value: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 5;
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
+        let this = Self {
+            name: f0,
+            value: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

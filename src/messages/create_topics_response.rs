@@ -126,7 +126,7 @@ impl<'a> c::ReadFast<'a> for CreateTopicsResponse<'a> {
 
 impl<'a> CreateTopicsResponse<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -135,12 +135,28 @@ impl<'a> CreateTopicsResponse<'a> {
             c::TaggedSection::read_unknown(r, "CreateTopicsResponse.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> CreateTopicsResponse<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -153,7 +169,17 @@ impl<'a> CreateTopicsResponse<'a> {
 
         c::ArrayView::<CreatableTopicResult<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -161,8 +187,7 @@ impl<'a> CreateTopicsResponse<'a> {
 
 impl<'a> CreateTopicsResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -174,14 +199,27 @@ impl<'a> CreateTopicsResponse<'a> {
         let flexible = version >= 5;
         let f0: i32 = if version >= 2 { w.i32()? } else { 0 };
         let f1: c::Array<'a, CreatableTopicResult<'a>> = c::Array::read_fast(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             throttle_time_ms: f0,
             topics: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -271,13 +309,13 @@ c::struct_element!(CreateTopicsResponse);
 #[non_exhaustive]
 pub struct CreatableTopicResult<'a> {
     /// `Name`: `string`, versions 0+.
-    pub name: &'a str,
+    pub name: c::Str<'a>,
     /// `TopicId`: `uuid`, versions 7+. Ignorable.
     pub topic_id: c::Uuid,
     /// `ErrorCode`: `int16`, versions 0+.
     pub error_code: i16,
     /// `ErrorMessage`: `string`, versions 1+, nullable in 0+. Ignorable.
-    pub error_message: Option<&'a str>,
+    pub error_message: Option<c::Str<'a>>,
     /// `TopicConfigErrorCode`: `int16`, versions 5+, tag 0 in 5+. Ignorable.
     pub topic_config_error_code: i16,
     /// `NumPartitions`: `int32`, versions 5+. Default: `-1`. Ignorable.
@@ -293,10 +331,10 @@ pub struct CreatableTopicResult<'a> {
 impl Default for CreatableTopicResult<'_> {
     fn default() -> Self {
         Self {
-            name: "",
+            name: c::Str::EMPTY,
             topic_id: c::Uuid::ZERO,
             error_code: 0,
-            error_message: Some(""),
+            error_message: Some(c::Str::EMPTY),
             topic_config_error_code: 0,
             num_partitions: -1,
             replication_factor: -1,
@@ -310,7 +348,7 @@ impl<'a> CreatableTopicResult<'a> {
     /// Sets [`Self::name`].
     #[must_use]
     pub fn with_name(mut self, value: &'a str) -> Self {
-        self.name = value;
+        self.name = c::Str::new(value);
         self
     }
 
@@ -331,7 +369,7 @@ impl<'a> CreatableTopicResult<'a> {
     /// Sets [`Self::error_message`].
     #[must_use]
     pub fn with_error_message(mut self, value: Option<&'a str>) -> Self {
-        self.error_message = value;
+        self.error_message = value.map(c::Str::new);
         self
     }
 
@@ -428,7 +466,7 @@ impl<'a> c::Decode<'a> for CreatableTopicResult<'a> {
             error_message: if version >= 1 {
                 r.nullable_string(flexible, "CreateTopicsResponse.Topics.ErrorMessage")?
             } else {
-                Some("")
+                Some(c::Str::EMPTY)
             },
             topic_config_error_code: 0,
             num_partitions: if version >= 5 {
@@ -478,7 +516,7 @@ impl<'a> c::ReadFast<'a> for CreatableTopicResult<'a> {
 
 impl<'a> CreatableTopicResult<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -503,12 +541,40 @@ impl<'a> CreatableTopicResult<'a> {
         this.unknown_tagged_fields = section.finish(r);
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let mut section = c::FastSection::begin(w, 1)?;
+        while let Some((tag, mut p)) = section.next(w)? {
+            let p = &mut p;
+            if tag == 0 {
+                if version < 5 {
+                    return None;
+                }
+                this.topic_config_error_code = p.i16()?;
+                p.finished()?;
+            }
+        }
+        this.unknown_tagged_fields = section.finish(w);
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> CreatableTopicResult<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -538,7 +604,17 @@ impl<'a> CreatableTopicResult<'a> {
         }
 
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -546,25 +622,25 @@ impl<'a> CreatableTopicResult<'a> {
 
 impl<'a> CreatableTopicResult<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
-        let f0: &'a str = w.string(flexible)?;
+        let f0: c::Str<'a> = w.string(flexible)?;
         let f1: c::Uuid = if version >= 7 {
             w.uuid()?
         } else {
             c::Uuid::ZERO
         };
         let f2 = w.i16()?;
-        let f3: Option<&'a str> = if version >= 1 {
+        let f3: Option<c::Str<'a>> = if version >= 1 {
             w.nullable_string(flexible)?
         } else {
-            Some("")
+            Some(c::Str::EMPTY)
         };
         let f4: i16 = 0;
         let f5: i32 = if version >= 5 { w.i32()? } else { -1 };
@@ -588,6 +664,55 @@ impl<'a> CreatableTopicResult<'a> {
             configs: f7,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 5;
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: c::Uuid = if version >= 7 {
+            w.uuid()?
+        } else {
+            c::Uuid::ZERO
+        };
+        let f2 = w.i16()?;
+        let f3: Option<c::Str<'a>> = if version >= 1 {
+            w.nullable_string(flexible)?
+        } else {
+            Some(c::Str::EMPTY)
+        };
+        let f4: i16 = 0;
+        let f5: i32 = if version >= 5 { w.i32()? } else { -1 };
+        let f6: i16 = if version >= 5 { w.i16()? } else { -1 };
+        let f7: Option<c::Array<'a, CreatableTopicConfigs<'a>>> = if version >= 5 {
+            c::Array::read_fast_nullable(w, version, flexible)?
+        } else {
+            Some(c::Array::Slice(&[]))
+        };
+        let this = Self {
+            name: f0,
+            topic_id: f1,
+            error_code: f2,
+            error_message: f3,
+            topic_config_error_code: f4,
+            num_partitions: f5,
+            replication_factor: f6,
+            configs: f7,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -771,9 +896,9 @@ c::struct_element!(CreatableTopicResult; 7, 5..=6, 1..=4);
 #[non_exhaustive]
 pub struct CreatableTopicConfigs<'a> {
     /// `Name`: `string`, versions 5+.
-    pub name: &'a str,
+    pub name: c::Str<'a>,
     /// `Value`: `string`, versions 5+, nullable in 5+.
-    pub value: Option<&'a str>,
+    pub value: Option<c::Str<'a>>,
     /// `ReadOnly`: `bool`, versions 5+.
     pub read_only: bool,
     /// `ConfigSource`: `int8`, versions 5+. Default: `-1`. Ignorable.
@@ -787,8 +912,8 @@ pub struct CreatableTopicConfigs<'a> {
 impl Default for CreatableTopicConfigs<'_> {
     fn default() -> Self {
         Self {
-            name: "",
-            value: Some(""),
+            name: c::Str::EMPTY,
+            value: Some(c::Str::EMPTY),
             read_only: false,
             config_source: -1,
             is_sensitive: false,
@@ -801,14 +926,14 @@ impl<'a> CreatableTopicConfigs<'a> {
     /// Sets [`Self::name`].
     #[must_use]
     pub fn with_name(mut self, value: &'a str) -> Self {
-        self.name = value;
+        self.name = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::value`].
     #[must_use]
     pub fn with_value(mut self, value: Option<&'a str>) -> Self {
-        self.value = value;
+        self.value = value.map(c::Str::new);
         self
     }
 
@@ -908,7 +1033,7 @@ impl<'a> c::ReadFast<'a> for CreatableTopicConfigs<'a> {
 
 impl<'a> CreatableTopicConfigs<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -917,34 +1042,61 @@ impl<'a> CreatableTopicConfigs<'a> {
             c::TaggedSection::read_unknown(r, "CreateTopicsResponse.Topics.Configs.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> CreatableTopicConfigs<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
-        let _ = version;
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         w.skip_string(true, true)?;
         w.skip(3)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> CreatableTopicConfigs<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         let _ = version;
-        let f0: &'a str = w.string(true)?;
-        let f1: Option<&'a str> = w.nullable_string(true)?;
+        let f0: c::Str<'a> = w.string(true)?;
+        let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
         let [b0, b1, b2, count] = *w.array::<4>()?;
         if count != 0 {
             return None;
@@ -960,6 +1112,37 @@ impl<'a> CreatableTopicConfigs<'a> {
             is_sensitive: f4,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0: c::Str<'a> = w.string(true)?;
+        let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
+        let [b0, b1, b2] = *w.array::<3>()?;
+        let f2 = b0 != 0;
+        let f3 = b1.cast_signed();
+        let f4 = b2 != 0;
+        let this = Self {
+            name: f0,
+            value: f1,
+            read_only: f2,
+            config_source: f3,
+            is_sensitive: f4,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

@@ -14,9 +14,9 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(-1), c::VersionRange::
 #[non_exhaustive]
 pub struct DefaultPrincipalData<'a> {
     /// `Type`: `string`, versions 0+.
-    pub r#type: &'a str,
+    pub r#type: c::Str<'a>,
     /// `Name`: `string`, versions 0+.
-    pub name: &'a str,
+    pub name: c::Str<'a>,
     /// `TokenAuthenticated`: `bool`, versions 0+.
     pub token_authenticated: bool,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -26,8 +26,8 @@ pub struct DefaultPrincipalData<'a> {
 impl Default for DefaultPrincipalData<'_> {
     fn default() -> Self {
         Self {
-            r#type: "",
-            name: "",
+            r#type: c::Str::EMPTY,
+            name: c::Str::EMPTY,
             token_authenticated: false,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
@@ -38,14 +38,14 @@ impl<'a> DefaultPrincipalData<'a> {
     /// Sets the `r#type` field.
     #[must_use]
     pub fn with_type(mut self, value: &'a str) -> Self {
-        self.r#type = value;
+        self.r#type = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::name`].
     #[must_use]
     pub fn with_name(mut self, value: &'a str) -> Self {
-        self.name = value;
+        self.name = c::Str::new(value);
         self
     }
 
@@ -132,7 +132,7 @@ impl<'a> c::ReadFast<'a> for DefaultPrincipalData<'a> {
 
 impl<'a> DefaultPrincipalData<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -141,47 +141,87 @@ impl<'a> DefaultPrincipalData<'a> {
             c::TaggedSection::read_unknown(r, "DefaultPrincipalData.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> DefaultPrincipalData<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
-        let _ = version;
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         w.skip_string(true, false)?;
         w.skip(1)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> DefaultPrincipalData<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         if !BUILT.range().contains(version) {
             return None;
         }
-        let f0: &'a str = w.string(true)?;
-        let f1: &'a str = w.string(true)?;
-        let [b0, count] = *w.array::<2>()?;
-        if count != 0 {
-            return None;
-        }
-        let f2 = b0 != 0;
-        Some(Self {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0: c::Str<'a> = w.string(true)?;
+        let f1: c::Str<'a> = w.string(true)?;
+        let f2 = w.bool()?;
+        let this = Self {
             r#type: f0,
             name: f1,
             token_authenticated: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 

@@ -108,7 +108,7 @@ impl<'a> c::ReadFast<'a> for DeleteAclsRequest<'a> {
 
 impl<'a> DeleteAclsRequest<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -117,12 +117,28 @@ impl<'a> DeleteAclsRequest<'a> {
             c::TaggedSection::read_unknown(r, "DeleteAclsRequest.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> DeleteAclsRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -131,7 +147,17 @@ impl<'a> DeleteAclsRequest<'a> {
         let flexible = version >= 2;
         c::ArrayView::<DeleteAclsFilter<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -139,8 +165,7 @@ impl<'a> DeleteAclsRequest<'a> {
 
 impl<'a> DeleteAclsRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -151,13 +176,26 @@ impl<'a> DeleteAclsRequest<'a> {
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0: c::Array<'a, DeleteAclsFilter<'a>> = c::Array::read_fast(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             filters: f0,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -225,13 +263,13 @@ pub struct DeleteAclsFilter<'a> {
     /// `ResourceTypeFilter`: `int8`, versions 0+.
     pub resource_type_filter: i8,
     /// `ResourceNameFilter`: `string`, versions 0+, nullable in 0+.
-    pub resource_name_filter: Option<&'a str>,
+    pub resource_name_filter: Option<c::Str<'a>>,
     /// `PatternTypeFilter`: `int8`, versions 1+. Default: `3`.
     pub pattern_type_filter: i8,
     /// `PrincipalFilter`: `string`, versions 0+, nullable in 0+.
-    pub principal_filter: Option<&'a str>,
+    pub principal_filter: Option<c::Str<'a>>,
     /// `HostFilter`: `string`, versions 0+, nullable in 0+.
-    pub host_filter: Option<&'a str>,
+    pub host_filter: Option<c::Str<'a>>,
     /// `Operation`: `int8`, versions 0+.
     pub operation: i8,
     /// `PermissionType`: `int8`, versions 0+.
@@ -244,10 +282,10 @@ impl Default for DeleteAclsFilter<'_> {
     fn default() -> Self {
         Self {
             resource_type_filter: 0,
-            resource_name_filter: Some(""),
+            resource_name_filter: Some(c::Str::EMPTY),
             pattern_type_filter: 3,
-            principal_filter: Some(""),
-            host_filter: Some(""),
+            principal_filter: Some(c::Str::EMPTY),
+            host_filter: Some(c::Str::EMPTY),
             operation: 0,
             permission_type: 0,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -266,7 +304,7 @@ impl<'a> DeleteAclsFilter<'a> {
     /// Sets [`Self::resource_name_filter`].
     #[must_use]
     pub fn with_resource_name_filter(mut self, value: Option<&'a str>) -> Self {
-        self.resource_name_filter = value;
+        self.resource_name_filter = value.map(c::Str::new);
         self
     }
 
@@ -280,14 +318,14 @@ impl<'a> DeleteAclsFilter<'a> {
     /// Sets [`Self::principal_filter`].
     #[must_use]
     pub fn with_principal_filter(mut self, value: Option<&'a str>) -> Self {
-        self.principal_filter = value;
+        self.principal_filter = value.map(c::Str::new);
         self
     }
 
     /// Sets [`Self::host_filter`].
     #[must_use]
     pub fn with_host_filter(mut self, value: Option<&'a str>) -> Self {
-        self.host_filter = value;
+        self.host_filter = value.map(c::Str::new);
         self
     }
 
@@ -401,7 +439,7 @@ impl<'a> c::ReadFast<'a> for DeleteAclsFilter<'a> {
 
 impl<'a> DeleteAclsFilter<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -410,12 +448,28 @@ impl<'a> DeleteAclsFilter<'a> {
             c::TaggedSection::read_unknown(r, "DeleteAclsRequest.Filters.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> DeleteAclsFilter<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -432,7 +486,17 @@ impl<'a> DeleteAclsFilter<'a> {
         w.skip_string(flexible, true)?;
         w.skip(2)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -440,8 +504,8 @@ impl<'a> DeleteAclsFilter<'a> {
 
 impl<'a> DeleteAclsFilter<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -449,10 +513,10 @@ impl<'a> DeleteAclsFilter<'a> {
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0 = w.i8()?;
-        let f1: Option<&'a str> = w.nullable_string(flexible)?;
+        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
         let f2: i8 = if version >= 1 { w.i8()? } else { 3 };
-        let f3: Option<&'a str> = w.nullable_string(flexible)?;
-        let f4: Option<&'a str> = w.nullable_string(flexible)?;
+        let f3: Option<c::Str<'a>> = w.nullable_string(flexible)?;
+        let f4: Option<c::Str<'a>> = w.nullable_string(flexible)?;
         let [b0, b1] = if flexible {
             let [b0, b1, count] = *w.array::<3>()?;
             if count != 0 {
@@ -474,6 +538,42 @@ impl<'a> DeleteAclsFilter<'a> {
             permission_type: f6,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 2;
+        let f0 = w.i8()?;
+        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
+        let f2: i8 = if version >= 1 { w.i8()? } else { 3 };
+        let f3: Option<c::Str<'a>> = w.nullable_string(flexible)?;
+        let f4: Option<c::Str<'a>> = w.nullable_string(flexible)?;
+        let [b0, b1] = *w.array::<2>()?;
+        let f5 = b0.cast_signed();
+        let f6 = b1.cast_signed();
+        let this = Self {
+            resource_type_filter: f0,
+            resource_name_filter: f1,
+            pattern_type_filter: f2,
+            principal_filter: f3,
+            host_filter: f4,
+            operation: f5,
+            permission_type: f6,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

@@ -130,7 +130,7 @@ impl<'a> c::ReadFast<'a> for DeleteAclsResponse<'a> {
 
 impl<'a> DeleteAclsResponse<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -139,12 +139,28 @@ impl<'a> DeleteAclsResponse<'a> {
             c::TaggedSection::read_unknown(r, "DeleteAclsResponse.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> DeleteAclsResponse<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -154,7 +170,17 @@ impl<'a> DeleteAclsResponse<'a> {
         w.skip(4)?;
         c::ArrayView::<DeleteAclsFilterResult<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -162,8 +188,7 @@ impl<'a> DeleteAclsResponse<'a> {
 
 impl<'a> DeleteAclsResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -176,14 +201,27 @@ impl<'a> DeleteAclsResponse<'a> {
         let f0 = w.i32()?;
         let f1: c::Array<'a, DeleteAclsFilterResult<'a>> =
             c::Array::read_fast(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             throttle_time_ms: f0,
             filter_results: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -254,7 +292,7 @@ pub struct DeleteAclsFilterResult<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
     pub error_code: i16,
     /// `ErrorMessage`: `string`, versions 0+, nullable in 0+.
-    pub error_message: Option<&'a str>,
+    pub error_message: Option<c::Str<'a>>,
     /// `MatchingAcls`: `[]DeleteAclsMatchingAcl`, versions 0+.
     pub matching_acls: c::Array<'a, DeleteAclsMatchingAcl<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -265,7 +303,7 @@ impl Default for DeleteAclsFilterResult<'_> {
     fn default() -> Self {
         Self {
             error_code: 0,
-            error_message: Some(""),
+            error_message: Some(c::Str::EMPTY),
             matching_acls: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
@@ -283,7 +321,7 @@ impl<'a> DeleteAclsFilterResult<'a> {
     /// Sets [`Self::error_message`].
     #[must_use]
     pub fn with_error_message(mut self, value: Option<&'a str>) -> Self {
-        self.error_message = value;
+        self.error_message = value.map(c::Str::new);
         self
     }
 
@@ -373,7 +411,7 @@ impl<'a> c::ReadFast<'a> for DeleteAclsFilterResult<'a> {
 
 impl<'a> DeleteAclsFilterResult<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -382,12 +420,28 @@ impl<'a> DeleteAclsFilterResult<'a> {
             c::TaggedSection::read_unknown(r, "DeleteAclsResponse.FilterResults.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> DeleteAclsFilterResult<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -398,7 +452,17 @@ impl<'a> DeleteAclsFilterResult<'a> {
         w.skip_string(flexible, true)?;
         c::ArrayView::<DeleteAclsMatchingAcl<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -406,8 +470,8 @@ impl<'a> DeleteAclsFilterResult<'a> {
 
 impl<'a> DeleteAclsFilterResult<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -415,7 +479,7 @@ impl<'a> DeleteAclsFilterResult<'a> {
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0 = w.i16()?;
-        let f1: Option<&'a str> = w.nullable_string(flexible)?;
+        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
         let f2: c::Array<'a, DeleteAclsMatchingAcl<'a>> =
             c::Array::read_fast(w, version, flexible)?;
         if flexible {
@@ -427,6 +491,34 @@ impl<'a> DeleteAclsFilterResult<'a> {
             matching_acls: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 2;
+        let f0 = w.i16()?;
+        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
+        let f2: c::Array<'a, DeleteAclsMatchingAcl<'a>> =
+            c::Array::read_fast(w, version, flexible)?;
+        let this = Self {
+            error_code: f0,
+            error_message: f1,
+            matching_acls: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -505,17 +597,17 @@ pub struct DeleteAclsMatchingAcl<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
     pub error_code: i16,
     /// `ErrorMessage`: `string`, versions 0+, nullable in 0+.
-    pub error_message: Option<&'a str>,
+    pub error_message: Option<c::Str<'a>>,
     /// `ResourceType`: `int8`, versions 0+.
     pub resource_type: i8,
     /// `ResourceName`: `string`, versions 0+.
-    pub resource_name: &'a str,
+    pub resource_name: c::Str<'a>,
     /// `PatternType`: `int8`, versions 1+. Default: `3`.
     pub pattern_type: i8,
     /// `Principal`: `string`, versions 0+.
-    pub principal: &'a str,
+    pub principal: c::Str<'a>,
     /// `Host`: `string`, versions 0+.
-    pub host: &'a str,
+    pub host: c::Str<'a>,
     /// `Operation`: `int8`, versions 0+.
     pub operation: i8,
     /// `PermissionType`: `int8`, versions 0+.
@@ -528,12 +620,12 @@ impl Default for DeleteAclsMatchingAcl<'_> {
     fn default() -> Self {
         Self {
             error_code: 0,
-            error_message: Some(""),
+            error_message: Some(c::Str::EMPTY),
             resource_type: 0,
-            resource_name: "",
+            resource_name: c::Str::EMPTY,
             pattern_type: 3,
-            principal: "",
-            host: "",
+            principal: c::Str::EMPTY,
+            host: c::Str::EMPTY,
             operation: 0,
             permission_type: 0,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -552,7 +644,7 @@ impl<'a> DeleteAclsMatchingAcl<'a> {
     /// Sets [`Self::error_message`].
     #[must_use]
     pub fn with_error_message(mut self, value: Option<&'a str>) -> Self {
-        self.error_message = value;
+        self.error_message = value.map(c::Str::new);
         self
     }
 
@@ -566,7 +658,7 @@ impl<'a> DeleteAclsMatchingAcl<'a> {
     /// Sets [`Self::resource_name`].
     #[must_use]
     pub fn with_resource_name(mut self, value: &'a str) -> Self {
-        self.resource_name = value;
+        self.resource_name = c::Str::new(value);
         self
     }
 
@@ -580,14 +672,14 @@ impl<'a> DeleteAclsMatchingAcl<'a> {
     /// Sets [`Self::principal`].
     #[must_use]
     pub fn with_principal(mut self, value: &'a str) -> Self {
-        self.principal = value;
+        self.principal = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::host`].
     #[must_use]
     pub fn with_host(mut self, value: &'a str) -> Self {
-        self.host = value;
+        self.host = c::Str::new(value);
         self
     }
 
@@ -716,7 +808,7 @@ impl<'a> c::ReadFast<'a> for DeleteAclsMatchingAcl<'a> {
 
 impl<'a> DeleteAclsMatchingAcl<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -727,12 +819,28 @@ impl<'a> DeleteAclsMatchingAcl<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> DeleteAclsMatchingAcl<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -751,7 +859,17 @@ impl<'a> DeleteAclsMatchingAcl<'a> {
         w.skip_string(flexible, false)?;
         w.skip(2)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -759,8 +877,8 @@ impl<'a> DeleteAclsMatchingAcl<'a> {
 
 impl<'a> DeleteAclsMatchingAcl<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -768,12 +886,12 @@ impl<'a> DeleteAclsMatchingAcl<'a> {
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0 = w.i16()?;
-        let f1: Option<&'a str> = w.nullable_string(flexible)?;
+        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
         let f2 = w.i8()?;
-        let f3: &'a str = w.string(flexible)?;
+        let f3: c::Str<'a> = w.string(flexible)?;
         let f4: i8 = if version >= 1 { w.i8()? } else { 3 };
-        let f5: &'a str = w.string(flexible)?;
-        let f6: &'a str = w.string(flexible)?;
+        let f5: c::Str<'a> = w.string(flexible)?;
+        let f6: c::Str<'a> = w.string(flexible)?;
         let [b0, b1] = if flexible {
             let [b0, b1, count] = *w.array::<3>()?;
             if count != 0 {
@@ -797,6 +915,46 @@ impl<'a> DeleteAclsMatchingAcl<'a> {
             permission_type: f8,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 2;
+        let f0 = w.i16()?;
+        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
+        let f2 = w.i8()?;
+        let f3: c::Str<'a> = w.string(flexible)?;
+        let f4: i8 = if version >= 1 { w.i8()? } else { 3 };
+        let f5: c::Str<'a> = w.string(flexible)?;
+        let f6: c::Str<'a> = w.string(flexible)?;
+        let [b0, b1] = *w.array::<2>()?;
+        let f7 = b0.cast_signed();
+        let f8 = b1.cast_signed();
+        let this = Self {
+            error_code: f0,
+            error_message: f1,
+            resource_type: f2,
+            resource_name: f3,
+            pattern_type: f4,
+            principal: f5,
+            host: f6,
+            operation: f7,
+            permission_type: f8,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

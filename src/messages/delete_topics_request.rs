@@ -19,7 +19,7 @@ pub struct DeleteTopicsRequest<'a> {
     /// `Topics`: `[]DeleteTopicState`, versions 6+.
     pub topics: c::Array<'a, DeleteTopicState<'a>>,
     /// `TopicNames`: `[]string`, versions 0-5. Ignorable.
-    pub topic_names: c::Array<'a, &'a str>,
+    pub topic_names: c::Array<'a, c::Str<'a>>,
     /// `TimeoutMs`: `int32`, versions 0+.
     pub timeout_ms: i32,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -47,7 +47,7 @@ impl<'a> DeleteTopicsRequest<'a> {
 
     /// Sets [`Self::topic_names`].
     #[must_use]
-    pub fn with_topic_names(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+    pub fn with_topic_names(mut self, value: impl Into<c::Array<'a, c::Str<'a>>>) -> Self {
         self.topic_names = value.into();
         self
     }
@@ -144,7 +144,7 @@ impl<'a> c::ReadFast<'a> for DeleteTopicsRequest<'a> {
 
 impl<'a> DeleteTopicsRequest<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -153,12 +153,28 @@ impl<'a> DeleteTopicsRequest<'a> {
             c::TaggedSection::read_unknown(r, "DeleteTopicsRequest.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> DeleteTopicsRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -170,12 +186,22 @@ impl<'a> DeleteTopicsRequest<'a> {
         }
 
         if version <= 5 {
-            c::ArrayView::<&'a str>::walk(w, version, flexible, false)?;
+            c::ArrayView::<c::Str<'a>>::walk(w, version, flexible, false)?;
         }
 
         w.skip(4)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -183,8 +209,7 @@ impl<'a> DeleteTopicsRequest<'a> {
 
 impl<'a> DeleteTopicsRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -199,27 +224,34 @@ impl<'a> DeleteTopicsRequest<'a> {
         } else {
             c::Array::Slice(&[])
         };
-        let f1: c::Array<'a, &'a str> = if version <= 5 {
+        let f1: c::Array<'a, c::Str<'a>> = if version <= 5 {
             c::Array::read_fast(w, version, flexible)?
         } else {
             c::Array::Slice(&[])
         };
-        let [b0, b1, b2, b3] = if flexible {
-            let [b0, b1, b2, b3, count] = *w.array::<5>()?;
-            if count != 0 {
-                return None;
-            }
-            [b0, b1, b2, b3]
-        } else {
-            *w.array::<4>()?
-        };
-        let f2 = i32::from_be_bytes([b0, b1, b2, b3]);
-        Some(Self {
+        let f2 = w.i32()?;
+        let this = Self {
             topics: f0,
             topic_names: f1,
             timeout_ms: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -327,7 +359,7 @@ c::struct_element!(DeleteTopicsRequest);
 #[non_exhaustive]
 pub struct DeleteTopicState<'a> {
     /// `Name`: `string`, versions 6+, nullable in 6+. Default: `null`.
-    pub name: Option<&'a str>,
+    pub name: Option<c::Str<'a>>,
     /// `TopicId`: `uuid`, versions 6+.
     pub topic_id: c::Uuid,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -348,7 +380,7 @@ impl<'a> DeleteTopicState<'a> {
     /// Sets [`Self::name`].
     #[must_use]
     pub fn with_name(mut self, value: Option<&'a str>) -> Self {
-        self.name = value;
+        self.name = value.map(c::Str::new);
         self
     }
 
@@ -422,7 +454,7 @@ impl<'a> c::ReadFast<'a> for DeleteTopicState<'a> {
 
 impl<'a> DeleteTopicState<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -431,32 +463,59 @@ impl<'a> DeleteTopicState<'a> {
             c::TaggedSection::read_unknown(r, "DeleteTopicsRequest.Topics.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> DeleteTopicState<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
-        let _ = version;
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
         w.skip_string(true, true)?;
         w.skip(16)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> DeleteTopicState<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         let _ = version;
-        let f0: Option<&'a str> = w.nullable_string(true)?;
+        let f0: Option<c::Str<'a>> = w.nullable_string(true)?;
         let [
             b0,
             b1,
@@ -487,6 +546,30 @@ impl<'a> DeleteTopicState<'a> {
             topic_id: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0: Option<c::Str<'a>> = w.nullable_string(true)?;
+        let f1 = w.uuid()?;
+        let this = Self {
+            name: f0,
+            topic_id: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

@@ -21,7 +21,7 @@ pub struct DescribeAclsResponse<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
     pub error_code: i16,
     /// `ErrorMessage`: `string`, versions 0+, nullable in 0+.
-    pub error_message: Option<&'a str>,
+    pub error_message: Option<c::Str<'a>>,
     /// `Resources`: `[]DescribeAclsResource`, versions 0+.
     pub resources: c::Array<'a, DescribeAclsResource<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -33,7 +33,7 @@ impl Default for DescribeAclsResponse<'_> {
         Self {
             throttle_time_ms: 0,
             error_code: 0,
-            error_message: Some(""),
+            error_message: Some(c::Str::EMPTY),
             resources: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
@@ -58,7 +58,7 @@ impl<'a> DescribeAclsResponse<'a> {
     /// Sets [`Self::error_message`].
     #[must_use]
     pub fn with_error_message(mut self, value: Option<&'a str>) -> Self {
-        self.error_message = value;
+        self.error_message = value.map(c::Str::new);
         self
     }
 
@@ -153,7 +153,7 @@ impl<'a> c::ReadFast<'a> for DescribeAclsResponse<'a> {
 
 impl<'a> DescribeAclsResponse<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -162,12 +162,28 @@ impl<'a> DescribeAclsResponse<'a> {
             c::TaggedSection::read_unknown(r, "DescribeAclsResponse.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> DescribeAclsResponse<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -178,7 +194,17 @@ impl<'a> DescribeAclsResponse<'a> {
         w.skip_string(flexible, true)?;
         c::ArrayView::<DescribeAclsResource<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -186,8 +212,7 @@ impl<'a> DescribeAclsResponse<'a> {
 
 impl<'a> DescribeAclsResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -200,18 +225,31 @@ impl<'a> DescribeAclsResponse<'a> {
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i16::from_be_bytes([b4, b5]);
-        let f2: Option<&'a str> = w.nullable_string(flexible)?;
+        let f2: Option<c::Str<'a>> = w.nullable_string(flexible)?;
         let f3: c::Array<'a, DescribeAclsResource<'a>> = c::Array::read_fast(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             throttle_time_ms: f0,
             error_code: f1,
             error_message: f2,
             resources: f3,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -294,7 +332,7 @@ pub struct DescribeAclsResource<'a> {
     /// `ResourceType`: `int8`, versions 0+.
     pub resource_type: i8,
     /// `ResourceName`: `string`, versions 0+.
-    pub resource_name: &'a str,
+    pub resource_name: c::Str<'a>,
     /// `PatternType`: `int8`, versions 1+. Default: `3`.
     pub pattern_type: i8,
     /// `Acls`: `[]AclDescription`, versions 0+.
@@ -307,7 +345,7 @@ impl Default for DescribeAclsResource<'_> {
     fn default() -> Self {
         Self {
             resource_type: 0,
-            resource_name: "",
+            resource_name: c::Str::EMPTY,
             pattern_type: 3,
             acls: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -326,7 +364,7 @@ impl<'a> DescribeAclsResource<'a> {
     /// Sets [`Self::resource_name`].
     #[must_use]
     pub fn with_resource_name(mut self, value: &'a str) -> Self {
-        self.resource_name = value;
+        self.resource_name = c::Str::new(value);
         self
     }
 
@@ -422,7 +460,7 @@ impl<'a> c::ReadFast<'a> for DescribeAclsResource<'a> {
 
 impl<'a> DescribeAclsResource<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -431,12 +469,28 @@ impl<'a> DescribeAclsResource<'a> {
             c::TaggedSection::read_unknown(r, "DescribeAclsResponse.Resources.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> DescribeAclsResource<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -451,7 +505,17 @@ impl<'a> DescribeAclsResource<'a> {
 
         c::ArrayView::<AclDescription<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -459,8 +523,8 @@ impl<'a> DescribeAclsResource<'a> {
 
 impl<'a> DescribeAclsResource<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -468,7 +532,7 @@ impl<'a> DescribeAclsResource<'a> {
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0 = w.i8()?;
-        let f1: &'a str = w.string(flexible)?;
+        let f1: c::Str<'a> = w.string(flexible)?;
         let f2: i8 = if version >= 1 { w.i8()? } else { 3 };
         let f3: c::Array<'a, AclDescription<'a>> = c::Array::read_fast(w, version, flexible)?;
         if flexible {
@@ -481,6 +545,35 @@ impl<'a> DescribeAclsResource<'a> {
             acls: f3,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 2;
+        let f0 = w.i8()?;
+        let f1: c::Str<'a> = w.string(flexible)?;
+        let f2: i8 = if version >= 1 { w.i8()? } else { 3 };
+        let f3: c::Array<'a, AclDescription<'a>> = c::Array::read_fast(w, version, flexible)?;
+        let this = Self {
+            resource_type: f0,
+            resource_name: f1,
+            pattern_type: f2,
+            acls: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -574,9 +667,9 @@ c::struct_element!(DescribeAclsResource; 2..=3, 1);
 #[non_exhaustive]
 pub struct AclDescription<'a> {
     /// `Principal`: `string`, versions 0+.
-    pub principal: &'a str,
+    pub principal: c::Str<'a>,
     /// `Host`: `string`, versions 0+.
-    pub host: &'a str,
+    pub host: c::Str<'a>,
     /// `Operation`: `int8`, versions 0+.
     pub operation: i8,
     /// `PermissionType`: `int8`, versions 0+.
@@ -588,8 +681,8 @@ pub struct AclDescription<'a> {
 impl Default for AclDescription<'_> {
     fn default() -> Self {
         Self {
-            principal: "",
-            host: "",
+            principal: c::Str::EMPTY,
+            host: c::Str::EMPTY,
             operation: 0,
             permission_type: 0,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -601,14 +694,14 @@ impl<'a> AclDescription<'a> {
     /// Sets [`Self::principal`].
     #[must_use]
     pub fn with_principal(mut self, value: &'a str) -> Self {
-        self.principal = value;
+        self.principal = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::host`].
     #[must_use]
     pub fn with_host(mut self, value: &'a str) -> Self {
-        self.host = value;
+        self.host = c::Str::new(value);
         self
     }
 
@@ -700,7 +793,7 @@ impl<'a> c::ReadFast<'a> for AclDescription<'a> {
 
 impl<'a> AclDescription<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -709,12 +802,28 @@ impl<'a> AclDescription<'a> {
             c::TaggedSection::read_unknown(r, "DescribeAclsResponse.Resources.Acls.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> AclDescription<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -725,7 +834,17 @@ impl<'a> AclDescription<'a> {
         w.skip_string(flexible, false)?;
         w.skip(2)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -733,16 +852,16 @@ impl<'a> AclDescription<'a> {
 
 impl<'a> AclDescription<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
-        let f0: &'a str = w.string(flexible)?;
-        let f1: &'a str = w.string(flexible)?;
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: c::Str<'a> = w.string(flexible)?;
         let [b0, b1] = if flexible {
             let [b0, b1, count] = *w.array::<3>()?;
             if count != 0 {
@@ -761,6 +880,36 @@ impl<'a> AclDescription<'a> {
             permission_type: f3,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 2;
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: c::Str<'a> = w.string(flexible)?;
+        let [b0, b1] = *w.array::<2>()?;
+        let f2 = b0.cast_signed();
+        let f3 = b1.cast_signed();
+        let this = Self {
+            principal: f0,
+            host: f1,
+            operation: f2,
+            permission_type: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

@@ -20,7 +20,7 @@ pub struct DescribeClientQuotasResponse<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
     pub error_code: i16,
     /// `ErrorMessage`: `string`, versions 0+, nullable in 0+.
-    pub error_message: Option<&'a str>,
+    pub error_message: Option<c::Str<'a>>,
     /// `Entries`: `[]EntryData`, versions 0+, nullable in 0+.
     pub entries: Option<c::Array<'a, EntryData<'a>>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -32,7 +32,7 @@ impl Default for DescribeClientQuotasResponse<'_> {
         Self {
             throttle_time_ms: 0,
             error_code: 0,
-            error_message: Some(""),
+            error_message: Some(c::Str::EMPTY),
             entries: Some(c::Array::Slice(&[])),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
@@ -57,7 +57,7 @@ impl<'a> DescribeClientQuotasResponse<'a> {
     /// Sets [`Self::error_message`].
     #[must_use]
     pub fn with_error_message(mut self, value: Option<&'a str>) -> Self {
-        self.error_message = value;
+        self.error_message = value.map(c::Str::new);
         self
     }
 
@@ -155,7 +155,7 @@ impl<'a> c::ReadFast<'a> for DescribeClientQuotasResponse<'a> {
 
 impl<'a> DescribeClientQuotasResponse<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -164,12 +164,28 @@ impl<'a> DescribeClientQuotasResponse<'a> {
             c::TaggedSection::read_unknown(r, "DescribeClientQuotasResponse.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> DescribeClientQuotasResponse<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -180,7 +196,17 @@ impl<'a> DescribeClientQuotasResponse<'a> {
         w.skip_string(flexible, true)?;
         c::ArrayView::<EntryData<'a>>::walk(w, version, flexible, true)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -188,8 +214,7 @@ impl<'a> DescribeClientQuotasResponse<'a> {
 
 impl<'a> DescribeClientQuotasResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -202,19 +227,32 @@ impl<'a> DescribeClientQuotasResponse<'a> {
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i16::from_be_bytes([b4, b5]);
-        let f2: Option<&'a str> = w.nullable_string(flexible)?;
+        let f2: Option<c::Str<'a>> = w.nullable_string(flexible)?;
         let f3: Option<c::Array<'a, EntryData<'a>>> =
             c::Array::read_fast_nullable(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             throttle_time_ms: f0,
             error_code: f1,
             error_message: f2,
             entries: f3,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -404,7 +442,7 @@ impl<'a> c::ReadFast<'a> for EntryData<'a> {
 
 impl<'a> EntryData<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -415,12 +453,28 @@ impl<'a> EntryData<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> EntryData<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -430,7 +484,17 @@ impl<'a> EntryData<'a> {
         c::ArrayView::<EntityData<'a>>::walk(w, version, flexible, false)?;
         c::ArrayView::<ValueData<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -438,8 +502,8 @@ impl<'a> EntryData<'a> {
 
 impl<'a> EntryData<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -456,6 +520,31 @@ impl<'a> EntryData<'a> {
             values: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 1;
+        let f0: c::Array<'a, EntityData<'a>> = c::Array::read_fast(w, version, flexible)?;
+        let f1: c::Array<'a, ValueData<'a>> = c::Array::read_fast(w, version, flexible)?;
+        let this = Self {
+            entity: f0,
+            values: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -529,9 +618,9 @@ c::struct_element!(EntryData; 1);
 #[non_exhaustive]
 pub struct EntityData<'a> {
     /// `EntityType`: `string`, versions 0+.
-    pub entity_type: &'a str,
+    pub entity_type: c::Str<'a>,
     /// `EntityName`: `string`, versions 0+, nullable in 0+.
-    pub entity_name: Option<&'a str>,
+    pub entity_name: Option<c::Str<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
 }
@@ -539,8 +628,8 @@ pub struct EntityData<'a> {
 impl Default for EntityData<'_> {
     fn default() -> Self {
         Self {
-            entity_type: "",
-            entity_name: Some(""),
+            entity_type: c::Str::EMPTY,
+            entity_name: Some(c::Str::EMPTY),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
     }
@@ -550,14 +639,14 @@ impl<'a> EntityData<'a> {
     /// Sets [`Self::entity_type`].
     #[must_use]
     pub fn with_entity_type(mut self, value: &'a str) -> Self {
-        self.entity_type = value;
+        self.entity_type = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::entity_name`].
     #[must_use]
     pub fn with_entity_name(mut self, value: Option<&'a str>) -> Self {
-        self.entity_name = value;
+        self.entity_name = value.map(c::Str::new);
         self
     }
 
@@ -633,7 +722,7 @@ impl<'a> c::ReadFast<'a> for EntityData<'a> {
 
 impl<'a> EntityData<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -644,12 +733,28 @@ impl<'a> EntityData<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> EntityData<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -659,7 +764,17 @@ impl<'a> EntityData<'a> {
         w.skip_string(flexible, false)?;
         w.skip_string(flexible, true)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -667,16 +782,16 @@ impl<'a> EntityData<'a> {
 
 impl<'a> EntityData<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
-        let f0: &'a str = w.string(flexible)?;
-        let f1: Option<&'a str> = w.nullable_string(flexible)?;
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
         if flexible {
             w.empty_tagged_section()?;
         }
@@ -685,6 +800,31 @@ impl<'a> EntityData<'a> {
             entity_name: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 1;
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
+        let this = Self {
+            entity_type: f0,
+            entity_name: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -758,7 +898,7 @@ c::struct_element!(EntityData; 1);
 #[non_exhaustive]
 pub struct ValueData<'a> {
     /// `Key`: `string`, versions 0+.
-    pub key: &'a str,
+    pub key: c::Str<'a>,
     /// `Value`: `float64`, versions 0+.
     pub value: f64,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -768,7 +908,7 @@ pub struct ValueData<'a> {
 impl Default for ValueData<'_> {
     fn default() -> Self {
         Self {
-            key: "",
+            key: c::Str::EMPTY,
             value: 0.0,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
@@ -779,7 +919,7 @@ impl<'a> ValueData<'a> {
     /// Sets [`Self::key`].
     #[must_use]
     pub fn with_key(mut self, value: &'a str) -> Self {
-        self.key = value;
+        self.key = c::Str::new(value);
         self
     }
 
@@ -856,7 +996,7 @@ impl<'a> c::ReadFast<'a> for ValueData<'a> {
 
 impl<'a> ValueData<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -867,12 +1007,28 @@ impl<'a> ValueData<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> ValueData<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -882,7 +1038,17 @@ impl<'a> ValueData<'a> {
         w.skip_string(flexible, false)?;
         w.skip(8)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -890,15 +1056,15 @@ impl<'a> ValueData<'a> {
 
 impl<'a> ValueData<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
-        let f0: &'a str = w.string(flexible)?;
+        let f0: c::Str<'a> = w.string(flexible)?;
         let [b0, b1, b2, b3, b4, b5, b6, b7] = if flexible {
             let [b0, b1, b2, b3, b4, b5, b6, b7, count] = *w.array::<9>()?;
             if count != 0 {
@@ -914,6 +1080,31 @@ impl<'a> ValueData<'a> {
             value: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 1;
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1 = w.f64()?;
+        let this = Self {
+            key: f0,
+            value: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

@@ -20,11 +20,11 @@ pub struct DescribeClusterResponse<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
     pub error_code: i16,
     /// `ErrorMessage`: `string`, versions 0+, nullable in 0+. Default: `null`.
-    pub error_message: Option<&'a str>,
+    pub error_message: Option<c::Str<'a>>,
     /// `EndpointType`: `int8`, versions 1+. Default: `1`.
     pub endpoint_type: i8,
     /// `ClusterId`: `string`, versions 0+.
-    pub cluster_id: &'a str,
+    pub cluster_id: c::Str<'a>,
     /// `ControllerId`: `int32`, versions 0+. Default: `-1`.
     pub controller_id: i32,
     /// `Brokers`: `[]DescribeClusterBroker`, versions 0+.
@@ -42,7 +42,7 @@ impl Default for DescribeClusterResponse<'_> {
             error_code: 0,
             error_message: None,
             endpoint_type: 1,
-            cluster_id: "",
+            cluster_id: c::Str::EMPTY,
             controller_id: -1,
             brokers: c::Array::Slice(&[]),
             cluster_authorized_operations: -2147483648,
@@ -69,7 +69,7 @@ impl<'a> DescribeClusterResponse<'a> {
     /// Sets [`Self::error_message`].
     #[must_use]
     pub fn with_error_message(mut self, value: Option<&'a str>) -> Self {
-        self.error_message = value;
+        self.error_message = value.map(c::Str::new);
         self
     }
 
@@ -83,7 +83,7 @@ impl<'a> DescribeClusterResponse<'a> {
     /// Sets [`Self::cluster_id`].
     #[must_use]
     pub fn with_cluster_id(mut self, value: &'a str) -> Self {
-        self.cluster_id = value;
+        self.cluster_id = c::Str::new(value);
         self
     }
 
@@ -212,7 +212,7 @@ impl<'a> c::ReadFast<'a> for DescribeClusterResponse<'a> {
 
 impl<'a> DescribeClusterResponse<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -221,12 +221,28 @@ impl<'a> DescribeClusterResponse<'a> {
             c::TaggedSection::read_unknown(r, "DescribeClusterResponse.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> DescribeClusterResponse<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -242,15 +258,24 @@ impl<'a> DescribeClusterResponse<'a> {
         w.skip(4)?;
         c::ArrayView::<DescribeClusterBroker<'a>>::walk(w, version, true, false)?;
         w.skip(4)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> DescribeClusterResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -262,17 +287,13 @@ impl<'a> DescribeClusterResponse<'a> {
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i16::from_be_bytes([b4, b5]);
-        let f2: Option<&'a str> = w.nullable_string(true)?;
+        let f2: Option<c::Str<'a>> = w.nullable_string(true)?;
         let f3: i8 = if version >= 1 { w.i8()? } else { 1 };
-        let f4: &'a str = w.string(true)?;
+        let f4: c::Str<'a> = w.string(true)?;
         let f5 = w.i32()?;
         let f6: c::Array<'a, DescribeClusterBroker<'a>> = c::Array::read_fast(w, version, true)?;
-        let [b0, b1, b2, b3, count] = *w.array::<5>()?;
-        if count != 0 {
-            return None;
-        }
-        let f7 = i32::from_be_bytes([b0, b1, b2, b3]);
-        Some(Self {
+        let f7 = w.i32()?;
+        let this = Self {
             throttle_time_ms: f0,
             error_code: f1,
             error_message: f2,
@@ -282,7 +303,23 @@ impl<'a> DescribeClusterResponse<'a> {
             brokers: f6,
             cluster_authorized_operations: f7,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -382,11 +419,11 @@ pub struct DescribeClusterBroker<'a> {
     /// `BrokerId`: `int32`, versions 0+.
     pub broker_id: i32,
     /// `Host`: `string`, versions 0+.
-    pub host: &'a str,
+    pub host: c::Str<'a>,
     /// `Port`: `int32`, versions 0+.
     pub port: i32,
     /// `Rack`: `string`, versions 0+, nullable in 0+. Default: `null`.
-    pub rack: Option<&'a str>,
+    pub rack: Option<c::Str<'a>>,
     /// `IsFenced`: `bool`, versions 2+.
     pub is_fenced: bool,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -397,7 +434,7 @@ impl Default for DescribeClusterBroker<'_> {
     fn default() -> Self {
         Self {
             broker_id: 0,
-            host: "",
+            host: c::Str::EMPTY,
             port: 0,
             rack: None,
             is_fenced: false,
@@ -417,7 +454,7 @@ impl<'a> DescribeClusterBroker<'a> {
     /// Sets [`Self::host`].
     #[must_use]
     pub fn with_host(mut self, value: &'a str) -> Self {
-        self.host = value;
+        self.host = c::Str::new(value);
         self
     }
 
@@ -431,7 +468,7 @@ impl<'a> DescribeClusterBroker<'a> {
     /// Sets [`Self::rack`].
     #[must_use]
     pub fn with_rack(mut self, value: Option<&'a str>) -> Self {
-        self.rack = value;
+        self.rack = value.map(c::Str::new);
         self
     }
 
@@ -523,7 +560,7 @@ impl<'a> c::ReadFast<'a> for DescribeClusterBroker<'a> {
 
 impl<'a> DescribeClusterBroker<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -532,12 +569,28 @@ impl<'a> DescribeClusterBroker<'a> {
             c::TaggedSection::read_unknown(r, "DescribeClusterResponse.Brokers.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> DescribeClusterBroker<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -551,24 +604,34 @@ impl<'a> DescribeClusterBroker<'a> {
             w.skip(1)?;
         }
 
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> DescribeClusterBroker<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.i32()?;
-        let f1: &'a str = w.string(true)?;
+        let f1: c::Str<'a> = w.string(true)?;
         let f2 = w.i32()?;
-        let f3: Option<&'a str> = w.nullable_string(true)?;
+        let f3: Option<c::Str<'a>> = w.nullable_string(true)?;
         let f4: bool = if version >= 2 { w.bool()? } else { false };
         w.empty_tagged_section()?;
         Some(Self {
@@ -579,6 +642,36 @@ impl<'a> DescribeClusterBroker<'a> {
             is_fenced: f4,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0 = w.i32()?;
+        let f1: c::Str<'a> = w.string(true)?;
+        let f2 = w.i32()?;
+        let f3: Option<c::Str<'a>> = w.nullable_string(true)?;
+        let f4: bool = if version >= 2 { w.bool()? } else { false };
+        let this = Self {
+            broker_id: f0,
+            host: f1,
+            port: f2,
+            rack: f3,
+            is_fenced: f4,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

@@ -147,7 +147,7 @@ impl<'a> c::ReadFast<'a> for DescribeConfigsRequest<'a> {
 
 impl<'a> DescribeConfigsRequest<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -156,12 +156,28 @@ impl<'a> DescribeConfigsRequest<'a> {
             c::TaggedSection::read_unknown(r, "DescribeConfigsRequest.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> DescribeConfigsRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -178,7 +194,17 @@ impl<'a> DescribeConfigsRequest<'a> {
         }
 
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -186,8 +212,7 @@ impl<'a> DescribeConfigsRequest<'a> {
 
 impl<'a> DescribeConfigsRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -201,15 +226,28 @@ impl<'a> DescribeConfigsRequest<'a> {
             c::Array::read_fast(w, version, flexible)?;
         let f1: bool = if version >= 1 { w.bool()? } else { false };
         let f2: bool = if version >= 3 { w.bool()? } else { false };
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             resources: f0,
             include_synonyms: f1,
             include_documentation: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -317,9 +355,9 @@ pub struct DescribeConfigsResource<'a> {
     /// `ResourceType`: `int8`, versions 0+.
     pub resource_type: i8,
     /// `ResourceName`: `string`, versions 0+.
-    pub resource_name: &'a str,
+    pub resource_name: c::Str<'a>,
     /// `ConfigurationKeys`: `[]string`, versions 0+, nullable in 0+.
-    pub configuration_keys: Option<c::Array<'a, &'a str>>,
+    pub configuration_keys: Option<c::Array<'a, c::Str<'a>>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
 }
@@ -328,7 +366,7 @@ impl Default for DescribeConfigsResource<'_> {
     fn default() -> Self {
         Self {
             resource_type: 0,
-            resource_name: "",
+            resource_name: c::Str::EMPTY,
             configuration_keys: Some(c::Array::Slice(&[])),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
@@ -346,13 +384,13 @@ impl<'a> DescribeConfigsResource<'a> {
     /// Sets [`Self::resource_name`].
     #[must_use]
     pub fn with_resource_name(mut self, value: &'a str) -> Self {
-        self.resource_name = value;
+        self.resource_name = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::configuration_keys`].
     #[must_use]
-    pub fn with_configuration_keys(mut self, value: Option<c::Array<'a, &'a str>>) -> Self {
+    pub fn with_configuration_keys(mut self, value: Option<c::Array<'a, c::Str<'a>>>) -> Self {
         self.configuration_keys = value;
         self
     }
@@ -436,7 +474,7 @@ impl<'a> c::ReadFast<'a> for DescribeConfigsResource<'a> {
 
 impl<'a> DescribeConfigsResource<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -445,12 +483,28 @@ impl<'a> DescribeConfigsResource<'a> {
             c::TaggedSection::read_unknown(r, "DescribeConfigsRequest.Resources.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> DescribeConfigsResource<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -459,9 +513,19 @@ impl<'a> DescribeConfigsResource<'a> {
         let flexible = version >= 4;
         w.skip(1)?;
         w.skip_string(flexible, false)?;
-        c::ArrayView::<&'a str>::walk(w, version, flexible, true)?;
+        c::ArrayView::<c::Str<'a>>::walk(w, version, flexible, true)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -469,8 +533,8 @@ impl<'a> DescribeConfigsResource<'a> {
 
 impl<'a> DescribeConfigsResource<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -478,8 +542,9 @@ impl<'a> DescribeConfigsResource<'a> {
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0 = w.i8()?;
-        let f1: &'a str = w.string(flexible)?;
-        let f2: Option<c::Array<'a, &'a str>> = c::Array::read_fast_nullable(w, version, flexible)?;
+        let f1: c::Str<'a> = w.string(flexible)?;
+        let f2: Option<c::Array<'a, c::Str<'a>>> =
+            c::Array::read_fast_nullable(w, version, flexible)?;
         if flexible {
             w.empty_tagged_section()?;
         }
@@ -489,6 +554,34 @@ impl<'a> DescribeConfigsResource<'a> {
             configuration_keys: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 4;
+        let f0 = w.i8()?;
+        let f1: c::Str<'a> = w.string(flexible)?;
+        let f2: Option<c::Array<'a, c::Str<'a>>> =
+            c::Array::read_fast_nullable(w, version, flexible)?;
+        let this = Self {
+            resource_type: f0,
+            resource_name: f1,
+            configuration_keys: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

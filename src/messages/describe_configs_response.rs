@@ -125,7 +125,7 @@ impl<'a> c::ReadFast<'a> for DescribeConfigsResponse<'a> {
 
 impl<'a> DescribeConfigsResponse<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -134,12 +134,28 @@ impl<'a> DescribeConfigsResponse<'a> {
             c::TaggedSection::read_unknown(r, "DescribeConfigsResponse.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> DescribeConfigsResponse<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -149,7 +165,17 @@ impl<'a> DescribeConfigsResponse<'a> {
         w.skip(4)?;
         c::ArrayView::<DescribeConfigsResult<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -157,8 +183,7 @@ impl<'a> DescribeConfigsResponse<'a> {
 
 impl<'a> DescribeConfigsResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -171,14 +196,27 @@ impl<'a> DescribeConfigsResponse<'a> {
         let f0 = w.i32()?;
         let f1: c::Array<'a, DescribeConfigsResult<'a>> =
             c::Array::read_fast(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             throttle_time_ms: f0,
             results: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -261,11 +299,11 @@ pub struct DescribeConfigsResult<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
     pub error_code: i16,
     /// `ErrorMessage`: `string`, versions 0+, nullable in 0+.
-    pub error_message: Option<&'a str>,
+    pub error_message: Option<c::Str<'a>>,
     /// `ResourceType`: `int8`, versions 0+.
     pub resource_type: i8,
     /// `ResourceName`: `string`, versions 0+.
-    pub resource_name: &'a str,
+    pub resource_name: c::Str<'a>,
     /// `Configs`: `[]DescribeConfigsResourceResult`, versions 0+.
     pub configs: c::Array<'a, DescribeConfigsResourceResult<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -276,9 +314,9 @@ impl Default for DescribeConfigsResult<'_> {
     fn default() -> Self {
         Self {
             error_code: 0,
-            error_message: Some(""),
+            error_message: Some(c::Str::EMPTY),
             resource_type: 0,
-            resource_name: "",
+            resource_name: c::Str::EMPTY,
             configs: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
@@ -296,7 +334,7 @@ impl<'a> DescribeConfigsResult<'a> {
     /// Sets [`Self::error_message`].
     #[must_use]
     pub fn with_error_message(mut self, value: Option<&'a str>) -> Self {
-        self.error_message = value;
+        self.error_message = value.map(c::Str::new);
         self
     }
 
@@ -310,7 +348,7 @@ impl<'a> DescribeConfigsResult<'a> {
     /// Sets [`Self::resource_name`].
     #[must_use]
     pub fn with_resource_name(mut self, value: &'a str) -> Self {
-        self.resource_name = value;
+        self.resource_name = c::Str::new(value);
         self
     }
 
@@ -408,7 +446,7 @@ impl<'a> c::ReadFast<'a> for DescribeConfigsResult<'a> {
 
 impl<'a> DescribeConfigsResult<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -417,12 +455,28 @@ impl<'a> DescribeConfigsResult<'a> {
             c::TaggedSection::read_unknown(r, "DescribeConfigsResponse.Results.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> DescribeConfigsResult<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -435,7 +489,17 @@ impl<'a> DescribeConfigsResult<'a> {
         w.skip_string(flexible, false)?;
         c::ArrayView::<DescribeConfigsResourceResult<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -443,8 +507,8 @@ impl<'a> DescribeConfigsResult<'a> {
 
 impl<'a> DescribeConfigsResult<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -452,9 +516,9 @@ impl<'a> DescribeConfigsResult<'a> {
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0 = w.i16()?;
-        let f1: Option<&'a str> = w.nullable_string(flexible)?;
+        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
         let f2 = w.i8()?;
-        let f3: &'a str = w.string(flexible)?;
+        let f3: c::Str<'a> = w.string(flexible)?;
         let f4: c::Array<'a, DescribeConfigsResourceResult<'a>> =
             c::Array::read_fast(w, version, flexible)?;
         if flexible {
@@ -468,6 +532,38 @@ impl<'a> DescribeConfigsResult<'a> {
             configs: f4,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 4;
+        let f0 = w.i16()?;
+        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
+        let f2 = w.i8()?;
+        let f3: c::Str<'a> = w.string(flexible)?;
+        let f4: c::Array<'a, DescribeConfigsResourceResult<'a>> =
+            c::Array::read_fast(w, version, flexible)?;
+        let this = Self {
+            error_code: f0,
+            error_message: f1,
+            resource_type: f2,
+            resource_name: f3,
+            configs: f4,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -566,9 +662,9 @@ c::struct_element!(DescribeConfigsResult; 4);
 #[non_exhaustive]
 pub struct DescribeConfigsResourceResult<'a> {
     /// `Name`: `string`, versions 0+.
-    pub name: &'a str,
+    pub name: c::Str<'a>,
     /// `Value`: `string`, versions 0+, nullable in 0+.
-    pub value: Option<&'a str>,
+    pub value: Option<c::Str<'a>>,
     /// `ReadOnly`: `bool`, versions 0+.
     pub read_only: bool,
     /// `IsDefault`: `bool`, versions 0.
@@ -582,7 +678,7 @@ pub struct DescribeConfigsResourceResult<'a> {
     /// `ConfigType`: `int8`, versions 3+. Default: `0`. Ignorable.
     pub config_type: i8,
     /// `Documentation`: `string`, versions 3+, nullable in 0+. Ignorable.
-    pub documentation: Option<&'a str>,
+    pub documentation: Option<c::Str<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
 }
@@ -590,15 +686,15 @@ pub struct DescribeConfigsResourceResult<'a> {
 impl Default for DescribeConfigsResourceResult<'_> {
     fn default() -> Self {
         Self {
-            name: "",
-            value: Some(""),
+            name: c::Str::EMPTY,
+            value: Some(c::Str::EMPTY),
             read_only: false,
             is_default: false,
             config_source: -1,
             is_sensitive: false,
             synonyms: c::Array::Slice(&[]),
             config_type: 0,
-            documentation: Some(""),
+            documentation: Some(c::Str::EMPTY),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
     }
@@ -608,14 +704,14 @@ impl<'a> DescribeConfigsResourceResult<'a> {
     /// Sets [`Self::name`].
     #[must_use]
     pub fn with_name(mut self, value: &'a str) -> Self {
-        self.name = value;
+        self.name = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::value`].
     #[must_use]
     pub fn with_value(mut self, value: Option<&'a str>) -> Self {
-        self.value = value;
+        self.value = value.map(c::Str::new);
         self
     }
 
@@ -667,7 +763,7 @@ impl<'a> DescribeConfigsResourceResult<'a> {
     /// Sets [`Self::documentation`].
     #[must_use]
     pub fn with_documentation(mut self, value: Option<&'a str>) -> Self {
-        self.documentation = value;
+        self.documentation = value.map(c::Str::new);
         self
     }
 
@@ -764,7 +860,7 @@ impl<'a> c::Decode<'a> for DescribeConfigsResourceResult<'a> {
                     "DescribeConfigsResponse.Results.Configs.Documentation",
                 )?
             } else {
-                Some("")
+                Some(c::Str::EMPTY)
             },
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -793,7 +889,7 @@ impl<'a> c::ReadFast<'a> for DescribeConfigsResourceResult<'a> {
 
 impl<'a> DescribeConfigsResourceResult<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -804,12 +900,28 @@ impl<'a> DescribeConfigsResourceResult<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> DescribeConfigsResourceResult<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -841,7 +953,17 @@ impl<'a> DescribeConfigsResourceResult<'a> {
         }
 
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -849,16 +971,16 @@ impl<'a> DescribeConfigsResourceResult<'a> {
 
 impl<'a> DescribeConfigsResourceResult<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
-        let f0: &'a str = w.string(flexible)?;
-        let f1: Option<&'a str> = w.nullable_string(flexible)?;
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
         let f2 = w.bool()?;
         let f3: bool = if version <= 0 { w.bool()? } else { false };
         let f4: i8 = if version >= 1 { w.i8()? } else { -1 };
@@ -869,10 +991,10 @@ impl<'a> DescribeConfigsResourceResult<'a> {
             c::Array::Slice(&[])
         };
         let f7: i8 = if version >= 3 { w.i8()? } else { 0 };
-        let f8: Option<&'a str> = if version >= 3 {
+        let f8: Option<c::Str<'a>> = if version >= 3 {
             w.nullable_string(flexible)?
         } else {
-            Some("")
+            Some(c::Str::EMPTY)
         };
         if flexible {
             w.empty_tagged_section()?;
@@ -889,6 +1011,53 @@ impl<'a> DescribeConfigsResourceResult<'a> {
             documentation: f8,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 4;
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
+        let f2 = w.bool()?;
+        let f3: bool = if version <= 0 { w.bool()? } else { false };
+        let f4: i8 = if version >= 1 { w.i8()? } else { -1 };
+        let f5 = w.bool()?;
+        let f6: c::Array<'a, DescribeConfigsSynonym<'a>> = if version >= 1 {
+            c::Array::read_fast(w, version, flexible)?
+        } else {
+            c::Array::Slice(&[])
+        };
+        let f7: i8 = if version >= 3 { w.i8()? } else { 0 };
+        let f8: Option<c::Str<'a>> = if version >= 3 {
+            w.nullable_string(flexible)?
+        } else {
+            Some(c::Str::EMPTY)
+        };
+        let this = Self {
+            name: f0,
+            value: f1,
+            read_only: f2,
+            is_default: f3,
+            config_source: f4,
+            is_sensitive: f5,
+            synonyms: f6,
+            config_type: f7,
+            documentation: f8,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -1056,9 +1225,9 @@ c::struct_element!(DescribeConfigsResourceResult; 4, 3, 1..=2);
 #[non_exhaustive]
 pub struct DescribeConfigsSynonym<'a> {
     /// `Name`: `string`, versions 1+.
-    pub name: &'a str,
+    pub name: c::Str<'a>,
     /// `Value`: `string`, versions 1+, nullable in 0+.
-    pub value: Option<&'a str>,
+    pub value: Option<c::Str<'a>>,
     /// `Source`: `int8`, versions 1+.
     pub source: i8,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -1068,8 +1237,8 @@ pub struct DescribeConfigsSynonym<'a> {
 impl Default for DescribeConfigsSynonym<'_> {
     fn default() -> Self {
         Self {
-            name: "",
-            value: Some(""),
+            name: c::Str::EMPTY,
+            value: Some(c::Str::EMPTY),
             source: 0,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
@@ -1080,14 +1249,14 @@ impl<'a> DescribeConfigsSynonym<'a> {
     /// Sets [`Self::name`].
     #[must_use]
     pub fn with_name(mut self, value: &'a str) -> Self {
-        self.name = value;
+        self.name = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::value`].
     #[must_use]
     pub fn with_value(mut self, value: Option<&'a str>) -> Self {
-        self.value = value;
+        self.value = value.map(c::Str::new);
         self
     }
 
@@ -1174,7 +1343,7 @@ impl<'a> c::ReadFast<'a> for DescribeConfigsSynonym<'a> {
 
 impl<'a> DescribeConfigsSynonym<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -1185,12 +1354,28 @@ impl<'a> DescribeConfigsSynonym<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> DescribeConfigsSynonym<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -1201,7 +1386,17 @@ impl<'a> DescribeConfigsSynonym<'a> {
         w.skip_string(flexible, true)?;
         w.skip(1)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -1209,16 +1404,16 @@ impl<'a> DescribeConfigsSynonym<'a> {
 
 impl<'a> DescribeConfigsSynonym<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
-        let f0: &'a str = w.string(flexible)?;
-        let f1: Option<&'a str> = w.nullable_string(flexible)?;
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
         let [b0] = if flexible {
             let [b0, count] = *w.array::<2>()?;
             if count != 0 {
@@ -1235,6 +1430,33 @@ impl<'a> DescribeConfigsSynonym<'a> {
             source: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 4;
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
+        let f2 = w.i8()?;
+        let this = Self {
+            name: f0,
+            value: f1,
+            source: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

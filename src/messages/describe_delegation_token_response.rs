@@ -144,7 +144,7 @@ impl<'a> c::ReadFast<'a> for DescribeDelegationTokenResponse<'a> {
 
 impl<'a> DescribeDelegationTokenResponse<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -153,12 +153,28 @@ impl<'a> DescribeDelegationTokenResponse<'a> {
             c::TaggedSection::read_unknown(r, "DescribeDelegationTokenResponse.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> DescribeDelegationTokenResponse<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -169,7 +185,17 @@ impl<'a> DescribeDelegationTokenResponse<'a> {
         c::ArrayView::<DescribedDelegationToken<'a>>::walk(w, version, flexible, false)?;
         w.skip(4)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -177,8 +203,7 @@ impl<'a> DescribeDelegationTokenResponse<'a> {
 
 impl<'a> DescribeDelegationTokenResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -191,22 +216,29 @@ impl<'a> DescribeDelegationTokenResponse<'a> {
         let f0 = w.i16()?;
         let f1: c::Array<'a, DescribedDelegationToken<'a>> =
             c::Array::read_fast(w, version, flexible)?;
-        let [b0, b1, b2, b3] = if flexible {
-            let [b0, b1, b2, b3, count] = *w.array::<5>()?;
-            if count != 0 {
-                return None;
-            }
-            [b0, b1, b2, b3]
-        } else {
-            *w.array::<4>()?
-        };
-        let f2 = i32::from_be_bytes([b0, b1, b2, b3]);
-        Some(Self {
+        let f2 = w.i32()?;
+        let this = Self {
             error_code: f0,
             tokens: f1,
             throttle_time_ms: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -278,13 +310,13 @@ c::struct_element!(DescribeDelegationTokenResponse);
 #[non_exhaustive]
 pub struct DescribedDelegationToken<'a> {
     /// `PrincipalType`: `string`, versions 0+.
-    pub principal_type: &'a str,
+    pub principal_type: c::Str<'a>,
     /// `PrincipalName`: `string`, versions 0+.
-    pub principal_name: &'a str,
+    pub principal_name: c::Str<'a>,
     /// `TokenRequesterPrincipalType`: `string`, versions 3+.
-    pub token_requester_principal_type: &'a str,
+    pub token_requester_principal_type: c::Str<'a>,
     /// `TokenRequesterPrincipalName`: `string`, versions 3+.
-    pub token_requester_principal_name: &'a str,
+    pub token_requester_principal_name: c::Str<'a>,
     /// `IssueTimestamp`: `int64`, versions 0+.
     pub issue_timestamp: i64,
     /// `ExpiryTimestamp`: `int64`, versions 0+.
@@ -292,7 +324,7 @@ pub struct DescribedDelegationToken<'a> {
     /// `MaxTimestamp`: `int64`, versions 0+.
     pub max_timestamp: i64,
     /// `TokenId`: `string`, versions 0+.
-    pub token_id: &'a str,
+    pub token_id: c::Str<'a>,
     /// `Hmac`: `bytes`, versions 0+.
     pub hmac: &'a [u8],
     /// `Renewers`: `[]DescribedDelegationTokenRenewer`, versions 0+.
@@ -304,14 +336,14 @@ pub struct DescribedDelegationToken<'a> {
 impl Default for DescribedDelegationToken<'_> {
     fn default() -> Self {
         Self {
-            principal_type: "",
-            principal_name: "",
-            token_requester_principal_type: "",
-            token_requester_principal_name: "",
+            principal_type: c::Str::EMPTY,
+            principal_name: c::Str::EMPTY,
+            token_requester_principal_type: c::Str::EMPTY,
+            token_requester_principal_name: c::Str::EMPTY,
             issue_timestamp: 0,
             expiry_timestamp: 0,
             max_timestamp: 0,
-            token_id: "",
+            token_id: c::Str::EMPTY,
             hmac: &[],
             renewers: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -323,28 +355,28 @@ impl<'a> DescribedDelegationToken<'a> {
     /// Sets [`Self::principal_type`].
     #[must_use]
     pub fn with_principal_type(mut self, value: &'a str) -> Self {
-        self.principal_type = value;
+        self.principal_type = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::principal_name`].
     #[must_use]
     pub fn with_principal_name(mut self, value: &'a str) -> Self {
-        self.principal_name = value;
+        self.principal_name = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::token_requester_principal_type`].
     #[must_use]
     pub fn with_token_requester_principal_type(mut self, value: &'a str) -> Self {
-        self.token_requester_principal_type = value;
+        self.token_requester_principal_type = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::token_requester_principal_name`].
     #[must_use]
     pub fn with_token_requester_principal_name(mut self, value: &'a str) -> Self {
-        self.token_requester_principal_name = value;
+        self.token_requester_principal_name = c::Str::new(value);
         self
     }
 
@@ -372,7 +404,7 @@ impl<'a> DescribedDelegationToken<'a> {
     /// Sets [`Self::token_id`].
     #[must_use]
     pub fn with_token_id(mut self, value: &'a str) -> Self {
-        self.token_id = value;
+        self.token_id = c::Str::new(value);
         self
     }
 
@@ -468,7 +500,7 @@ impl<'a> c::Decode<'a> for DescribedDelegationToken<'a> {
                     "DescribeDelegationTokenResponse.Tokens.TokenRequesterPrincipalType",
                 )?
             } else {
-                ""
+                c::Str::EMPTY
             },
             token_requester_principal_name: if version >= 3 {
                 r.string(
@@ -476,7 +508,7 @@ impl<'a> c::Decode<'a> for DescribedDelegationToken<'a> {
                     "DescribeDelegationTokenResponse.Tokens.TokenRequesterPrincipalName",
                 )?
             } else {
-                ""
+                c::Str::EMPTY
             },
             issue_timestamp: r.i64("DescribeDelegationTokenResponse.Tokens.IssueTimestamp")?,
             expiry_timestamp: r.i64("DescribeDelegationTokenResponse.Tokens.ExpiryTimestamp")?,
@@ -516,7 +548,7 @@ impl<'a> c::ReadFast<'a> for DescribedDelegationToken<'a> {
 
 impl<'a> DescribedDelegationToken<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -527,12 +559,28 @@ impl<'a> DescribedDelegationToken<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> DescribedDelegationToken<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -554,7 +602,17 @@ impl<'a> DescribedDelegationToken<'a> {
         w.skip_bytes(flexible, false)?;
         c::ArrayView::<DescribedDelegationTokenRenewer<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -562,25 +620,25 @@ impl<'a> DescribedDelegationToken<'a> {
 
 impl<'a> DescribedDelegationToken<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
-        let f0: &'a str = w.string(flexible)?;
-        let f1: &'a str = w.string(flexible)?;
-        let f2: &'a str = if version >= 3 {
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: c::Str<'a> = w.string(flexible)?;
+        let f2: c::Str<'a> = if version >= 3 {
             w.string(flexible)?
         } else {
-            ""
+            c::Str::EMPTY
         };
-        let f3: &'a str = if version >= 3 {
+        let f3: c::Str<'a> = if version >= 3 {
             w.string(flexible)?
         } else {
-            ""
+            c::Str::EMPTY
         };
         let [
             b0,
@@ -611,7 +669,7 @@ impl<'a> DescribedDelegationToken<'a> {
         let f4 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
         let f5 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
         let f6 = i64::from_be_bytes([b16, b17, b18, b19, b20, b21, b22, b23]);
-        let f7: &'a str = w.string(flexible)?;
+        let f7: c::Str<'a> = w.string(flexible)?;
         let f8: &'a [u8] = w.bytes(flexible)?;
         let f9: c::Array<'a, DescribedDelegationTokenRenewer<'a>> =
             c::Array::read_fast(w, version, flexible)?;
@@ -631,6 +689,82 @@ impl<'a> DescribedDelegationToken<'a> {
             renewers: f9,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 2;
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: c::Str<'a> = w.string(flexible)?;
+        let f2: c::Str<'a> = if version >= 3 {
+            w.string(flexible)?
+        } else {
+            c::Str::EMPTY
+        };
+        let f3: c::Str<'a> = if version >= 3 {
+            w.string(flexible)?
+        } else {
+            c::Str::EMPTY
+        };
+        let [
+            b0,
+            b1,
+            b2,
+            b3,
+            b4,
+            b5,
+            b6,
+            b7,
+            b8,
+            b9,
+            b10,
+            b11,
+            b12,
+            b13,
+            b14,
+            b15,
+            b16,
+            b17,
+            b18,
+            b19,
+            b20,
+            b21,
+            b22,
+            b23,
+        ] = *w.array::<24>()?;
+        let f4 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
+        let f5 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
+        let f6 = i64::from_be_bytes([b16, b17, b18, b19, b20, b21, b22, b23]);
+        let f7: c::Str<'a> = w.string(flexible)?;
+        let f8: &'a [u8] = w.bytes(flexible)?;
+        let f9: c::Array<'a, DescribedDelegationTokenRenewer<'a>> =
+            c::Array::read_fast(w, version, flexible)?;
+        let this = Self {
+            principal_type: f0,
+            principal_name: f1,
+            token_requester_principal_type: f2,
+            token_requester_principal_name: f3,
+            issue_timestamp: f4,
+            expiry_timestamp: f5,
+            max_timestamp: f6,
+            token_id: f7,
+            hmac: f8,
+            renewers: f9,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -778,9 +912,9 @@ c::struct_element!(DescribedDelegationToken; 3, 2);
 #[non_exhaustive]
 pub struct DescribedDelegationTokenRenewer<'a> {
     /// `PrincipalType`: `string`, versions 0+.
-    pub principal_type: &'a str,
+    pub principal_type: c::Str<'a>,
     /// `PrincipalName`: `string`, versions 0+.
-    pub principal_name: &'a str,
+    pub principal_name: c::Str<'a>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
 }
@@ -788,8 +922,8 @@ pub struct DescribedDelegationTokenRenewer<'a> {
 impl Default for DescribedDelegationTokenRenewer<'_> {
     fn default() -> Self {
         Self {
-            principal_type: "",
-            principal_name: "",
+            principal_type: c::Str::EMPTY,
+            principal_name: c::Str::EMPTY,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
     }
@@ -799,14 +933,14 @@ impl<'a> DescribedDelegationTokenRenewer<'a> {
     /// Sets [`Self::principal_type`].
     #[must_use]
     pub fn with_principal_type(mut self, value: &'a str) -> Self {
-        self.principal_type = value;
+        self.principal_type = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::principal_name`].
     #[must_use]
     pub fn with_principal_name(mut self, value: &'a str) -> Self {
-        self.principal_name = value;
+        self.principal_name = c::Str::new(value);
         self
     }
 
@@ -882,7 +1016,7 @@ impl<'a> c::ReadFast<'a> for DescribedDelegationTokenRenewer<'a> {
 
 impl<'a> DescribedDelegationTokenRenewer<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -893,12 +1027,28 @@ impl<'a> DescribedDelegationTokenRenewer<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> DescribedDelegationTokenRenewer<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -908,7 +1058,17 @@ impl<'a> DescribedDelegationTokenRenewer<'a> {
         w.skip_string(flexible, false)?;
         w.skip_string(flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -916,16 +1076,16 @@ impl<'a> DescribedDelegationTokenRenewer<'a> {
 
 impl<'a> DescribedDelegationTokenRenewer<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
-        let f0: &'a str = w.string(flexible)?;
-        let f1: &'a str = w.string(flexible)?;
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: c::Str<'a> = w.string(flexible)?;
         if flexible {
             w.empty_tagged_section()?;
         }
@@ -934,6 +1094,31 @@ impl<'a> DescribedDelegationTokenRenewer<'a> {
             principal_name: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 2;
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: c::Str<'a> = w.string(flexible)?;
+        let this = Self {
+            principal_type: f0,
+            principal_name: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

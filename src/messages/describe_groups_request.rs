@@ -16,7 +16,7 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(15), c::VersionRange::
 #[non_exhaustive]
 pub struct DescribeGroupsRequest<'a> {
     /// `Groups`: `[]string`, versions 0+.
-    pub groups: c::Array<'a, &'a str>,
+    pub groups: c::Array<'a, c::Str<'a>>,
     /// `IncludeAuthorizedOperations`: `bool`, versions 3+.
     pub include_authorized_operations: bool,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -36,7 +36,7 @@ impl Default for DescribeGroupsRequest<'_> {
 impl<'a> DescribeGroupsRequest<'a> {
     /// Sets [`Self::groups`].
     #[must_use]
-    pub fn with_groups(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+    pub fn with_groups(mut self, value: impl Into<c::Array<'a, c::Str<'a>>>) -> Self {
         self.groups = value.into();
         self
     }
@@ -125,7 +125,7 @@ impl<'a> c::ReadFast<'a> for DescribeGroupsRequest<'a> {
 
 impl<'a> DescribeGroupsRequest<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -134,25 +134,51 @@ impl<'a> DescribeGroupsRequest<'a> {
             c::TaggedSection::read_unknown(r, "DescribeGroupsRequest.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> DescribeGroupsRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
-        c::ArrayView::<&'a str>::walk(w, version, flexible, false)?;
+        c::ArrayView::<c::Str<'a>>::walk(w, version, flexible, false)?;
         if version >= 3 {
             w.skip(1)?;
         }
 
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -160,8 +186,7 @@ impl<'a> DescribeGroupsRequest<'a> {
 
 impl<'a> DescribeGroupsRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -171,16 +196,29 @@ impl<'a> DescribeGroupsRequest<'a> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
-        let f0: c::Array<'a, &'a str> = c::Array::read_fast(w, version, flexible)?;
+        let f0: c::Array<'a, c::Str<'a>> = c::Array::read_fast(w, version, flexible)?;
         let f1: bool = if version >= 3 { w.bool()? } else { false };
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             groups: f0,
             include_authorized_operations: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 

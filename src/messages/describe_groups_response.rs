@@ -125,7 +125,7 @@ impl<'a> c::ReadFast<'a> for DescribeGroupsResponse<'a> {
 
 impl<'a> DescribeGroupsResponse<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -134,12 +134,28 @@ impl<'a> DescribeGroupsResponse<'a> {
             c::TaggedSection::read_unknown(r, "DescribeGroupsResponse.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> DescribeGroupsResponse<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -152,7 +168,17 @@ impl<'a> DescribeGroupsResponse<'a> {
 
         c::ArrayView::<DescribedGroup<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -160,8 +186,7 @@ impl<'a> DescribeGroupsResponse<'a> {
 
 impl<'a> DescribeGroupsResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -173,14 +198,27 @@ impl<'a> DescribeGroupsResponse<'a> {
         let flexible = version >= 5;
         let f0: i32 = if version >= 1 { w.i32()? } else { 0 };
         let f1: c::Array<'a, DescribedGroup<'a>> = c::Array::read_fast(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             throttle_time_ms: f0,
             groups: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -272,15 +310,15 @@ pub struct DescribedGroup<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
     pub error_code: i16,
     /// `ErrorMessage`: `string`, versions 6+, nullable in 6+. Default: `null`.
-    pub error_message: Option<&'a str>,
+    pub error_message: Option<c::Str<'a>>,
     /// `GroupId`: `string`, versions 0+.
-    pub group_id: &'a str,
+    pub group_id: c::Str<'a>,
     /// `GroupState`: `string`, versions 0+.
-    pub group_state: &'a str,
+    pub group_state: c::Str<'a>,
     /// `ProtocolType`: `string`, versions 0+.
-    pub protocol_type: &'a str,
+    pub protocol_type: c::Str<'a>,
     /// `ProtocolData`: `string`, versions 0+.
-    pub protocol_data: &'a str,
+    pub protocol_data: c::Str<'a>,
     /// `Members`: `[]DescribedGroupMember`, versions 0+.
     pub members: c::Array<'a, DescribedGroupMember<'a>>,
     /// `AuthorizedOperations`: `int32`, versions 3+. Default: `-2147483648`.
@@ -294,10 +332,10 @@ impl Default for DescribedGroup<'_> {
         Self {
             error_code: 0,
             error_message: None,
-            group_id: "",
-            group_state: "",
-            protocol_type: "",
-            protocol_data: "",
+            group_id: c::Str::EMPTY,
+            group_state: c::Str::EMPTY,
+            protocol_type: c::Str::EMPTY,
+            protocol_data: c::Str::EMPTY,
             members: c::Array::Slice(&[]),
             authorized_operations: -2147483648,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -316,35 +354,35 @@ impl<'a> DescribedGroup<'a> {
     /// Sets [`Self::error_message`].
     #[must_use]
     pub fn with_error_message(mut self, value: Option<&'a str>) -> Self {
-        self.error_message = value;
+        self.error_message = value.map(c::Str::new);
         self
     }
 
     /// Sets [`Self::group_id`].
     #[must_use]
     pub fn with_group_id(mut self, value: &'a str) -> Self {
-        self.group_id = value;
+        self.group_id = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::group_state`].
     #[must_use]
     pub fn with_group_state(mut self, value: &'a str) -> Self {
-        self.group_state = value;
+        self.group_state = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::protocol_type`].
     #[must_use]
     pub fn with_protocol_type(mut self, value: &'a str) -> Self {
-        self.protocol_type = value;
+        self.protocol_type = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::protocol_data`].
     #[must_use]
     pub fn with_protocol_data(mut self, value: &'a str) -> Self {
-        self.protocol_data = value;
+        self.protocol_data = c::Str::new(value);
         self
     }
 
@@ -468,7 +506,7 @@ impl<'a> c::ReadFast<'a> for DescribedGroup<'a> {
 
 impl<'a> DescribedGroup<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -477,12 +515,28 @@ impl<'a> DescribedGroup<'a> {
             c::TaggedSection::read_unknown(r, "DescribeGroupsResponse.Groups.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> DescribedGroup<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -504,7 +558,17 @@ impl<'a> DescribedGroup<'a> {
         }
 
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -512,8 +576,8 @@ impl<'a> DescribedGroup<'a> {
 
 impl<'a> DescribedGroup<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -521,15 +585,15 @@ impl<'a> DescribedGroup<'a> {
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         let f0 = w.i16()?;
-        let f1: Option<&'a str> = if version >= 6 {
+        let f1: Option<c::Str<'a>> = if version >= 6 {
             w.nullable_string(flexible)?
         } else {
             None
         };
-        let f2: &'a str = w.string(flexible)?;
-        let f3: &'a str = w.string(flexible)?;
-        let f4: &'a str = w.string(flexible)?;
-        let f5: &'a str = w.string(flexible)?;
+        let f2: c::Str<'a> = w.string(flexible)?;
+        let f3: c::Str<'a> = w.string(flexible)?;
+        let f4: c::Str<'a> = w.string(flexible)?;
+        let f5: c::Str<'a> = w.string(flexible)?;
         let f6: c::Array<'a, DescribedGroupMember<'a>> = c::Array::read_fast(w, version, flexible)?;
         let f7: i32 = if version >= 3 { w.i32()? } else { -2147483648 };
         if flexible {
@@ -546,6 +610,47 @@ impl<'a> DescribedGroup<'a> {
             authorized_operations: f7,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 5;
+        let f0 = w.i16()?;
+        let f1: Option<c::Str<'a>> = if version >= 6 {
+            w.nullable_string(flexible)?
+        } else {
+            None
+        };
+        let f2: c::Str<'a> = w.string(flexible)?;
+        let f3: c::Str<'a> = w.string(flexible)?;
+        let f4: c::Str<'a> = w.string(flexible)?;
+        let f5: c::Str<'a> = w.string(flexible)?;
+        let f6: c::Array<'a, DescribedGroupMember<'a>> = c::Array::read_fast(w, version, flexible)?;
+        let f7: i32 = if version >= 3 { w.i32()? } else { -2147483648 };
+        let this = Self {
+            error_code: f0,
+            error_message: f1,
+            group_id: f2,
+            group_state: f3,
+            protocol_type: f4,
+            protocol_data: f5,
+            members: f6,
+            authorized_operations: f7,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -693,13 +798,13 @@ c::struct_element!(DescribedGroup; 6, 5, 3..=4);
 #[non_exhaustive]
 pub struct DescribedGroupMember<'a> {
     /// `MemberId`: `string`, versions 0+.
-    pub member_id: &'a str,
+    pub member_id: c::Str<'a>,
     /// `GroupInstanceId`: `string`, versions 4+, nullable in 4+. Default: `null`. Ignorable.
-    pub group_instance_id: Option<&'a str>,
+    pub group_instance_id: Option<c::Str<'a>>,
     /// `ClientId`: `string`, versions 0+.
-    pub client_id: &'a str,
+    pub client_id: c::Str<'a>,
     /// `ClientHost`: `string`, versions 0+.
-    pub client_host: &'a str,
+    pub client_host: c::Str<'a>,
     /// `MemberMetadata`: `bytes`, versions 0+.
     pub member_metadata: &'a [u8],
     /// `MemberAssignment`: `bytes`, versions 0+.
@@ -711,10 +816,10 @@ pub struct DescribedGroupMember<'a> {
 impl Default for DescribedGroupMember<'_> {
     fn default() -> Self {
         Self {
-            member_id: "",
+            member_id: c::Str::EMPTY,
             group_instance_id: None,
-            client_id: "",
-            client_host: "",
+            client_id: c::Str::EMPTY,
+            client_host: c::Str::EMPTY,
             member_metadata: &[],
             member_assignment: &[],
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -726,28 +831,28 @@ impl<'a> DescribedGroupMember<'a> {
     /// Sets [`Self::member_id`].
     #[must_use]
     pub fn with_member_id(mut self, value: &'a str) -> Self {
-        self.member_id = value;
+        self.member_id = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::group_instance_id`].
     #[must_use]
     pub fn with_group_instance_id(mut self, value: Option<&'a str>) -> Self {
-        self.group_instance_id = value;
+        self.group_instance_id = value.map(c::Str::new);
         self
     }
 
     /// Sets [`Self::client_id`].
     #[must_use]
     pub fn with_client_id(mut self, value: &'a str) -> Self {
-        self.client_id = value;
+        self.client_id = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::client_host`].
     #[must_use]
     pub fn with_client_host(mut self, value: &'a str) -> Self {
-        self.client_host = value;
+        self.client_host = c::Str::new(value);
         self
     }
 
@@ -860,7 +965,7 @@ impl<'a> c::ReadFast<'a> for DescribedGroupMember<'a> {
 
 impl<'a> DescribedGroupMember<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -871,12 +976,28 @@ impl<'a> DescribedGroupMember<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> DescribedGroupMember<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -893,7 +1014,17 @@ impl<'a> DescribedGroupMember<'a> {
         w.skip_bytes(flexible, false)?;
         w.skip_bytes(flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -901,22 +1032,22 @@ impl<'a> DescribedGroupMember<'a> {
 
 impl<'a> DescribedGroupMember<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
-        let f0: &'a str = w.string(flexible)?;
-        let f1: Option<&'a str> = if version >= 4 {
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: Option<c::Str<'a>> = if version >= 4 {
             w.nullable_string(flexible)?
         } else {
             None
         };
-        let f2: &'a str = w.string(flexible)?;
-        let f3: &'a str = w.string(flexible)?;
+        let f2: c::Str<'a> = w.string(flexible)?;
+        let f3: c::Str<'a> = w.string(flexible)?;
         let f4: &'a [u8] = w.bytes(flexible)?;
         let f5: &'a [u8] = w.bytes(flexible)?;
         if flexible {
@@ -931,6 +1062,43 @@ impl<'a> DescribedGroupMember<'a> {
             member_assignment: f5,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 5;
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: Option<c::Str<'a>> = if version >= 4 {
+            w.nullable_string(flexible)?
+        } else {
+            None
+        };
+        let f2: c::Str<'a> = w.string(flexible)?;
+        let f3: c::Str<'a> = w.string(flexible)?;
+        let f4: &'a [u8] = w.bytes(flexible)?;
+        let f5: &'a [u8] = w.bytes(flexible)?;
+        let this = Self {
+            member_id: f0,
+            group_instance_id: f1,
+            client_id: f2,
+            client_host: f3,
+            member_metadata: f4,
+            member_assignment: f5,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

@@ -16,7 +16,7 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(26), c::VersionRange::
 #[non_exhaustive]
 pub struct EndTxnRequest<'a> {
     /// `TransactionalId`: `string`, versions 0+.
-    pub transactional_id: &'a str,
+    pub transactional_id: c::Str<'a>,
     /// `ProducerId`: `int64`, versions 0+.
     pub producer_id: i64,
     /// `ProducerEpoch`: `int16`, versions 0+.
@@ -30,7 +30,7 @@ pub struct EndTxnRequest<'a> {
 impl Default for EndTxnRequest<'_> {
     fn default() -> Self {
         Self {
-            transactional_id: "",
+            transactional_id: c::Str::EMPTY,
             producer_id: 0,
             producer_epoch: 0,
             committed: false,
@@ -43,7 +43,7 @@ impl<'a> EndTxnRequest<'a> {
     /// Sets [`Self::transactional_id`].
     #[must_use]
     pub fn with_transactional_id(mut self, value: &'a str) -> Self {
-        self.transactional_id = value;
+        self.transactional_id = c::Str::new(value);
         self
     }
 
@@ -144,7 +144,7 @@ impl<'a> c::ReadFast<'a> for EndTxnRequest<'a> {
 
 impl<'a> EndTxnRequest<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -153,12 +153,28 @@ impl<'a> EndTxnRequest<'a> {
             c::TaggedSection::read_unknown(r, "EndTxnRequest.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> EndTxnRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -168,7 +184,17 @@ impl<'a> EndTxnRequest<'a> {
         w.skip_string(flexible, false)?;
         w.skip(11)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -176,8 +202,7 @@ impl<'a> EndTxnRequest<'a> {
 
 impl<'a> EndTxnRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -187,26 +212,34 @@ impl<'a> EndTxnRequest<'a> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
-        let f0: &'a str = w.string(flexible)?;
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10] = if flexible {
-            let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, count] = *w.array::<12>()?;
-            if count != 0 {
-                return None;
-            }
-            [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10]
-        } else {
-            *w.array::<11>()?
-        };
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10] = *w.array::<11>()?;
         let f1 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
         let f2 = i16::from_be_bytes([b8, b9]);
         let f3 = b10 != 0;
-        Some(Self {
+        let this = Self {
             transactional_id: f0,
             producer_id: f1,
             producer_epoch: f2,
             committed: f3,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 

@@ -17,7 +17,7 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(1), c::VersionRange::n
 #[non_exhaustive]
 pub struct FetchRequest<'a> {
     /// `ClusterId`: `string`, versions 12+, nullable in 12+, tag 0 in 12+. Default: `null`. Ignorable.
-    pub cluster_id: Option<&'a str>,
+    pub cluster_id: Option<c::Str<'a>>,
     /// `ReplicaId`: `int32`, versions 0-14. Default: `-1`.
     pub replica_id: i32,
     /// `ReplicaState`: `ReplicaState`, versions 15+, tag 1 in 15+.
@@ -39,7 +39,7 @@ pub struct FetchRequest<'a> {
     /// `ForgottenTopicsData`: `[]ForgottenTopic`, versions 7+.
     pub forgotten_topics_data: c::Array<'a, ForgottenTopic<'a>>,
     /// `RackId`: `string`, versions 11+. Default: ``. Ignorable.
-    pub rack_id: &'a str,
+    pub rack_id: c::Str<'a>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
 }
@@ -58,7 +58,7 @@ impl Default for FetchRequest<'_> {
             session_epoch: -1,
             topics: c::Array::Slice(&[]),
             forgotten_topics_data: c::Array::Slice(&[]),
-            rack_id: "",
+            rack_id: c::Str::EMPTY,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
     }
@@ -68,7 +68,7 @@ impl<'a> FetchRequest<'a> {
     /// Sets [`Self::cluster_id`].
     #[must_use]
     pub fn with_cluster_id(mut self, value: Option<&'a str>) -> Self {
-        self.cluster_id = value;
+        self.cluster_id = value.map(c::Str::new);
         self
     }
 
@@ -148,7 +148,7 @@ impl<'a> FetchRequest<'a> {
     /// Sets [`Self::rack_id`].
     #[must_use]
     pub fn with_rack_id(mut self, value: &'a str) -> Self {
-        self.rack_id = value;
+        self.rack_id = c::Str::new(value);
         self
     }
 
@@ -261,7 +261,7 @@ impl<'a> c::Decode<'a> for FetchRequest<'a> {
             rack_id: if version >= 11 {
                 r.string(flexible, "FetchRequest.RackId")?
             } else {
-                ""
+                c::Str::EMPTY
             },
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -288,7 +288,7 @@ impl<'a> c::ReadFast<'a> for FetchRequest<'a> {
 
 impl<'a> FetchRequest<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -320,12 +320,50 @@ impl<'a> FetchRequest<'a> {
         this.unknown_tagged_fields = section.finish(r);
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let mut section = c::FastSection::begin(w, 2)?;
+        while let Some((tag, mut p)) = section.next(w)? {
+            let p = &mut p;
+            match tag {
+                0 => {
+                    if version < 12 {
+                        return None;
+                    }
+                    this.cluster_id = p.nullable_string(true)?;
+                    p.finished()?;
+                }
+                1 => {
+                    if version < 15 {
+                        return None;
+                    }
+                    this.replica_state = ReplicaState::read_fast_wire(p, version)?;
+                    p.finished()?;
+                }
+                _ => {}
+            }
+        }
+        this.unknown_tagged_fields = section.finish(w);
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> FetchRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -364,7 +402,17 @@ impl<'a> FetchRequest<'a> {
         }
 
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -372,8 +420,7 @@ impl<'a> FetchRequest<'a> {
 
 impl<'a> FetchRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -383,7 +430,7 @@ impl<'a> FetchRequest<'a> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
-        let f0: Option<&'a str> = None;
+        let f0: Option<c::Str<'a>> = None;
         let f1: i32 = if version <= 14 { w.i32()? } else { -1 };
         let f2: ReplicaState<'a> = ReplicaState::default();
         let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
@@ -399,10 +446,10 @@ impl<'a> FetchRequest<'a> {
         } else {
             c::Array::Slice(&[])
         };
-        let f11: &'a str = if version >= 11 {
+        let f11: c::Str<'a> = if version >= 11 {
             w.string(flexible)?
         } else {
-            ""
+            c::Str::EMPTY
         };
         let this = Self {
             cluster_id: f0,
@@ -420,9 +467,21 @@ impl<'a> FetchRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && w.empty_tagged_section().is_none() {
-            return w.read_section_into(this, move |this, r| this.read_tagged(r, version));
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
         }
         Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -779,7 +838,7 @@ impl<'a> c::ReadFast<'a> for ReplicaState<'a> {
 
 impl<'a> ReplicaState<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -788,41 +847,81 @@ impl<'a> ReplicaState<'a> {
             c::TaggedSection::read_unknown(r, "FetchRequest.ReplicaState.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> ReplicaState<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
-        let _ = version;
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
         w.skip(12)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> ReplicaState<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        let _ = version;
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, count] = *w.array::<13>()?;
-        if count != 0 {
-            return None;
-        }
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
-        Some(Self {
+        let this = Self {
             replica_id: f0,
             replica_epoch: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -873,7 +972,7 @@ c::struct_element!(ReplicaState);
 #[non_exhaustive]
 pub struct FetchTopic<'a> {
     /// `Topic`: `string`, versions 0-12. Ignorable.
-    pub topic: &'a str,
+    pub topic: c::Str<'a>,
     /// `TopicId`: `uuid`, versions 13+. Ignorable.
     pub topic_id: c::Uuid,
     /// `Partitions`: `[]FetchPartition`, versions 0+.
@@ -885,7 +984,7 @@ pub struct FetchTopic<'a> {
 impl Default for FetchTopic<'_> {
     fn default() -> Self {
         Self {
-            topic: "",
+            topic: c::Str::EMPTY,
             topic_id: c::Uuid::ZERO,
             partitions: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -897,7 +996,7 @@ impl<'a> FetchTopic<'a> {
     /// Sets [`Self::topic`].
     #[must_use]
     pub fn with_topic(mut self, value: &'a str) -> Self {
-        self.topic = value;
+        self.topic = c::Str::new(value);
         self
     }
 
@@ -958,7 +1057,7 @@ impl<'a> c::Decode<'a> for FetchTopic<'a> {
             topic: if version <= 12 {
                 r.string(flexible, "FetchRequest.Topics.Topic")?
             } else {
-                ""
+                c::Str::EMPTY
             },
             topic_id: if version >= 13 {
                 r.uuid("FetchRequest.Topics.TopicId")?
@@ -993,7 +1092,7 @@ impl<'a> c::ReadFast<'a> for FetchTopic<'a> {
 
 impl<'a> FetchTopic<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -1002,12 +1101,28 @@ impl<'a> FetchTopic<'a> {
             c::TaggedSection::read_unknown(r, "FetchRequest.Topics.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> FetchTopic<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -1024,7 +1139,17 @@ impl<'a> FetchTopic<'a> {
 
         c::ArrayView::<FetchPartition<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -1032,18 +1157,18 @@ impl<'a> FetchTopic<'a> {
 
 impl<'a> FetchTopic<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
-        let f0: &'a str = if version <= 12 {
+        let f0: c::Str<'a> = if version <= 12 {
             w.string(flexible)?
         } else {
-            ""
+            c::Str::EMPTY
         };
         let f1: c::Uuid = if version >= 13 {
             w.uuid()?
@@ -1060,6 +1185,41 @@ impl<'a> FetchTopic<'a> {
             partitions: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 12;
+        let f0: c::Str<'a> = if version <= 12 {
+            w.string(flexible)?
+        } else {
+            c::Str::EMPTY
+        };
+        let f1: c::Uuid = if version >= 13 {
+            w.uuid()?
+        } else {
+            c::Uuid::ZERO
+        };
+        let f2: c::Array<'a, FetchPartition<'a>> = c::Array::read_fast(w, version, flexible)?;
+        let this = Self {
+            topic: f0,
+            topic_id: f1,
+            partitions: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -1359,7 +1519,7 @@ impl<'a> c::ReadFast<'a> for FetchPartition<'a> {
 
 impl<'a> FetchPartition<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -1399,12 +1559,50 @@ impl<'a> FetchPartition<'a> {
         this.unknown_tagged_fields = section.finish(r);
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let mut section = c::FastSection::begin(w, 2)?;
+        while let Some((tag, mut p)) = section.next(w)? {
+            let p = &mut p;
+            match tag {
+                0 => {
+                    if version < 17 {
+                        return None;
+                    }
+                    this.replica_directory_id = p.uuid()?;
+                    p.finished()?;
+                }
+                1 => {
+                    if version < 18 {
+                        return None;
+                    }
+                    this.high_watermark = p.i64()?;
+                    p.finished()?;
+                }
+                _ => {}
+            }
+        }
+        this.unknown_tagged_fields = section.finish(w);
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> FetchPartition<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -1428,7 +1626,17 @@ impl<'a> FetchPartition<'a> {
         w.skip(4)?;
 
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -1436,8 +1644,8 @@ impl<'a> FetchPartition<'a> {
 
 impl<'a> FetchPartition<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -1466,6 +1674,43 @@ impl<'a> FetchPartition<'a> {
             high_watermark: f7,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 12;
+        let f0 = w.i32()?;
+        let f1: i32 = if version >= 9 { w.i32()? } else { -1 };
+        let f2 = w.i64()?;
+        let f3: i32 = if version >= 12 { w.i32()? } else { -1 };
+        let f4: i64 = if version >= 5 { w.i64()? } else { -1 };
+        let f5 = w.i32()?;
+        let f6: c::Uuid = c::Uuid::ZERO;
+        let f7: i64 = 9223372036854775807;
+        let this = Self {
+            partition: f0,
+            current_leader_epoch: f1,
+            fetch_offset: f2,
+            last_fetched_epoch: f3,
+            log_start_offset: f4,
+            partition_max_bytes: f5,
+            replica_directory_id: f6,
+            high_watermark: f7,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -1656,7 +1901,7 @@ c::struct_element!(FetchPartition; 18, 17, 12..=16, 9..=11, 5..=8);
 #[non_exhaustive]
 pub struct ForgottenTopic<'a> {
     /// `Topic`: `string`, versions 7-12. Ignorable.
-    pub topic: &'a str,
+    pub topic: c::Str<'a>,
     /// `TopicId`: `uuid`, versions 13+. Ignorable.
     pub topic_id: c::Uuid,
     /// `Partitions`: `[]int32`, versions 7+.
@@ -1668,7 +1913,7 @@ pub struct ForgottenTopic<'a> {
 impl Default for ForgottenTopic<'_> {
     fn default() -> Self {
         Self {
-            topic: "",
+            topic: c::Str::EMPTY,
             topic_id: c::Uuid::ZERO,
             partitions: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -1680,7 +1925,7 @@ impl<'a> ForgottenTopic<'a> {
     /// Sets [`Self::topic`].
     #[must_use]
     pub fn with_topic(mut self, value: &'a str) -> Self {
-        self.topic = value;
+        self.topic = c::Str::new(value);
         self
     }
 
@@ -1741,7 +1986,7 @@ impl<'a> c::Decode<'a> for ForgottenTopic<'a> {
             topic: if version <= 12 {
                 r.string(flexible, "FetchRequest.ForgottenTopicsData.Topic")?
             } else {
-                ""
+                c::Str::EMPTY
             },
             topic_id: if version >= 13 {
                 r.uuid("FetchRequest.ForgottenTopicsData.TopicId")?
@@ -1781,7 +2026,7 @@ impl<'a> c::ReadFast<'a> for ForgottenTopic<'a> {
 
 impl<'a> ForgottenTopic<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -1790,12 +2035,28 @@ impl<'a> ForgottenTopic<'a> {
             c::TaggedSection::read_unknown(r, "FetchRequest.ForgottenTopicsData.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> ForgottenTopic<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -1812,7 +2073,17 @@ impl<'a> ForgottenTopic<'a> {
 
         c::ArrayView::<i32>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -1820,18 +2091,18 @@ impl<'a> ForgottenTopic<'a> {
 
 impl<'a> ForgottenTopic<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
-        let f0: &'a str = if version <= 12 {
+        let f0: c::Str<'a> = if version <= 12 {
             w.string(flexible)?
         } else {
-            ""
+            c::Str::EMPTY
         };
         let f1: c::Uuid = if version >= 13 {
             w.uuid()?
@@ -1848,6 +2119,41 @@ impl<'a> ForgottenTopic<'a> {
             partitions: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 12;
+        let f0: c::Str<'a> = if version <= 12 {
+            w.string(flexible)?
+        } else {
+            c::Str::EMPTY
+        };
+        let f1: c::Uuid = if version >= 13 {
+            w.uuid()?
+        } else {
+            c::Uuid::ZERO
+        };
+        let f2: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
+        let this = Self {
+            topic: f0,
+            topic_id: f1,
+            partitions: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

@@ -16,7 +16,7 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(59), c::VersionRange::
 #[non_exhaustive]
 pub struct FetchSnapshotRequest<'a> {
     /// `ClusterId`: `string`, versions 0+, nullable in 0+, tag 0 in 0+. Default: `null`.
-    pub cluster_id: Option<&'a str>,
+    pub cluster_id: Option<c::Str<'a>>,
     /// `ReplicaId`: `int32`, versions 0+. Default: `-1`.
     pub replica_id: i32,
     /// `MaxBytes`: `int32`, versions 0+. Default: `0x7fffffff`.
@@ -43,7 +43,7 @@ impl<'a> FetchSnapshotRequest<'a> {
     /// Sets [`Self::cluster_id`].
     #[must_use]
     pub fn with_cluster_id(mut self, value: Option<&'a str>) -> Self {
-        self.cluster_id = value;
+        self.cluster_id = value.map(c::Str::new);
         self
     }
 
@@ -148,7 +148,7 @@ impl<'a> c::ReadFast<'a> for FetchSnapshotRequest<'a> {
 
 impl<'a> FetchSnapshotRequest<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -165,12 +165,36 @@ impl<'a> FetchSnapshotRequest<'a> {
         this.unknown_tagged_fields = section.finish(r);
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        let mut section = c::FastSection::begin(w, 1)?;
+        while let Some((tag, mut p)) = section.next(w)? {
+            let p = &mut p;
+            if tag == 0 {
+                this.cluster_id = p.nullable_string(true)?;
+                p.finished()?;
+            }
+        }
+        this.unknown_tagged_fields = section.finish(w);
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> FetchSnapshotRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -179,15 +203,24 @@ impl<'a> FetchSnapshotRequest<'a> {
 
         w.skip(8)?;
         c::ArrayView::<TopicSnapshot<'a>>::walk(w, version, true, false)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> FetchSnapshotRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -196,7 +229,7 @@ impl<'a> FetchSnapshotRequest<'a> {
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0: Option<&'a str> = None;
+        let f0: Option<c::Str<'a>> = None;
         let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
         let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f2 = i32::from_be_bytes([b4, b5, b6, b7]);
@@ -209,9 +242,21 @@ impl<'a> FetchSnapshotRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if w.empty_tagged_section().is_none() {
-            return w.read_section_into(this, move |this, r| this.read_tagged(r, version));
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
         }
         Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -310,7 +355,7 @@ c::struct_element!(FetchSnapshotRequest);
 #[non_exhaustive]
 pub struct TopicSnapshot<'a> {
     /// `Name`: `string`, versions 0+.
-    pub name: &'a str,
+    pub name: c::Str<'a>,
     /// `Partitions`: `[]PartitionSnapshot`, versions 0+.
     pub partitions: c::Array<'a, PartitionSnapshot<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -320,7 +365,7 @@ pub struct TopicSnapshot<'a> {
 impl Default for TopicSnapshot<'_> {
     fn default() -> Self {
         Self {
-            name: "",
+            name: c::Str::EMPTY,
             partitions: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
@@ -331,7 +376,7 @@ impl<'a> TopicSnapshot<'a> {
     /// Sets [`Self::name`].
     #[must_use]
     pub fn with_name(mut self, value: &'a str) -> Self {
-        self.name = value;
+        self.name = c::Str::new(value);
         self
     }
 
@@ -408,7 +453,7 @@ impl<'a> c::ReadFast<'a> for TopicSnapshot<'a> {
 
 impl<'a> TopicSnapshot<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -417,12 +462,28 @@ impl<'a> TopicSnapshot<'a> {
             c::TaggedSection::read_unknown(r, "FetchSnapshotRequest.Topics.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> TopicSnapshot<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -430,21 +491,31 @@ impl<'a> TopicSnapshot<'a> {
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<PartitionSnapshot<'a>>::walk(w, version, true, false)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> TopicSnapshot<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0: &'a str = w.string(true)?;
+        let f0: c::Str<'a> = w.string(true)?;
         let f1: c::Array<'a, PartitionSnapshot<'a>> = c::Array::read_fast(w, version, true)?;
         w.empty_tagged_section()?;
         Some(Self {
@@ -452,6 +523,30 @@ impl<'a> TopicSnapshot<'a> {
             partitions: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0: c::Str<'a> = w.string(true)?;
+        let f1: c::Array<'a, PartitionSnapshot<'a>> = c::Array::read_fast(w, version, true)?;
+        let this = Self {
+            name: f0,
+            partitions: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -664,7 +759,7 @@ impl<'a> c::ReadFast<'a> for PartitionSnapshot<'a> {
 
 impl<'a> PartitionSnapshot<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -689,12 +784,40 @@ impl<'a> PartitionSnapshot<'a> {
         this.unknown_tagged_fields = section.finish(r);
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let mut section = c::FastSection::begin(w, 1)?;
+        while let Some((tag, mut p)) = section.next(w)? {
+            let p = &mut p;
+            if tag == 0 {
+                if version < 1 {
+                    return None;
+                }
+                this.replica_directory_id = p.uuid()?;
+                p.finished()?;
+            }
+        }
+        this.unknown_tagged_fields = section.finish(w);
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> PartitionSnapshot<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -704,15 +827,25 @@ impl<'a> PartitionSnapshot<'a> {
         SnapshotId::walk_wire(w, version)?;
         w.skip(8)?;
 
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> PartitionSnapshot<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -733,6 +866,37 @@ impl<'a> PartitionSnapshot<'a> {
             replica_directory_id: f4,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
+        let f2: SnapshotId<'a> = SnapshotId::read_fast_wire(w, version)?;
+        let f3 = w.i64()?;
+        let f4: c::Uuid = c::Uuid::ZERO;
+        let this = Self {
+            partition: f0,
+            current_leader_epoch: f1,
+            snapshot_id: f2,
+            position: f3,
+            replica_directory_id: f4,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -931,7 +1095,7 @@ impl<'a> c::ReadFast<'a> for SnapshotId<'a> {
 
 impl<'a> SnapshotId<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -942,41 +1106,81 @@ impl<'a> SnapshotId<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> SnapshotId<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
-        let _ = version;
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
         w.skip(12)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> SnapshotId<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        let _ = version;
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, count] = *w.array::<13>()?;
-        if count != 0 {
-            return None;
-        }
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
         let f0 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
         let f1 = i32::from_be_bytes([b8, b9, b10, b11]);
-        Some(Self {
+        let this = Self {
             end_offset: f0,
             epoch: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 

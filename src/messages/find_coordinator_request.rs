@@ -16,11 +16,11 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(10), c::VersionRange::
 #[non_exhaustive]
 pub struct FindCoordinatorRequest<'a> {
     /// `Key`: `string`, versions 0-3.
-    pub key: &'a str,
+    pub key: c::Str<'a>,
     /// `KeyType`: `int8`, versions 1+. Default: `0`.
     pub key_type: i8,
     /// `CoordinatorKeys`: `[]string`, versions 4+.
-    pub coordinator_keys: c::Array<'a, &'a str>,
+    pub coordinator_keys: c::Array<'a, c::Str<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
 }
@@ -28,7 +28,7 @@ pub struct FindCoordinatorRequest<'a> {
 impl Default for FindCoordinatorRequest<'_> {
     fn default() -> Self {
         Self {
-            key: "",
+            key: c::Str::EMPTY,
             key_type: 0,
             coordinator_keys: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -40,7 +40,7 @@ impl<'a> FindCoordinatorRequest<'a> {
     /// Sets [`Self::key`].
     #[must_use]
     pub fn with_key(mut self, value: &'a str) -> Self {
-        self.key = value;
+        self.key = c::Str::new(value);
         self
     }
 
@@ -53,7 +53,7 @@ impl<'a> FindCoordinatorRequest<'a> {
 
     /// Sets [`Self::coordinator_keys`].
     #[must_use]
-    pub fn with_coordinator_keys(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+    pub fn with_coordinator_keys(mut self, value: impl Into<c::Array<'a, c::Str<'a>>>) -> Self {
         self.coordinator_keys = value.into();
         self
     }
@@ -110,7 +110,7 @@ impl<'a> c::Decode<'a> for FindCoordinatorRequest<'a> {
             key: if version <= 3 {
                 r.string(flexible, "FindCoordinatorRequest.Key")?
             } else {
-                ""
+                c::Str::EMPTY
             },
             key_type: if version >= 1 {
                 r.i8("FindCoordinatorRequest.KeyType")?
@@ -152,7 +152,7 @@ impl<'a> c::ReadFast<'a> for FindCoordinatorRequest<'a> {
 
 impl<'a> FindCoordinatorRequest<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -161,12 +161,28 @@ impl<'a> FindCoordinatorRequest<'a> {
             c::TaggedSection::read_unknown(r, "FindCoordinatorRequest.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> FindCoordinatorRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -182,11 +198,21 @@ impl<'a> FindCoordinatorRequest<'a> {
         }
 
         if version >= 4 {
-            c::ArrayView::<&'a str>::walk(w, version, flexible, false)?;
+            c::ArrayView::<c::Str<'a>>::walk(w, version, flexible, false)?;
         }
 
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -194,8 +220,7 @@ impl<'a> FindCoordinatorRequest<'a> {
 
 impl<'a> FindCoordinatorRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -205,26 +230,39 @@ impl<'a> FindCoordinatorRequest<'a> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
-        let f0: &'a str = if version <= 3 {
+        let f0: c::Str<'a> = if version <= 3 {
             w.string(flexible)?
         } else {
-            ""
+            c::Str::EMPTY
         };
         let f1: i8 = if version >= 1 { w.i8()? } else { 0 };
-        let f2: c::Array<'a, &'a str> = if version >= 4 {
+        let f2: c::Array<'a, c::Str<'a>> = if version >= 4 {
             c::Array::read_fast(w, version, flexible)?
         } else {
             c::Array::Slice(&[])
         };
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             key: f0,
             key_type: f1,
             coordinator_keys: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 

@@ -20,11 +20,11 @@ pub struct FindCoordinatorResponse<'a> {
     /// `ErrorCode`: `int16`, versions 0-3.
     pub error_code: i16,
     /// `ErrorMessage`: `string`, versions 1-3, nullable in 1-3. Ignorable.
-    pub error_message: Option<&'a str>,
+    pub error_message: Option<c::Str<'a>>,
     /// `NodeId`: `int32`, versions 0-3.
     pub node_id: i32,
     /// `Host`: `string`, versions 0-3.
-    pub host: &'a str,
+    pub host: c::Str<'a>,
     /// `Port`: `int32`, versions 0-3.
     pub port: i32,
     /// `Coordinators`: `[]Coordinator`, versions 4+.
@@ -38,9 +38,9 @@ impl Default for FindCoordinatorResponse<'_> {
         Self {
             throttle_time_ms: 0,
             error_code: 0,
-            error_message: Some(""),
+            error_message: Some(c::Str::EMPTY),
             node_id: 0,
-            host: "",
+            host: c::Str::EMPTY,
             port: 0,
             coordinators: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -66,7 +66,7 @@ impl<'a> FindCoordinatorResponse<'a> {
     /// Sets [`Self::error_message`].
     #[must_use]
     pub fn with_error_message(mut self, value: Option<&'a str>) -> Self {
-        self.error_message = value;
+        self.error_message = value.map(c::Str::new);
         self
     }
 
@@ -80,7 +80,7 @@ impl<'a> FindCoordinatorResponse<'a> {
     /// Sets [`Self::host`].
     #[must_use]
     pub fn with_host(mut self, value: &'a str) -> Self {
-        self.host = value;
+        self.host = c::Str::new(value);
         self
     }
 
@@ -172,7 +172,7 @@ impl<'a> c::Decode<'a> for FindCoordinatorResponse<'a> {
             error_message: if (1..=3).contains(&version) {
                 r.nullable_string(flexible, "FindCoordinatorResponse.ErrorMessage")?
             } else {
-                Some("")
+                Some(c::Str::EMPTY)
             },
             node_id: if version <= 3 {
                 r.i32("FindCoordinatorResponse.NodeId")?
@@ -182,7 +182,7 @@ impl<'a> c::Decode<'a> for FindCoordinatorResponse<'a> {
             host: if version <= 3 {
                 r.string(flexible, "FindCoordinatorResponse.Host")?
             } else {
-                ""
+                c::Str::EMPTY
             },
             port: if version <= 3 {
                 r.i32("FindCoordinatorResponse.Port")?
@@ -219,7 +219,7 @@ impl<'a> c::ReadFast<'a> for FindCoordinatorResponse<'a> {
 
 impl<'a> FindCoordinatorResponse<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -228,12 +228,28 @@ impl<'a> FindCoordinatorResponse<'a> {
             c::TaggedSection::read_unknown(r, "FindCoordinatorResponse.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> FindCoordinatorResponse<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -269,7 +285,17 @@ impl<'a> FindCoordinatorResponse<'a> {
         }
 
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -277,8 +303,7 @@ impl<'a> FindCoordinatorResponse<'a> {
 
 impl<'a> FindCoordinatorResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -290,16 +315,16 @@ impl<'a> FindCoordinatorResponse<'a> {
         let flexible = version >= 3;
         let f0: i32 = if version >= 1 { w.i32()? } else { 0 };
         let f1: i16 = if version <= 3 { w.i16()? } else { 0 };
-        let f2: Option<&'a str> = if (1..=3).contains(&version) {
+        let f2: Option<c::Str<'a>> = if (1..=3).contains(&version) {
             w.nullable_string(flexible)?
         } else {
-            Some("")
+            Some(c::Str::EMPTY)
         };
         let f3: i32 = if version <= 3 { w.i32()? } else { 0 };
-        let f4: &'a str = if version <= 3 {
+        let f4: c::Str<'a> = if version <= 3 {
             w.string(flexible)?
         } else {
-            ""
+            c::Str::EMPTY
         };
         let f5: i32 = if version <= 3 { w.i32()? } else { 0 };
         let f6: c::Array<'a, Coordinator<'a>> = if version >= 4 {
@@ -307,10 +332,7 @@ impl<'a> FindCoordinatorResponse<'a> {
         } else {
             c::Array::Slice(&[])
         };
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             throttle_time_ms: f0,
             error_code: f1,
             error_message: f2,
@@ -319,7 +341,23 @@ impl<'a> FindCoordinatorResponse<'a> {
             port: f5,
             coordinators: f6,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -515,17 +553,17 @@ c::struct_element!(FindCoordinatorResponse);
 #[non_exhaustive]
 pub struct Coordinator<'a> {
     /// `Key`: `string`, versions 4+.
-    pub key: &'a str,
+    pub key: c::Str<'a>,
     /// `NodeId`: `int32`, versions 4+.
     pub node_id: i32,
     /// `Host`: `string`, versions 4+.
-    pub host: &'a str,
+    pub host: c::Str<'a>,
     /// `Port`: `int32`, versions 4+.
     pub port: i32,
     /// `ErrorCode`: `int16`, versions 4+.
     pub error_code: i16,
     /// `ErrorMessage`: `string`, versions 4+, nullable in 4+. Ignorable.
-    pub error_message: Option<&'a str>,
+    pub error_message: Option<c::Str<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
 }
@@ -533,12 +571,12 @@ pub struct Coordinator<'a> {
 impl Default for Coordinator<'_> {
     fn default() -> Self {
         Self {
-            key: "",
+            key: c::Str::EMPTY,
             node_id: 0,
-            host: "",
+            host: c::Str::EMPTY,
             port: 0,
             error_code: 0,
-            error_message: Some(""),
+            error_message: Some(c::Str::EMPTY),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
     }
@@ -548,7 +586,7 @@ impl<'a> Coordinator<'a> {
     /// Sets [`Self::key`].
     #[must_use]
     pub fn with_key(mut self, value: &'a str) -> Self {
-        self.key = value;
+        self.key = c::Str::new(value);
         self
     }
 
@@ -562,7 +600,7 @@ impl<'a> Coordinator<'a> {
     /// Sets [`Self::host`].
     #[must_use]
     pub fn with_host(mut self, value: &'a str) -> Self {
-        self.host = value;
+        self.host = c::Str::new(value);
         self
     }
 
@@ -583,7 +621,7 @@ impl<'a> Coordinator<'a> {
     /// Sets [`Self::error_message`].
     #[must_use]
     pub fn with_error_message(mut self, value: Option<&'a str>) -> Self {
-        self.error_message = value;
+        self.error_message = value.map(c::Str::new);
         self
     }
 
@@ -667,7 +705,7 @@ impl<'a> c::ReadFast<'a> for Coordinator<'a> {
 
 impl<'a> Coordinator<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -678,41 +716,68 @@ impl<'a> Coordinator<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> Coordinator<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
-        let _ = version;
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         w.skip(4)?;
         w.skip_string(true, false)?;
         w.skip(6)?;
         w.skip_string(true, true)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> Coordinator<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         let _ = version;
-        let f0: &'a str = w.string(true)?;
+        let f0: c::Str<'a> = w.string(true)?;
         let f1 = w.i32()?;
-        let f2: &'a str = w.string(true)?;
+        let f2: c::Str<'a> = w.string(true)?;
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f3 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f4 = i16::from_be_bytes([b4, b5]);
-        let f5: Option<&'a str> = w.nullable_string(true)?;
+        let f5: Option<c::Str<'a>> = w.nullable_string(true)?;
         w.empty_tagged_section()?;
         Some(Self {
             key: f0,
@@ -723,6 +788,39 @@ impl<'a> Coordinator<'a> {
             error_message: f5,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0: c::Str<'a> = w.string(true)?;
+        let f1 = w.i32()?;
+        let f2: c::Str<'a> = w.string(true)?;
+        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let f3 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f4 = i16::from_be_bytes([b4, b5]);
+        let f5: Option<c::Str<'a>> = w.nullable_string(true)?;
+        let this = Self {
+            key: f0,
+            node_id: f1,
+            host: f2,
+            port: f3,
+            error_code: f4,
+            error_message: f5,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

@@ -32,7 +32,7 @@ pub struct GetTelemetrySubscriptionsResponse<'a> {
     /// `DeltaTemporality`: `bool`, versions 0+.
     pub delta_temporality: bool,
     /// `RequestedMetrics`: `[]string`, versions 0+.
-    pub requested_metrics: c::Array<'a, &'a str>,
+    pub requested_metrics: c::Array<'a, c::Str<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
 }
@@ -113,7 +113,7 @@ impl<'a> GetTelemetrySubscriptionsResponse<'a> {
 
     /// Sets [`Self::requested_metrics`].
     #[must_use]
-    pub fn with_requested_metrics(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+    pub fn with_requested_metrics(mut self, value: impl Into<c::Array<'a, c::Str<'a>>>) -> Self {
         self.requested_metrics = value.into();
         self
     }
@@ -228,7 +228,7 @@ impl<'a> c::ReadFast<'a> for GetTelemetrySubscriptionsResponse<'a> {
 
 impl<'a> GetTelemetrySubscriptionsResponse<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -237,12 +237,28 @@ impl<'a> GetTelemetrySubscriptionsResponse<'a> {
             c::TaggedSection::read_unknown(r, "GetTelemetrySubscriptionsResponse.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> GetTelemetrySubscriptionsResponse<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -251,16 +267,25 @@ impl<'a> GetTelemetrySubscriptionsResponse<'a> {
         w.skip(26)?;
         c::ArrayView::<i8>::walk(w, version, true, false)?;
         w.skip(9)?;
-        c::ArrayView::<&'a str>::walk(w, version, true, false)?;
-        w.tagged_section()?;
+        c::ArrayView::<c::Str<'a>>::walk(w, version, true, false)?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> GetTelemetrySubscriptionsResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -308,9 +333,8 @@ impl<'a> GetTelemetrySubscriptionsResponse<'a> {
         let f5 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f6 = i32::from_be_bytes([b4, b5, b6, b7]);
         let f7 = b8 != 0;
-        let f8: c::Array<'a, &'a str> = c::Array::read_fast(w, version, true)?;
-        w.empty_tagged_section()?;
-        Some(Self {
+        let f8: c::Array<'a, c::Str<'a>> = c::Array::read_fast(w, version, true)?;
+        let this = Self {
             throttle_time_ms: f0,
             error_code: f1,
             client_instance_id: f2,
@@ -321,7 +345,23 @@ impl<'a> GetTelemetrySubscriptionsResponse<'a> {
             delta_temporality: f7,
             requested_metrics: f8,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 

@@ -16,7 +16,7 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(22), c::VersionRange::
 #[non_exhaustive]
 pub struct InitProducerIdRequest<'a> {
     /// `TransactionalId`: `string`, versions 0+, nullable in 0+.
-    pub transactional_id: Option<&'a str>,
+    pub transactional_id: Option<c::Str<'a>>,
     /// `TransactionTimeoutMs`: `int32`, versions 0+.
     pub transaction_timeout_ms: i32,
     /// `ProducerId`: `int64`, versions 3+. Default: `-1`.
@@ -34,7 +34,7 @@ pub struct InitProducerIdRequest<'a> {
 impl Default for InitProducerIdRequest<'_> {
     fn default() -> Self {
         Self {
-            transactional_id: Some(""),
+            transactional_id: Some(c::Str::EMPTY),
             transaction_timeout_ms: 0,
             producer_id: -1,
             producer_epoch: -1,
@@ -49,7 +49,7 @@ impl<'a> InitProducerIdRequest<'a> {
     /// Sets [`Self::transactional_id`].
     #[must_use]
     pub fn with_transactional_id(mut self, value: Option<&'a str>) -> Self {
-        self.transactional_id = value;
+        self.transactional_id = value.map(c::Str::new);
         self
     }
 
@@ -194,7 +194,7 @@ impl<'a> c::ReadFast<'a> for InitProducerIdRequest<'a> {
 
 impl<'a> InitProducerIdRequest<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -203,12 +203,28 @@ impl<'a> InitProducerIdRequest<'a> {
             c::TaggedSection::read_unknown(r, "InitProducerIdRequest.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> InitProducerIdRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -234,7 +250,17 @@ impl<'a> InitProducerIdRequest<'a> {
         }
 
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -242,8 +268,7 @@ impl<'a> InitProducerIdRequest<'a> {
 
 impl<'a> InitProducerIdRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -253,16 +278,13 @@ impl<'a> InitProducerIdRequest<'a> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
-        let f0: Option<&'a str> = w.nullable_string(flexible)?;
+        let f0: Option<c::Str<'a>> = w.nullable_string(flexible)?;
         let f1 = w.i32()?;
         let f2: i64 = if version >= 3 { w.i64()? } else { -1 };
         let f3: i16 = if version >= 3 { w.i16()? } else { -1 };
         let f4: bool = if version >= 6 { w.bool()? } else { false };
         let f5: bool = if version >= 6 { w.bool()? } else { false };
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             transactional_id: f0,
             transaction_timeout_ms: f1,
             producer_id: f2,
@@ -270,7 +292,23 @@ impl<'a> InitProducerIdRequest<'a> {
             enable2_pc: f4,
             keep_prepared_txn: f5,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 

@@ -16,21 +16,21 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(11), c::VersionRange::
 #[non_exhaustive]
 pub struct JoinGroupRequest<'a> {
     /// `GroupId`: `string`, versions 0+.
-    pub group_id: &'a str,
+    pub group_id: c::Str<'a>,
     /// `SessionTimeoutMs`: `int32`, versions 0+.
     pub session_timeout_ms: i32,
     /// `RebalanceTimeoutMs`: `int32`, versions 1+. Default: `-1`. Ignorable.
     pub rebalance_timeout_ms: i32,
     /// `MemberId`: `string`, versions 0+.
-    pub member_id: &'a str,
+    pub member_id: c::Str<'a>,
     /// `GroupInstanceId`: `string`, versions 5+, nullable in 5+. Default: `null`.
-    pub group_instance_id: Option<&'a str>,
+    pub group_instance_id: Option<c::Str<'a>>,
     /// `ProtocolType`: `string`, versions 0+.
-    pub protocol_type: &'a str,
+    pub protocol_type: c::Str<'a>,
     /// `Protocols`: `[]JoinGroupRequestProtocol`, versions 0+.
     pub protocols: c::Array<'a, JoinGroupRequestProtocol<'a>>,
     /// `Reason`: `string`, versions 8+, nullable in 8+. Default: `null`. Ignorable.
-    pub reason: Option<&'a str>,
+    pub reason: Option<c::Str<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
 }
@@ -38,12 +38,12 @@ pub struct JoinGroupRequest<'a> {
 impl Default for JoinGroupRequest<'_> {
     fn default() -> Self {
         Self {
-            group_id: "",
+            group_id: c::Str::EMPTY,
             session_timeout_ms: 0,
             rebalance_timeout_ms: -1,
-            member_id: "",
+            member_id: c::Str::EMPTY,
             group_instance_id: None,
-            protocol_type: "",
+            protocol_type: c::Str::EMPTY,
             protocols: c::Array::Slice(&[]),
             reason: None,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -55,7 +55,7 @@ impl<'a> JoinGroupRequest<'a> {
     /// Sets [`Self::group_id`].
     #[must_use]
     pub fn with_group_id(mut self, value: &'a str) -> Self {
-        self.group_id = value;
+        self.group_id = c::Str::new(value);
         self
     }
 
@@ -76,21 +76,21 @@ impl<'a> JoinGroupRequest<'a> {
     /// Sets [`Self::member_id`].
     #[must_use]
     pub fn with_member_id(mut self, value: &'a str) -> Self {
-        self.member_id = value;
+        self.member_id = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::group_instance_id`].
     #[must_use]
     pub fn with_group_instance_id(mut self, value: Option<&'a str>) -> Self {
-        self.group_instance_id = value;
+        self.group_instance_id = value.map(c::Str::new);
         self
     }
 
     /// Sets [`Self::protocol_type`].
     #[must_use]
     pub fn with_protocol_type(mut self, value: &'a str) -> Self {
-        self.protocol_type = value;
+        self.protocol_type = c::Str::new(value);
         self
     }
 
@@ -107,7 +107,7 @@ impl<'a> JoinGroupRequest<'a> {
     /// Sets [`Self::reason`].
     #[must_use]
     pub fn with_reason(mut self, value: Option<&'a str>) -> Self {
-        self.reason = value;
+        self.reason = value.map(c::Str::new);
         self
     }
 
@@ -220,7 +220,7 @@ impl<'a> c::ReadFast<'a> for JoinGroupRequest<'a> {
 
 impl<'a> JoinGroupRequest<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -229,12 +229,28 @@ impl<'a> JoinGroupRequest<'a> {
             c::TaggedSection::read_unknown(r, "JoinGroupRequest.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> JoinGroupRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -259,7 +275,17 @@ impl<'a> JoinGroupRequest<'a> {
         }
 
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -267,8 +293,7 @@ impl<'a> JoinGroupRequest<'a> {
 
 impl<'a> JoinGroupRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -278,27 +303,24 @@ impl<'a> JoinGroupRequest<'a> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
-        let f0: &'a str = w.string(flexible)?;
+        let f0: c::Str<'a> = w.string(flexible)?;
         let f1 = w.i32()?;
         let f2: i32 = if version >= 1 { w.i32()? } else { -1 };
-        let f3: &'a str = w.string(flexible)?;
-        let f4: Option<&'a str> = if version >= 5 {
+        let f3: c::Str<'a> = w.string(flexible)?;
+        let f4: Option<c::Str<'a>> = if version >= 5 {
             w.nullable_string(flexible)?
         } else {
             None
         };
-        let f5: &'a str = w.string(flexible)?;
+        let f5: c::Str<'a> = w.string(flexible)?;
         let f6: c::Array<'a, JoinGroupRequestProtocol<'a>> =
             c::Array::read_fast(w, version, flexible)?;
-        let f7: Option<&'a str> = if version >= 8 {
+        let f7: Option<c::Str<'a>> = if version >= 8 {
             w.nullable_string(flexible)?
         } else {
             None
         };
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             group_id: f0,
             session_timeout_ms: f1,
             rebalance_timeout_ms: f2,
@@ -308,7 +330,23 @@ impl<'a> JoinGroupRequest<'a> {
             protocols: f6,
             reason: f7,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -458,7 +496,7 @@ c::struct_element!(JoinGroupRequest);
 #[non_exhaustive]
 pub struct JoinGroupRequestProtocol<'a> {
     /// `Name`: `string`, versions 0+.
-    pub name: &'a str,
+    pub name: c::Str<'a>,
     /// `Metadata`: `bytes`, versions 0+.
     pub metadata: &'a [u8],
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -468,7 +506,7 @@ pub struct JoinGroupRequestProtocol<'a> {
 impl Default for JoinGroupRequestProtocol<'_> {
     fn default() -> Self {
         Self {
-            name: "",
+            name: c::Str::EMPTY,
             metadata: &[],
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
@@ -479,7 +517,7 @@ impl<'a> JoinGroupRequestProtocol<'a> {
     /// Sets [`Self::name`].
     #[must_use]
     pub fn with_name(mut self, value: &'a str) -> Self {
-        self.name = value;
+        self.name = c::Str::new(value);
         self
     }
 
@@ -556,7 +594,7 @@ impl<'a> c::ReadFast<'a> for JoinGroupRequestProtocol<'a> {
 
 impl<'a> JoinGroupRequestProtocol<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -565,12 +603,28 @@ impl<'a> JoinGroupRequestProtocol<'a> {
             c::TaggedSection::read_unknown(r, "JoinGroupRequest.Protocols.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> JoinGroupRequestProtocol<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -580,7 +634,17 @@ impl<'a> JoinGroupRequestProtocol<'a> {
         w.skip_string(flexible, false)?;
         w.skip_bytes(flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -588,15 +652,15 @@ impl<'a> JoinGroupRequestProtocol<'a> {
 
 impl<'a> JoinGroupRequestProtocol<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
-        let f0: &'a str = w.string(flexible)?;
+        let f0: c::Str<'a> = w.string(flexible)?;
         let f1: &'a [u8] = w.bytes(flexible)?;
         if flexible {
             w.empty_tagged_section()?;
@@ -606,6 +670,31 @@ impl<'a> JoinGroupRequestProtocol<'a> {
             metadata: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 6;
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: &'a [u8] = w.bytes(flexible)?;
+        let this = Self {
+            name: f0,
+            metadata: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

@@ -22,15 +22,15 @@ pub struct JoinGroupResponse<'a> {
     /// `GenerationId`: `int32`, versions 0+. Default: `-1`.
     pub generation_id: i32,
     /// `ProtocolType`: `string`, versions 7+, nullable in 7+. Default: `null`. Ignorable.
-    pub protocol_type: Option<&'a str>,
+    pub protocol_type: Option<c::Str<'a>>,
     /// `ProtocolName`: `string`, versions 0+, nullable in 7+.
-    pub protocol_name: Option<&'a str>,
+    pub protocol_name: Option<c::Str<'a>>,
     /// `Leader`: `string`, versions 0+.
-    pub leader: &'a str,
+    pub leader: c::Str<'a>,
     /// `SkipAssignment`: `bool`, versions 9+. Default: `false`.
     pub skip_assignment: bool,
     /// `MemberId`: `string`, versions 0+.
-    pub member_id: &'a str,
+    pub member_id: c::Str<'a>,
     /// `Members`: `[]JoinGroupResponseMember`, versions 0+.
     pub members: c::Array<'a, JoinGroupResponseMember<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -44,10 +44,10 @@ impl Default for JoinGroupResponse<'_> {
             error_code: 0,
             generation_id: -1,
             protocol_type: None,
-            protocol_name: Some(""),
-            leader: "",
+            protocol_name: Some(c::Str::EMPTY),
+            leader: c::Str::EMPTY,
             skip_assignment: false,
-            member_id: "",
+            member_id: c::Str::EMPTY,
             members: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
@@ -79,21 +79,21 @@ impl<'a> JoinGroupResponse<'a> {
     /// Sets [`Self::protocol_type`].
     #[must_use]
     pub fn with_protocol_type(mut self, value: Option<&'a str>) -> Self {
-        self.protocol_type = value;
+        self.protocol_type = value.map(c::Str::new);
         self
     }
 
     /// Sets [`Self::protocol_name`].
     #[must_use]
     pub fn with_protocol_name(mut self, value: Option<&'a str>) -> Self {
-        self.protocol_name = value;
+        self.protocol_name = value.map(c::Str::new);
         self
     }
 
     /// Sets [`Self::leader`].
     #[must_use]
     pub fn with_leader(mut self, value: &'a str) -> Self {
-        self.leader = value;
+        self.leader = c::Str::new(value);
         self
     }
 
@@ -107,7 +107,7 @@ impl<'a> JoinGroupResponse<'a> {
     /// Sets [`Self::member_id`].
     #[must_use]
     pub fn with_member_id(mut self, value: &'a str) -> Self {
-        self.member_id = value;
+        self.member_id = c::Str::new(value);
         self
     }
 
@@ -238,7 +238,7 @@ impl<'a> c::ReadFast<'a> for JoinGroupResponse<'a> {
 
 impl<'a> JoinGroupResponse<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -247,12 +247,28 @@ impl<'a> JoinGroupResponse<'a> {
             c::TaggedSection::read_unknown(r, "JoinGroupResponse.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> JoinGroupResponse<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -277,7 +293,17 @@ impl<'a> JoinGroupResponse<'a> {
         w.skip_string(flexible, false)?;
         c::ArrayView::<JoinGroupResponseMember<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -285,8 +311,7 @@ impl<'a> JoinGroupResponse<'a> {
 
 impl<'a> JoinGroupResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -300,25 +325,22 @@ impl<'a> JoinGroupResponse<'a> {
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f1 = i16::from_be_bytes([b0, b1]);
         let f2 = i32::from_be_bytes([b2, b3, b4, b5]);
-        let f3: Option<&'a str> = if version >= 7 {
+        let f3: Option<c::Str<'a>> = if version >= 7 {
             w.nullable_string(flexible)?
         } else {
             None
         };
-        let f4: Option<&'a str> = if version >= 7 {
+        let f4: Option<c::Str<'a>> = if version >= 7 {
             w.nullable_string(flexible)?
         } else {
             Some(w.string(flexible)?)
         };
-        let f5: &'a str = w.string(flexible)?;
+        let f5: c::Str<'a> = w.string(flexible)?;
         let f6: bool = if version >= 9 { w.bool()? } else { false };
-        let f7: &'a str = w.string(flexible)?;
+        let f7: c::Str<'a> = w.string(flexible)?;
         let f8: c::Array<'a, JoinGroupResponseMember<'a>> =
             c::Array::read_fast(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             throttle_time_ms: f0,
             error_code: f1,
             generation_id: f2,
@@ -329,7 +351,23 @@ impl<'a> JoinGroupResponse<'a> {
             member_id: f7,
             members: f8,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -504,9 +542,9 @@ c::struct_element!(JoinGroupResponse);
 #[non_exhaustive]
 pub struct JoinGroupResponseMember<'a> {
     /// `MemberId`: `string`, versions 0+.
-    pub member_id: &'a str,
+    pub member_id: c::Str<'a>,
     /// `GroupInstanceId`: `string`, versions 5+, nullable in 5+. Default: `null`. Ignorable.
-    pub group_instance_id: Option<&'a str>,
+    pub group_instance_id: Option<c::Str<'a>>,
     /// `Metadata`: `bytes`, versions 0+.
     pub metadata: &'a [u8],
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -516,7 +554,7 @@ pub struct JoinGroupResponseMember<'a> {
 impl Default for JoinGroupResponseMember<'_> {
     fn default() -> Self {
         Self {
-            member_id: "",
+            member_id: c::Str::EMPTY,
             group_instance_id: None,
             metadata: &[],
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -528,14 +566,14 @@ impl<'a> JoinGroupResponseMember<'a> {
     /// Sets [`Self::member_id`].
     #[must_use]
     pub fn with_member_id(mut self, value: &'a str) -> Self {
-        self.member_id = value;
+        self.member_id = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::group_instance_id`].
     #[must_use]
     pub fn with_group_instance_id(mut self, value: Option<&'a str>) -> Self {
-        self.group_instance_id = value;
+        self.group_instance_id = value.map(c::Str::new);
         self
     }
 
@@ -620,7 +658,7 @@ impl<'a> c::ReadFast<'a> for JoinGroupResponseMember<'a> {
 
 impl<'a> JoinGroupResponseMember<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -629,12 +667,28 @@ impl<'a> JoinGroupResponseMember<'a> {
             c::TaggedSection::read_unknown(r, "JoinGroupResponse.Members.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> JoinGroupResponseMember<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -648,7 +702,17 @@ impl<'a> JoinGroupResponseMember<'a> {
 
         w.skip_bytes(flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -656,16 +720,16 @@ impl<'a> JoinGroupResponseMember<'a> {
 
 impl<'a> JoinGroupResponseMember<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
-        let f0: &'a str = w.string(flexible)?;
-        let f1: Option<&'a str> = if version >= 5 {
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: Option<c::Str<'a>> = if version >= 5 {
             w.nullable_string(flexible)?
         } else {
             None
@@ -680,6 +744,37 @@ impl<'a> JoinGroupResponseMember<'a> {
             metadata: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 6;
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: Option<c::Str<'a>> = if version >= 5 {
+            w.nullable_string(flexible)?
+        } else {
+            None
+        };
+        let f2: &'a [u8] = w.bytes(flexible)?;
+        let this = Self {
+            member_id: f0,
+            group_instance_id: f1,
+            metadata: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

@@ -240,7 +240,7 @@ impl<'a> c::ReadFast<'a> for LeaderAndIsrRequest<'a> {
 
 impl<'a> LeaderAndIsrRequest<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -249,12 +249,28 @@ impl<'a> LeaderAndIsrRequest<'a> {
             c::TaggedSection::read_unknown(r, "LeaderAndIsrRequest.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> LeaderAndIsrRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -285,7 +301,17 @@ impl<'a> LeaderAndIsrRequest<'a> {
 
         c::ArrayView::<LeaderAndIsrLiveLeader<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -293,8 +319,7 @@ impl<'a> LeaderAndIsrRequest<'a> {
 
 impl<'a> LeaderAndIsrRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -321,10 +346,7 @@ impl<'a> LeaderAndIsrRequest<'a> {
         };
         let f7: c::Array<'a, LeaderAndIsrLiveLeader<'a>> =
             c::Array::read_fast(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             controller_id: f0,
             is_k_raft_controller: f1,
             controller_epoch: f2,
@@ -334,7 +356,23 @@ impl<'a> LeaderAndIsrRequest<'a> {
             topic_states: f6,
             live_leaders: f7,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -517,7 +555,7 @@ c::struct_element!(LeaderAndIsrRequest);
 #[non_exhaustive]
 pub struct LeaderAndIsrTopicState<'a> {
     /// `TopicName`: `string`, versions 2+.
-    pub topic_name: &'a str,
+    pub topic_name: c::Str<'a>,
     /// `TopicId`: `uuid`, versions 5+. Ignorable.
     pub topic_id: c::Uuid,
     /// `PartitionStates`: `[]LeaderAndIsrPartitionState`, versions 2+.
@@ -529,7 +567,7 @@ pub struct LeaderAndIsrTopicState<'a> {
 impl Default for LeaderAndIsrTopicState<'_> {
     fn default() -> Self {
         Self {
-            topic_name: "",
+            topic_name: c::Str::EMPTY,
             topic_id: c::Uuid::ZERO,
             partition_states: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -541,7 +579,7 @@ impl<'a> LeaderAndIsrTopicState<'a> {
     /// Sets [`Self::topic_name`].
     #[must_use]
     pub fn with_topic_name(mut self, value: &'a str) -> Self {
-        self.topic_name = value;
+        self.topic_name = c::Str::new(value);
         self
     }
 
@@ -641,7 +679,7 @@ impl<'a> c::ReadFast<'a> for LeaderAndIsrTopicState<'a> {
 
 impl<'a> LeaderAndIsrTopicState<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -650,12 +688,28 @@ impl<'a> LeaderAndIsrTopicState<'a> {
             c::TaggedSection::read_unknown(r, "LeaderAndIsrRequest.TopicStates.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> LeaderAndIsrTopicState<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -669,7 +723,17 @@ impl<'a> LeaderAndIsrTopicState<'a> {
 
         c::ArrayView::<LeaderAndIsrPartitionState<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -677,15 +741,15 @@ impl<'a> LeaderAndIsrTopicState<'a> {
 
 impl<'a> LeaderAndIsrTopicState<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
-        let f0: &'a str = w.string(flexible)?;
+        let f0: c::Str<'a> = w.string(flexible)?;
         let f1: c::Uuid = if version >= 5 {
             w.uuid()?
         } else {
@@ -702,6 +766,38 @@ impl<'a> LeaderAndIsrTopicState<'a> {
             partition_states: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 4;
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: c::Uuid = if version >= 5 {
+            w.uuid()?
+        } else {
+            c::Uuid::ZERO
+        };
+        let f2: c::Array<'a, LeaderAndIsrPartitionState<'a>> =
+            c::Array::read_fast(w, version, flexible)?;
+        let this = Self {
+            topic_name: f0,
+            topic_id: f1,
+            partition_states: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -798,7 +894,7 @@ pub struct LeaderAndIsrLiveLeader<'a> {
     /// `BrokerId`: `int32`, versions 0+.
     pub broker_id: i32,
     /// `HostName`: `string`, versions 0+.
-    pub host_name: &'a str,
+    pub host_name: c::Str<'a>,
     /// `Port`: `int32`, versions 0+.
     pub port: i32,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -809,7 +905,7 @@ impl Default for LeaderAndIsrLiveLeader<'_> {
     fn default() -> Self {
         Self {
             broker_id: 0,
-            host_name: "",
+            host_name: c::Str::EMPTY,
             port: 0,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
@@ -827,7 +923,7 @@ impl<'a> LeaderAndIsrLiveLeader<'a> {
     /// Sets [`Self::host_name`].
     #[must_use]
     pub fn with_host_name(mut self, value: &'a str) -> Self {
-        self.host_name = value;
+        self.host_name = c::Str::new(value);
         self
     }
 
@@ -908,7 +1004,7 @@ impl<'a> c::ReadFast<'a> for LeaderAndIsrLiveLeader<'a> {
 
 impl<'a> LeaderAndIsrLiveLeader<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -917,12 +1013,28 @@ impl<'a> LeaderAndIsrLiveLeader<'a> {
             c::TaggedSection::read_unknown(r, "LeaderAndIsrRequest.LiveLeaders.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> LeaderAndIsrLiveLeader<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -933,7 +1045,17 @@ impl<'a> LeaderAndIsrLiveLeader<'a> {
         w.skip_string(flexible, false)?;
         w.skip(4)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -941,8 +1063,8 @@ impl<'a> LeaderAndIsrLiveLeader<'a> {
 
 impl<'a> LeaderAndIsrLiveLeader<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -950,7 +1072,7 @@ impl<'a> LeaderAndIsrLiveLeader<'a> {
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0 = w.i32()?;
-        let f1: &'a str = w.string(flexible)?;
+        let f1: c::Str<'a> = w.string(flexible)?;
         let [b0, b1, b2, b3] = if flexible {
             let [b0, b1, b2, b3, count] = *w.array::<5>()?;
             if count != 0 {
@@ -967,6 +1089,33 @@ impl<'a> LeaderAndIsrLiveLeader<'a> {
             port: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 4;
+        let f0 = w.i32()?;
+        let f1: c::Str<'a> = w.string(flexible)?;
+        let f2 = w.i32()?;
+        let this = Self {
+            broker_id: f0,
+            host_name: f1,
+            port: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -1046,7 +1195,7 @@ c::struct_element!(LeaderAndIsrLiveLeader; 4..=7);
 #[non_exhaustive]
 pub struct LeaderAndIsrPartitionState<'a> {
     /// `TopicName`: `string`, versions 0-1. Ignorable.
-    pub topic_name: &'a str,
+    pub topic_name: c::Str<'a>,
     /// `PartitionIndex`: `int32`, versions 0+.
     pub partition_index: i32,
     /// `ControllerEpoch`: `int32`, versions 0+.
@@ -1076,7 +1225,7 @@ pub struct LeaderAndIsrPartitionState<'a> {
 impl Default for LeaderAndIsrPartitionState<'_> {
     fn default() -> Self {
         Self {
-            topic_name: "",
+            topic_name: c::Str::EMPTY,
             partition_index: 0,
             controller_epoch: 0,
             leader: 0,
@@ -1097,7 +1246,7 @@ impl<'a> LeaderAndIsrPartitionState<'a> {
     /// Sets [`Self::topic_name`].
     #[must_use]
     pub fn with_topic_name(mut self, value: &'a str) -> Self {
-        self.topic_name = value;
+        self.topic_name = c::Str::new(value);
         self
     }
 
@@ -1251,7 +1400,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionState<'a> {
                     "LeaderAndIsrRequest.LeaderAndIsrPartitionState.TopicName",
                 )?
             } else {
-                ""
+                c::Str::EMPTY
             },
             partition_index: r
                 .i32("LeaderAndIsrRequest.LeaderAndIsrPartitionState.PartitionIndex")?,
@@ -1330,7 +1479,7 @@ impl<'a> c::ReadFast<'a> for LeaderAndIsrPartitionState<'a> {
 
 impl<'a> LeaderAndIsrPartitionState<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -1341,12 +1490,28 @@ impl<'a> LeaderAndIsrPartitionState<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> LeaderAndIsrPartitionState<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -1378,7 +1543,17 @@ impl<'a> LeaderAndIsrPartitionState<'a> {
         }
 
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -1386,18 +1561,18 @@ impl<'a> LeaderAndIsrPartitionState<'a> {
 
 impl<'a> LeaderAndIsrPartitionState<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
-        let f0: &'a str = if version <= 1 {
+        let f0: c::Str<'a> = if version <= 1 {
             w.string(flexible)?
         } else {
-            ""
+            c::Str::EMPTY
         };
         let [
             b0,
@@ -1454,6 +1629,81 @@ impl<'a> LeaderAndIsrPartitionState<'a> {
             leader_recovery_state: f11,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 4;
+        let f0: c::Str<'a> = if version <= 1 {
+            w.string(flexible)?
+        } else {
+            c::Str::EMPTY
+        };
+        let [
+            b0,
+            b1,
+            b2,
+            b3,
+            b4,
+            b5,
+            b6,
+            b7,
+            b8,
+            b9,
+            b10,
+            b11,
+            b12,
+            b13,
+            b14,
+            b15,
+        ] = *w.array::<16>()?;
+        let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f2 = i32::from_be_bytes([b4, b5, b6, b7]);
+        let f3 = i32::from_be_bytes([b8, b9, b10, b11]);
+        let f4 = i32::from_be_bytes([b12, b13, b14, b15]);
+        let f5: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
+        let f6 = w.i32()?;
+        let f7: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
+        let f8: c::Array<'a, i32> = if version >= 3 {
+            c::Array::read_fast(w, version, flexible)?
+        } else {
+            c::Array::Slice(&[])
+        };
+        let f9: c::Array<'a, i32> = if version >= 3 {
+            c::Array::read_fast(w, version, flexible)?
+        } else {
+            c::Array::Slice(&[])
+        };
+        let f10: bool = if version >= 1 { w.bool()? } else { false };
+        let f11: i8 = if version >= 6 { w.i8()? } else { 0 };
+        let this = Self {
+            topic_name: f0,
+            partition_index: f1,
+            controller_epoch: f2,
+            leader: f3,
+            leader_epoch: f4,
+            isr: f5,
+            partition_epoch: f6,
+            replicas: f7,
+            adding_replicas: f8,
+            removing_replicas: f9,
+            is_new: f10,
+            leader_recovery_state: f11,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

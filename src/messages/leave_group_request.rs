@@ -16,9 +16,9 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(13), c::VersionRange::
 #[non_exhaustive]
 pub struct LeaveGroupRequest<'a> {
     /// `GroupId`: `string`, versions 0+.
-    pub group_id: &'a str,
+    pub group_id: c::Str<'a>,
     /// `MemberId`: `string`, versions 0-2.
-    pub member_id: &'a str,
+    pub member_id: c::Str<'a>,
     /// `Members`: `[]MemberIdentity`, versions 3+.
     pub members: c::Array<'a, MemberIdentity<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -28,8 +28,8 @@ pub struct LeaveGroupRequest<'a> {
 impl Default for LeaveGroupRequest<'_> {
     fn default() -> Self {
         Self {
-            group_id: "",
-            member_id: "",
+            group_id: c::Str::EMPTY,
+            member_id: c::Str::EMPTY,
             members: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
@@ -40,14 +40,14 @@ impl<'a> LeaveGroupRequest<'a> {
     /// Sets [`Self::group_id`].
     #[must_use]
     pub fn with_group_id(mut self, value: &'a str) -> Self {
-        self.group_id = value;
+        self.group_id = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::member_id`].
     #[must_use]
     pub fn with_member_id(mut self, value: &'a str) -> Self {
-        self.member_id = value;
+        self.member_id = c::Str::new(value);
         self
     }
 
@@ -111,7 +111,7 @@ impl<'a> c::Decode<'a> for LeaveGroupRequest<'a> {
             member_id: if version <= 2 {
                 r.string(flexible, "LeaveGroupRequest.MemberId")?
             } else {
-                ""
+                c::Str::EMPTY
             },
             members: if version >= 3 {
                 c::Array::read(r, version, flexible, "LeaveGroupRequest.Members")?
@@ -143,7 +143,7 @@ impl<'a> c::ReadFast<'a> for LeaveGroupRequest<'a> {
 
 impl<'a> LeaveGroupRequest<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -152,12 +152,28 @@ impl<'a> LeaveGroupRequest<'a> {
             c::TaggedSection::read_unknown(r, "LeaveGroupRequest.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> LeaveGroupRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -174,7 +190,17 @@ impl<'a> LeaveGroupRequest<'a> {
         }
 
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -182,8 +208,7 @@ impl<'a> LeaveGroupRequest<'a> {
 
 impl<'a> LeaveGroupRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -193,26 +218,39 @@ impl<'a> LeaveGroupRequest<'a> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
-        let f0: &'a str = w.string(flexible)?;
-        let f1: &'a str = if version <= 2 {
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: c::Str<'a> = if version <= 2 {
             w.string(flexible)?
         } else {
-            ""
+            c::Str::EMPTY
         };
         let f2: c::Array<'a, MemberIdentity<'a>> = if version >= 3 {
             c::Array::read_fast(w, version, flexible)?
         } else {
             c::Array::Slice(&[])
         };
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             group_id: f0,
             member_id: f1,
             members: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -334,11 +372,11 @@ c::struct_element!(LeaveGroupRequest);
 #[non_exhaustive]
 pub struct MemberIdentity<'a> {
     /// `MemberId`: `string`, versions 3+.
-    pub member_id: &'a str,
+    pub member_id: c::Str<'a>,
     /// `GroupInstanceId`: `string`, versions 3+, nullable in 3+. Default: `null`.
-    pub group_instance_id: Option<&'a str>,
+    pub group_instance_id: Option<c::Str<'a>>,
     /// `Reason`: `string`, versions 5+, nullable in 5+. Default: `null`. Ignorable.
-    pub reason: Option<&'a str>,
+    pub reason: Option<c::Str<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
 }
@@ -346,7 +384,7 @@ pub struct MemberIdentity<'a> {
 impl Default for MemberIdentity<'_> {
     fn default() -> Self {
         Self {
-            member_id: "",
+            member_id: c::Str::EMPTY,
             group_instance_id: None,
             reason: None,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -358,21 +396,21 @@ impl<'a> MemberIdentity<'a> {
     /// Sets [`Self::member_id`].
     #[must_use]
     pub fn with_member_id(mut self, value: &'a str) -> Self {
-        self.member_id = value;
+        self.member_id = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::group_instance_id`].
     #[must_use]
     pub fn with_group_instance_id(mut self, value: Option<&'a str>) -> Self {
-        self.group_instance_id = value;
+        self.group_instance_id = value.map(c::Str::new);
         self
     }
 
     /// Sets [`Self::reason`].
     #[must_use]
     pub fn with_reason(mut self, value: Option<&'a str>) -> Self {
-        self.reason = value;
+        self.reason = value.map(c::Str::new);
         self
     }
 
@@ -451,7 +489,7 @@ impl<'a> c::ReadFast<'a> for MemberIdentity<'a> {
 
 impl<'a> MemberIdentity<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -460,12 +498,28 @@ impl<'a> MemberIdentity<'a> {
             c::TaggedSection::read_unknown(r, "LeaveGroupRequest.Members.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> MemberIdentity<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -479,7 +533,17 @@ impl<'a> MemberIdentity<'a> {
         }
 
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -487,17 +551,17 @@ impl<'a> MemberIdentity<'a> {
 
 impl<'a> MemberIdentity<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
-        let f0: &'a str = w.string(flexible)?;
-        let f1: Option<&'a str> = w.nullable_string(flexible)?;
-        let f2: Option<&'a str> = if version >= 5 {
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
+        let f2: Option<c::Str<'a>> = if version >= 5 {
             w.nullable_string(flexible)?
         } else {
             None
@@ -511,6 +575,37 @@ impl<'a> MemberIdentity<'a> {
             reason: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 4;
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
+        let f2: Option<c::Str<'a>> = if version >= 5 {
+            w.nullable_string(flexible)?
+        } else {
+            None
+        };
+        let this = Self {
+            member_id: f0,
+            group_instance_id: f1,
+            reason: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

@@ -16,9 +16,9 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(16), c::VersionRange::
 #[non_exhaustive]
 pub struct ListGroupsRequest<'a> {
     /// `StatesFilter`: `[]string`, versions 4+.
-    pub states_filter: c::Array<'a, &'a str>,
+    pub states_filter: c::Array<'a, c::Str<'a>>,
     /// `TypesFilter`: `[]string`, versions 5+.
-    pub types_filter: c::Array<'a, &'a str>,
+    pub types_filter: c::Array<'a, c::Str<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
 }
@@ -36,14 +36,14 @@ impl Default for ListGroupsRequest<'_> {
 impl<'a> ListGroupsRequest<'a> {
     /// Sets [`Self::states_filter`].
     #[must_use]
-    pub fn with_states_filter(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+    pub fn with_states_filter(mut self, value: impl Into<c::Array<'a, c::Str<'a>>>) -> Self {
         self.states_filter = value.into();
         self
     }
 
     /// Sets [`Self::types_filter`].
     #[must_use]
-    pub fn with_types_filter(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+    pub fn with_types_filter(mut self, value: impl Into<c::Array<'a, c::Str<'a>>>) -> Self {
         self.types_filter = value.into();
         self
     }
@@ -129,7 +129,7 @@ impl<'a> c::ReadFast<'a> for ListGroupsRequest<'a> {
 
 impl<'a> ListGroupsRequest<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -138,12 +138,28 @@ impl<'a> ListGroupsRequest<'a> {
             c::TaggedSection::read_unknown(r, "ListGroupsRequest.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> ListGroupsRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -151,15 +167,25 @@ impl<'a> ListGroupsRequest<'a> {
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         if version >= 4 {
-            c::ArrayView::<&'a str>::walk(w, version, flexible, false)?;
+            c::ArrayView::<c::Str<'a>>::walk(w, version, flexible, false)?;
         }
 
         if version >= 5 {
-            c::ArrayView::<&'a str>::walk(w, version, flexible, false)?;
+            c::ArrayView::<c::Str<'a>>::walk(w, version, flexible, false)?;
         }
 
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -167,8 +193,7 @@ impl<'a> ListGroupsRequest<'a> {
 
 impl<'a> ListGroupsRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -178,24 +203,37 @@ impl<'a> ListGroupsRequest<'a> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
-        let f0: c::Array<'a, &'a str> = if version >= 4 {
+        let f0: c::Array<'a, c::Str<'a>> = if version >= 4 {
             c::Array::read_fast(w, version, flexible)?
         } else {
             c::Array::Slice(&[])
         };
-        let f1: c::Array<'a, &'a str> = if version >= 5 {
+        let f1: c::Array<'a, c::Str<'a>> = if version >= 5 {
             c::Array::read_fast(w, version, flexible)?
         } else {
             c::Array::Slice(&[])
         };
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             states_filter: f0,
             types_filter: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 

@@ -139,7 +139,7 @@ impl<'a> c::ReadFast<'a> for ListGroupsResponse<'a> {
 
 impl<'a> ListGroupsResponse<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -148,12 +148,28 @@ impl<'a> ListGroupsResponse<'a> {
             c::TaggedSection::read_unknown(r, "ListGroupsResponse.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> ListGroupsResponse<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -167,7 +183,17 @@ impl<'a> ListGroupsResponse<'a> {
         w.skip(2)?;
         c::ArrayView::<ListedGroup<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -175,8 +201,7 @@ impl<'a> ListGroupsResponse<'a> {
 
 impl<'a> ListGroupsResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -189,15 +214,28 @@ impl<'a> ListGroupsResponse<'a> {
         let f0: i32 = if version >= 1 { w.i32()? } else { 0 };
         let f1 = w.i16()?;
         let f2: c::Array<'a, ListedGroup<'a>> = c::Array::read_fast(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             throttle_time_ms: f0,
             error_code: f1,
             groups: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -292,13 +330,13 @@ c::struct_element!(ListGroupsResponse);
 #[non_exhaustive]
 pub struct ListedGroup<'a> {
     /// `GroupId`: `string`, versions 0+.
-    pub group_id: &'a str,
+    pub group_id: c::Str<'a>,
     /// `ProtocolType`: `string`, versions 0+.
-    pub protocol_type: &'a str,
+    pub protocol_type: c::Str<'a>,
     /// `GroupState`: `string`, versions 4+. Ignorable.
-    pub group_state: &'a str,
+    pub group_state: c::Str<'a>,
     /// `GroupType`: `string`, versions 5+. Ignorable.
-    pub group_type: &'a str,
+    pub group_type: c::Str<'a>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
 }
@@ -306,10 +344,10 @@ pub struct ListedGroup<'a> {
 impl Default for ListedGroup<'_> {
     fn default() -> Self {
         Self {
-            group_id: "",
-            protocol_type: "",
-            group_state: "",
-            group_type: "",
+            group_id: c::Str::EMPTY,
+            protocol_type: c::Str::EMPTY,
+            group_state: c::Str::EMPTY,
+            group_type: c::Str::EMPTY,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
     }
@@ -319,28 +357,28 @@ impl<'a> ListedGroup<'a> {
     /// Sets [`Self::group_id`].
     #[must_use]
     pub fn with_group_id(mut self, value: &'a str) -> Self {
-        self.group_id = value;
+        self.group_id = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::protocol_type`].
     #[must_use]
     pub fn with_protocol_type(mut self, value: &'a str) -> Self {
-        self.protocol_type = value;
+        self.protocol_type = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::group_state`].
     #[must_use]
     pub fn with_group_state(mut self, value: &'a str) -> Self {
-        self.group_state = value;
+        self.group_state = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::group_type`].
     #[must_use]
     pub fn with_group_type(mut self, value: &'a str) -> Self {
-        self.group_type = value;
+        self.group_type = c::Str::new(value);
         self
     }
 
@@ -392,12 +430,12 @@ impl<'a> c::Decode<'a> for ListedGroup<'a> {
             group_state: if version >= 4 {
                 r.string(flexible, "ListGroupsResponse.Groups.GroupState")?
             } else {
-                ""
+                c::Str::EMPTY
             },
             group_type: if version >= 5 {
                 r.string(flexible, "ListGroupsResponse.Groups.GroupType")?
             } else {
-                ""
+                c::Str::EMPTY
             },
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -426,7 +464,7 @@ impl<'a> c::ReadFast<'a> for ListedGroup<'a> {
 
 impl<'a> ListedGroup<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -435,12 +473,28 @@ impl<'a> ListedGroup<'a> {
             c::TaggedSection::read_unknown(r, "ListGroupsResponse.Groups.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> ListedGroup<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -458,7 +512,17 @@ impl<'a> ListedGroup<'a> {
         }
 
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -466,25 +530,25 @@ impl<'a> ListedGroup<'a> {
 
 impl<'a> ListedGroup<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
-        let f0: &'a str = w.string(flexible)?;
-        let f1: &'a str = w.string(flexible)?;
-        let f2: &'a str = if version >= 4 {
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: c::Str<'a> = w.string(flexible)?;
+        let f2: c::Str<'a> = if version >= 4 {
             w.string(flexible)?
         } else {
-            ""
+            c::Str::EMPTY
         };
-        let f3: &'a str = if version >= 5 {
+        let f3: c::Str<'a> = if version >= 5 {
             w.string(flexible)?
         } else {
-            ""
+            c::Str::EMPTY
         };
         if flexible {
             w.empty_tagged_section()?;
@@ -496,6 +560,43 @@ impl<'a> ListedGroup<'a> {
             group_type: f3,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 3;
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: c::Str<'a> = w.string(flexible)?;
+        let f2: c::Str<'a> = if version >= 4 {
+            w.string(flexible)?
+        } else {
+            c::Str::EMPTY
+        };
+        let f3: c::Str<'a> = if version >= 5 {
+            w.string(flexible)?
+        } else {
+            c::Str::EMPTY
+        };
+        let this = Self {
+            group_id: f0,
+            protocol_type: f1,
+            group_state: f2,
+            group_type: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

@@ -16,13 +16,13 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(66), c::VersionRange::
 #[non_exhaustive]
 pub struct ListTransactionsRequest<'a> {
     /// `StateFilters`: `[]string`, versions 0+.
-    pub state_filters: c::Array<'a, &'a str>,
+    pub state_filters: c::Array<'a, c::Str<'a>>,
     /// `ProducerIdFilters`: `[]int64`, versions 0+.
     pub producer_id_filters: c::Array<'a, i64>,
     /// `DurationFilter`: `int64`, versions 1+. Default: `-1`.
     pub duration_filter: i64,
     /// `TransactionalIdPattern`: `string`, versions 2+, nullable in 2+. Default: `null`.
-    pub transactional_id_pattern: Option<&'a str>,
+    pub transactional_id_pattern: Option<c::Str<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
 }
@@ -42,7 +42,7 @@ impl Default for ListTransactionsRequest<'_> {
 impl<'a> ListTransactionsRequest<'a> {
     /// Sets [`Self::state_filters`].
     #[must_use]
-    pub fn with_state_filters(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+    pub fn with_state_filters(mut self, value: impl Into<c::Array<'a, c::Str<'a>>>) -> Self {
         self.state_filters = value.into();
         self
     }
@@ -64,7 +64,7 @@ impl<'a> ListTransactionsRequest<'a> {
     /// Sets [`Self::transactional_id_pattern`].
     #[must_use]
     pub fn with_transactional_id_pattern(mut self, value: Option<&'a str>) -> Self {
-        self.transactional_id_pattern = value;
+        self.transactional_id_pattern = value.map(c::Str::new);
         self
     }
 
@@ -166,7 +166,7 @@ impl<'a> c::ReadFast<'a> for ListTransactionsRequest<'a> {
 
 impl<'a> ListTransactionsRequest<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -175,18 +175,34 @@ impl<'a> ListTransactionsRequest<'a> {
             c::TaggedSection::read_unknown(r, "ListTransactionsRequest.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> ListTransactionsRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        c::ArrayView::<&'a str>::walk(w, version, true, false)?;
+        c::ArrayView::<c::Str<'a>>::walk(w, version, true, false)?;
         c::ArrayView::<i64>::walk(w, version, true, false)?;
         if version >= 1 {
             w.skip(8)?;
@@ -196,15 +212,24 @@ impl<'a> ListTransactionsRequest<'a> {
             w.skip_string(true, true)?;
         }
 
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> ListTransactionsRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -213,22 +238,37 @@ impl<'a> ListTransactionsRequest<'a> {
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0: c::Array<'a, &'a str> = c::Array::read_fast(w, version, true)?;
+        let f0: c::Array<'a, c::Str<'a>> = c::Array::read_fast(w, version, true)?;
         let f1: c::Array<'a, i64> = c::Array::read_fast(w, version, true)?;
         let f2: i64 = if version >= 1 { w.i64()? } else { -1 };
-        let f3: Option<&'a str> = if version >= 2 {
+        let f3: Option<c::Str<'a>> = if version >= 2 {
             w.nullable_string(true)?
         } else {
             None
         };
-        w.empty_tagged_section()?;
-        Some(Self {
+        let this = Self {
             state_filters: f0,
             producer_id_filters: f1,
             duration_filter: f2,
             transactional_id_pattern: f3,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 

@@ -20,7 +20,7 @@ pub struct MetadataResponse<'a> {
     /// `Brokers`: `[]MetadataResponseBroker`, versions 0+.
     pub brokers: c::Array<'a, MetadataResponseBroker<'a>>,
     /// `ClusterId`: `string`, versions 2+, nullable in 2+. Default: `null`. Ignorable.
-    pub cluster_id: Option<&'a str>,
+    pub cluster_id: Option<c::Str<'a>>,
     /// `ControllerId`: `int32`, versions 1+. Default: `-1`. Ignorable.
     pub controller_id: i32,
     /// `Topics`: `[]MetadataResponseTopic`, versions 0+.
@@ -69,7 +69,7 @@ impl<'a> MetadataResponse<'a> {
     /// Sets [`Self::cluster_id`].
     #[must_use]
     pub fn with_cluster_id(mut self, value: Option<&'a str>) -> Self {
-        self.cluster_id = value;
+        self.cluster_id = value.map(c::Str::new);
         self
     }
 
@@ -217,7 +217,7 @@ impl<'a> c::ReadFast<'a> for MetadataResponse<'a> {
 
 impl<'a> MetadataResponse<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -226,12 +226,28 @@ impl<'a> MetadataResponse<'a> {
             c::TaggedSection::read_unknown(r, "MetadataResponse.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> MetadataResponse<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -261,7 +277,17 @@ impl<'a> MetadataResponse<'a> {
         }
 
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -269,8 +295,7 @@ impl<'a> MetadataResponse<'a> {
 
 impl<'a> MetadataResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -283,7 +308,7 @@ impl<'a> MetadataResponse<'a> {
         let f0: i32 = if version >= 3 { w.i32()? } else { 0 };
         let f1: c::Array<'a, MetadataResponseBroker<'a>> =
             c::Array::read_fast(w, version, flexible)?;
-        let f2: Option<&'a str> = if version >= 2 {
+        let f2: Option<c::Str<'a>> = if version >= 2 {
             w.nullable_string(flexible)?
         } else {
             None
@@ -297,10 +322,7 @@ impl<'a> MetadataResponse<'a> {
             -2147483648
         };
         let f6: i16 = if version >= 13 { w.i16()? } else { 0 };
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             throttle_time_ms: f0,
             brokers: f1,
             cluster_id: f2,
@@ -309,7 +331,23 @@ impl<'a> MetadataResponse<'a> {
             cluster_authorized_operations: f5,
             error_code: f6,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -478,11 +516,11 @@ pub struct MetadataResponseBroker<'a> {
     /// `NodeId`: `int32`, versions 0+.
     pub node_id: i32,
     /// `Host`: `string`, versions 0+.
-    pub host: &'a str,
+    pub host: c::Str<'a>,
     /// `Port`: `int32`, versions 0+.
     pub port: i32,
     /// `Rack`: `string`, versions 1+, nullable in 1+. Default: `null`. Ignorable.
-    pub rack: Option<&'a str>,
+    pub rack: Option<c::Str<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
 }
@@ -491,7 +529,7 @@ impl Default for MetadataResponseBroker<'_> {
     fn default() -> Self {
         Self {
             node_id: 0,
-            host: "",
+            host: c::Str::EMPTY,
             port: 0,
             rack: None,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -510,7 +548,7 @@ impl<'a> MetadataResponseBroker<'a> {
     /// Sets [`Self::host`].
     #[must_use]
     pub fn with_host(mut self, value: &'a str) -> Self {
-        self.host = value;
+        self.host = c::Str::new(value);
         self
     }
 
@@ -524,7 +562,7 @@ impl<'a> MetadataResponseBroker<'a> {
     /// Sets [`Self::rack`].
     #[must_use]
     pub fn with_rack(mut self, value: Option<&'a str>) -> Self {
-        self.rack = value;
+        self.rack = value.map(c::Str::new);
         self
     }
 
@@ -606,7 +644,7 @@ impl<'a> c::ReadFast<'a> for MetadataResponseBroker<'a> {
 
 impl<'a> MetadataResponseBroker<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -615,12 +653,28 @@ impl<'a> MetadataResponseBroker<'a> {
             c::TaggedSection::read_unknown(r, "MetadataResponse.Brokers.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> MetadataResponseBroker<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -635,7 +689,17 @@ impl<'a> MetadataResponseBroker<'a> {
         }
 
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -643,8 +707,8 @@ impl<'a> MetadataResponseBroker<'a> {
 
 impl<'a> MetadataResponseBroker<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -652,9 +716,9 @@ impl<'a> MetadataResponseBroker<'a> {
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let f0 = w.i32()?;
-        let f1: &'a str = w.string(flexible)?;
+        let f1: c::Str<'a> = w.string(flexible)?;
         let f2 = w.i32()?;
-        let f3: Option<&'a str> = if version >= 1 {
+        let f3: Option<c::Str<'a>> = if version >= 1 {
             w.nullable_string(flexible)?
         } else {
             None
@@ -669,6 +733,39 @@ impl<'a> MetadataResponseBroker<'a> {
             rack: f3,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 9;
+        let f0 = w.i32()?;
+        let f1: c::Str<'a> = w.string(flexible)?;
+        let f2 = w.i32()?;
+        let f3: Option<c::Str<'a>> = if version >= 1 {
+            w.nullable_string(flexible)?
+        } else {
+            None
+        };
+        let this = Self {
+            node_id: f0,
+            host: f1,
+            port: f2,
+            rack: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -768,7 +865,7 @@ pub struct MetadataResponseTopic<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
     pub error_code: i16,
     /// `Name`: `string`, versions 0+, nullable in 12+.
-    pub name: Option<&'a str>,
+    pub name: Option<c::Str<'a>>,
     /// `TopicId`: `uuid`, versions 10+. Ignorable.
     pub topic_id: c::Uuid,
     /// `IsInternal`: `bool`, versions 1+. Default: `false`. Ignorable.
@@ -785,7 +882,7 @@ impl Default for MetadataResponseTopic<'_> {
     fn default() -> Self {
         Self {
             error_code: 0,
-            name: Some(""),
+            name: Some(c::Str::EMPTY),
             topic_id: c::Uuid::ZERO,
             is_internal: false,
             partitions: c::Array::Slice(&[]),
@@ -806,7 +903,7 @@ impl<'a> MetadataResponseTopic<'a> {
     /// Sets [`Self::name`].
     #[must_use]
     pub fn with_name(mut self, value: Option<&'a str>) -> Self {
-        self.name = value;
+        self.name = value.map(c::Str::new);
         self
     }
 
@@ -939,7 +1036,7 @@ impl<'a> c::ReadFast<'a> for MetadataResponseTopic<'a> {
 
 impl<'a> MetadataResponseTopic<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -948,12 +1045,28 @@ impl<'a> MetadataResponseTopic<'a> {
             c::TaggedSection::read_unknown(r, "MetadataResponse.Topics.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> MetadataResponseTopic<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -976,7 +1089,17 @@ impl<'a> MetadataResponseTopic<'a> {
         }
 
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -984,8 +1107,8 @@ impl<'a> MetadataResponseTopic<'a> {
 
 impl<'a> MetadataResponseTopic<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -993,7 +1116,7 @@ impl<'a> MetadataResponseTopic<'a> {
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let f0 = w.i16()?;
-        let f1: Option<&'a str> = if version >= 12 {
+        let f1: Option<c::Str<'a>> = if version >= 12 {
             w.nullable_string(flexible)?
         } else {
             Some(w.string(flexible)?)
@@ -1019,6 +1142,48 @@ impl<'a> MetadataResponseTopic<'a> {
             topic_authorized_operations: f5,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 9;
+        let f0 = w.i16()?;
+        let f1: Option<c::Str<'a>> = if version >= 12 {
+            w.nullable_string(flexible)?
+        } else {
+            Some(w.string(flexible)?)
+        };
+        let f2: c::Uuid = if version >= 10 {
+            w.uuid()?
+        } else {
+            c::Uuid::ZERO
+        };
+        let f3: bool = if version >= 1 { w.bool()? } else { false };
+        let f4: c::Array<'a, MetadataResponsePartition<'a>> =
+            c::Array::read_fast(w, version, flexible)?;
+        let f5: i32 = if version >= 8 { w.i32()? } else { -2147483648 };
+        let this = Self {
+            error_code: f0,
+            name: f1,
+            topic_id: f2,
+            is_internal: f3,
+            partitions: f4,
+            topic_authorized_operations: f5,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -1364,7 +1529,7 @@ impl<'a> c::ReadFast<'a> for MetadataResponsePartition<'a> {
 
 impl<'a> MetadataResponsePartition<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -1373,12 +1538,28 @@ impl<'a> MetadataResponsePartition<'a> {
             c::TaggedSection::read_unknown(r, "MetadataResponse.Topics.Partitions.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> MetadataResponsePartition<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -1397,7 +1578,17 @@ impl<'a> MetadataResponsePartition<'a> {
         }
 
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -1405,8 +1596,8 @@ impl<'a> MetadataResponsePartition<'a> {
 
 impl<'a> MetadataResponsePartition<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -1438,6 +1629,46 @@ impl<'a> MetadataResponsePartition<'a> {
             offline_replicas: f6,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 9;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9] = *w.array::<10>()?;
+        let f0 = i16::from_be_bytes([b0, b1]);
+        let f1 = i32::from_be_bytes([b2, b3, b4, b5]);
+        let f2 = i32::from_be_bytes([b6, b7, b8, b9]);
+        let f3: i32 = if version >= 7 { w.i32()? } else { -1 };
+        let f4: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
+        let f5: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
+        let f6: c::Array<'a, i32> = if version >= 5 {
+            c::Array::read_fast(w, version, flexible)?
+        } else {
+            c::Array::Slice(&[])
+        };
+        let this = Self {
+            error_code: f0,
+            partition_index: f1,
+            leader_id: f2,
+            leader_epoch: f3,
+            replica_nodes: f4,
+            isr_nodes: f5,
+            offline_replicas: f6,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

@@ -17,13 +17,13 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(8), c::VersionRange::n
 #[non_exhaustive]
 pub struct OffsetCommitRequest<'a> {
     /// `GroupId`: `string`, versions 0+.
-    pub group_id: &'a str,
+    pub group_id: c::Str<'a>,
     /// `GenerationIdOrMemberEpoch`: `int32`, versions 1+. Default: `-1`. Ignorable.
     pub generation_id_or_member_epoch: i32,
     /// `MemberId`: `string`, versions 1+. Ignorable.
-    pub member_id: &'a str,
+    pub member_id: c::Str<'a>,
     /// `GroupInstanceId`: `string`, versions 7+, nullable in 7+. Default: `null`.
-    pub group_instance_id: Option<&'a str>,
+    pub group_instance_id: Option<c::Str<'a>>,
     /// `RetentionTimeMs`: `int64`, versions 2-4. Default: `-1`. Ignorable.
     pub retention_time_ms: i64,
     /// `Topics`: `[]OffsetCommitRequestTopic`, versions 0+.
@@ -35,9 +35,9 @@ pub struct OffsetCommitRequest<'a> {
 impl Default for OffsetCommitRequest<'_> {
     fn default() -> Self {
         Self {
-            group_id: "",
+            group_id: c::Str::EMPTY,
             generation_id_or_member_epoch: -1,
-            member_id: "",
+            member_id: c::Str::EMPTY,
             group_instance_id: None,
             retention_time_ms: -1,
             topics: c::Array::Slice(&[]),
@@ -50,7 +50,7 @@ impl<'a> OffsetCommitRequest<'a> {
     /// Sets [`Self::group_id`].
     #[must_use]
     pub fn with_group_id(mut self, value: &'a str) -> Self {
-        self.group_id = value;
+        self.group_id = c::Str::new(value);
         self
     }
 
@@ -64,14 +64,14 @@ impl<'a> OffsetCommitRequest<'a> {
     /// Sets [`Self::member_id`].
     #[must_use]
     pub fn with_member_id(mut self, value: &'a str) -> Self {
-        self.member_id = value;
+        self.member_id = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::group_instance_id`].
     #[must_use]
     pub fn with_group_instance_id(mut self, value: Option<&'a str>) -> Self {
-        self.group_instance_id = value;
+        self.group_instance_id = value.map(c::Str::new);
         self
     }
 
@@ -159,7 +159,7 @@ impl<'a> c::Decode<'a> for OffsetCommitRequest<'a> {
             member_id: if version >= 1 {
                 r.string(flexible, "OffsetCommitRequest.MemberId")?
             } else {
-                ""
+                c::Str::EMPTY
             },
             group_instance_id: if version >= 7 {
                 r.nullable_string(flexible, "OffsetCommitRequest.GroupInstanceId")?
@@ -197,7 +197,7 @@ impl<'a> c::ReadFast<'a> for OffsetCommitRequest<'a> {
 
 impl<'a> OffsetCommitRequest<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -206,12 +206,28 @@ impl<'a> OffsetCommitRequest<'a> {
             c::TaggedSection::read_unknown(r, "OffsetCommitRequest.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> OffsetCommitRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -237,7 +253,17 @@ impl<'a> OffsetCommitRequest<'a> {
 
         c::ArrayView::<OffsetCommitRequestTopic<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -245,8 +271,7 @@ impl<'a> OffsetCommitRequest<'a> {
 
 impl<'a> OffsetCommitRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -256,14 +281,14 @@ impl<'a> OffsetCommitRequest<'a> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
-        let f0: &'a str = w.string(flexible)?;
+        let f0: c::Str<'a> = w.string(flexible)?;
         let f1: i32 = if version >= 1 { w.i32()? } else { -1 };
-        let f2: &'a str = if version >= 1 {
+        let f2: c::Str<'a> = if version >= 1 {
             w.string(flexible)?
         } else {
-            ""
+            c::Str::EMPTY
         };
-        let f3: Option<&'a str> = if version >= 7 {
+        let f3: Option<c::Str<'a>> = if version >= 7 {
             w.nullable_string(flexible)?
         } else {
             None
@@ -275,10 +300,7 @@ impl<'a> OffsetCommitRequest<'a> {
         };
         let f5: c::Array<'a, OffsetCommitRequestTopic<'a>> =
             c::Array::read_fast(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             group_id: f0,
             generation_id_or_member_epoch: f1,
             member_id: f2,
@@ -286,7 +308,23 @@ impl<'a> OffsetCommitRequest<'a> {
             retention_time_ms: f4,
             topics: f5,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -429,7 +467,7 @@ c::struct_element!(OffsetCommitRequest);
 #[non_exhaustive]
 pub struct OffsetCommitRequestTopic<'a> {
     /// `Name`: `string`, versions 0-9. Ignorable.
-    pub name: &'a str,
+    pub name: c::Str<'a>,
     /// `TopicId`: `uuid`, versions 10+. Ignorable.
     pub topic_id: c::Uuid,
     /// `Partitions`: `[]OffsetCommitRequestPartition`, versions 0+.
@@ -441,7 +479,7 @@ pub struct OffsetCommitRequestTopic<'a> {
 impl Default for OffsetCommitRequestTopic<'_> {
     fn default() -> Self {
         Self {
-            name: "",
+            name: c::Str::EMPTY,
             topic_id: c::Uuid::ZERO,
             partitions: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -453,7 +491,7 @@ impl<'a> OffsetCommitRequestTopic<'a> {
     /// Sets [`Self::name`].
     #[must_use]
     pub fn with_name(mut self, value: &'a str) -> Self {
-        self.name = value;
+        self.name = c::Str::new(value);
         self
     }
 
@@ -517,7 +555,7 @@ impl<'a> c::Decode<'a> for OffsetCommitRequestTopic<'a> {
             name: if version <= 9 {
                 r.string(flexible, "OffsetCommitRequest.Topics.Name")?
             } else {
-                ""
+                c::Str::EMPTY
             },
             topic_id: if version >= 10 {
                 r.uuid("OffsetCommitRequest.Topics.TopicId")?
@@ -557,7 +595,7 @@ impl<'a> c::ReadFast<'a> for OffsetCommitRequestTopic<'a> {
 
 impl<'a> OffsetCommitRequestTopic<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -566,12 +604,28 @@ impl<'a> OffsetCommitRequestTopic<'a> {
             c::TaggedSection::read_unknown(r, "OffsetCommitRequest.Topics.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> OffsetCommitRequestTopic<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -588,7 +642,17 @@ impl<'a> OffsetCommitRequestTopic<'a> {
 
         c::ArrayView::<OffsetCommitRequestPartition<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -596,18 +660,18 @@ impl<'a> OffsetCommitRequestTopic<'a> {
 
 impl<'a> OffsetCommitRequestTopic<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
-        let f0: &'a str = if version <= 9 {
+        let f0: c::Str<'a> = if version <= 9 {
             w.string(flexible)?
         } else {
-            ""
+            c::Str::EMPTY
         };
         let f1: c::Uuid = if version >= 10 {
             w.uuid()?
@@ -625,6 +689,42 @@ impl<'a> OffsetCommitRequestTopic<'a> {
             partitions: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 8;
+        let f0: c::Str<'a> = if version <= 9 {
+            w.string(flexible)?
+        } else {
+            c::Str::EMPTY
+        };
+        let f1: c::Uuid = if version >= 10 {
+            w.uuid()?
+        } else {
+            c::Uuid::ZERO
+        };
+        let f2: c::Array<'a, OffsetCommitRequestPartition<'a>> =
+            c::Array::read_fast(w, version, flexible)?;
+        let this = Self {
+            name: f0,
+            topic_id: f1,
+            partitions: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -738,7 +838,7 @@ pub struct OffsetCommitRequestPartition<'a> {
     /// `CommitTimestamp`: `int64`, versions 1. Default: `-1`.
     pub commit_timestamp: i64,
     /// `CommittedMetadata`: `string`, versions 0+, nullable in 0+.
-    pub committed_metadata: Option<&'a str>,
+    pub committed_metadata: Option<c::Str<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
 }
@@ -750,7 +850,7 @@ impl Default for OffsetCommitRequestPartition<'_> {
             committed_offset: 0,
             committed_leader_epoch: -1,
             commit_timestamp: -1,
-            committed_metadata: Some(""),
+            committed_metadata: Some(c::Str::EMPTY),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
     }
@@ -788,7 +888,7 @@ impl<'a> OffsetCommitRequestPartition<'a> {
     /// Sets [`Self::committed_metadata`].
     #[must_use]
     pub fn with_committed_metadata(mut self, value: Option<&'a str>) -> Self {
-        self.committed_metadata = value;
+        self.committed_metadata = value.map(c::Str::new);
         self
     }
 
@@ -885,7 +985,7 @@ impl<'a> c::ReadFast<'a> for OffsetCommitRequestPartition<'a> {
 
 impl<'a> OffsetCommitRequestPartition<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -896,12 +996,28 @@ impl<'a> OffsetCommitRequestPartition<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> OffsetCommitRequestPartition<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -919,7 +1035,17 @@ impl<'a> OffsetCommitRequestPartition<'a> {
 
         w.skip_string(flexible, true)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -927,8 +1053,8 @@ impl<'a> OffsetCommitRequestPartition<'a> {
 
 impl<'a> OffsetCommitRequestPartition<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -940,7 +1066,7 @@ impl<'a> OffsetCommitRequestPartition<'a> {
         let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
         let f2: i32 = if version >= 6 { w.i32()? } else { -1 };
         let f3: i64 = if version == 1 { w.i64()? } else { -1 };
-        let f4: Option<&'a str> = w.nullable_string(flexible)?;
+        let f4: Option<c::Str<'a>> = w.nullable_string(flexible)?;
         if flexible {
             w.empty_tagged_section()?;
         }
@@ -952,6 +1078,38 @@ impl<'a> OffsetCommitRequestPartition<'a> {
             committed_metadata: f4,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 8;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+        let f2: i32 = if version >= 6 { w.i32()? } else { -1 };
+        let f3: i64 = if version == 1 { w.i64()? } else { -1 };
+        let f4: Option<c::Str<'a>> = w.nullable_string(flexible)?;
+        let this = Self {
+            partition_index: f0,
+            committed_offset: f1,
+            committed_leader_epoch: f2,
+            commit_timestamp: f3,
+            committed_metadata: f4,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

@@ -16,7 +16,7 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(47), c::VersionRange::
 #[non_exhaustive]
 pub struct OffsetDeleteRequest<'a> {
     /// `GroupId`: `string`, versions 0+.
-    pub group_id: &'a str,
+    pub group_id: c::Str<'a>,
     /// `Topics`: `[]OffsetDeleteRequestTopic`, versions 0+.
     pub topics: c::Array<'a, OffsetDeleteRequestTopic<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -26,7 +26,7 @@ pub struct OffsetDeleteRequest<'a> {
 impl Default for OffsetDeleteRequest<'_> {
     fn default() -> Self {
         Self {
-            group_id: "",
+            group_id: c::Str::EMPTY,
             topics: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
@@ -37,7 +37,7 @@ impl<'a> OffsetDeleteRequest<'a> {
     /// Sets [`Self::group_id`].
     #[must_use]
     pub fn with_group_id(mut self, value: &'a str) -> Self {
-        self.group_id = value;
+        self.group_id = c::Str::new(value);
         self
     }
 
@@ -120,8 +120,7 @@ impl<'a> c::ReadFast<'a> for OffsetDeleteRequest<'a> {
 
 impl<'a> OffsetDeleteRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -135,8 +134,7 @@ impl<'a> OffsetDeleteRequest<'a> {
 
 impl<'a> OffsetDeleteRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -145,7 +143,7 @@ impl<'a> OffsetDeleteRequest<'a> {
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0: &'a str = w.string(false)?;
+        let f0: c::Str<'a> = w.string(false)?;
         let f1: c::Array<'a, OffsetDeleteRequestTopic<'a>> =
             c::Array::read_fast(w, version, false)?;
         Some(Self {
@@ -153,6 +151,18 @@ impl<'a> OffsetDeleteRequest<'a> {
             topics: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -212,7 +222,7 @@ c::struct_element!(OffsetDeleteRequest);
 #[non_exhaustive]
 pub struct OffsetDeleteRequestTopic<'a> {
     /// `Name`: `string`, versions 0+.
-    pub name: &'a str,
+    pub name: c::Str<'a>,
     /// `Partitions`: `[]OffsetDeleteRequestPartition`, versions 0+.
     pub partitions: c::Array<'a, OffsetDeleteRequestPartition<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -222,7 +232,7 @@ pub struct OffsetDeleteRequestTopic<'a> {
 impl Default for OffsetDeleteRequestTopic<'_> {
     fn default() -> Self {
         Self {
-            name: "",
+            name: c::Str::EMPTY,
             partitions: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
@@ -233,7 +243,7 @@ impl<'a> OffsetDeleteRequestTopic<'a> {
     /// Sets [`Self::name`].
     #[must_use]
     pub fn with_name(mut self, value: &'a str) -> Self {
-        self.name = value;
+        self.name = c::Str::new(value);
         self
     }
 
@@ -307,8 +317,7 @@ impl<'a> c::ReadFast<'a> for OffsetDeleteRequestTopic<'a> {
 
 impl<'a> OffsetDeleteRequestTopic<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -322,14 +331,13 @@ impl<'a> OffsetDeleteRequestTopic<'a> {
 
 impl<'a> OffsetDeleteRequestTopic<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0: &'a str = w.string(false)?;
+        let f0: c::Str<'a> = w.string(false)?;
         let f1: c::Array<'a, OffsetDeleteRequestPartition<'a>> =
             c::Array::read_fast(w, version, false)?;
         Some(Self {
@@ -337,6 +345,18 @@ impl<'a> OffsetDeleteRequestTopic<'a> {
             partitions: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -473,8 +493,7 @@ impl<'a> c::ReadFast<'a> for OffsetDeleteRequestPartition<'a> {
 
 impl<'a> OffsetDeleteRequestPartition<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -486,8 +505,7 @@ impl<'a> OffsetDeleteRequestPartition<'a> {
 
 impl<'a> OffsetDeleteRequestPartition<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -497,6 +515,18 @@ impl<'a> OffsetDeleteRequestPartition<'a> {
             partition_index: f0,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 

@@ -17,7 +17,7 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(9), c::VersionRange::n
 #[non_exhaustive]
 pub struct OffsetFetchRequest<'a> {
     /// `GroupId`: `string`, versions 0-7.
-    pub group_id: &'a str,
+    pub group_id: c::Str<'a>,
     /// `Topics`: `[]OffsetFetchRequestTopic`, versions 0-7, nullable in 2-7.
     pub topics: Option<c::Array<'a, OffsetFetchRequestTopic<'a>>>,
     /// `Groups`: `[]OffsetFetchRequestGroup`, versions 8+.
@@ -31,7 +31,7 @@ pub struct OffsetFetchRequest<'a> {
 impl Default for OffsetFetchRequest<'_> {
     fn default() -> Self {
         Self {
-            group_id: "",
+            group_id: c::Str::EMPTY,
             topics: Some(c::Array::Slice(&[])),
             groups: c::Array::Slice(&[]),
             require_stable: false,
@@ -44,7 +44,7 @@ impl<'a> OffsetFetchRequest<'a> {
     /// Sets [`Self::group_id`].
     #[must_use]
     pub fn with_group_id(mut self, value: &'a str) -> Self {
-        self.group_id = value;
+        self.group_id = c::Str::new(value);
         self
     }
 
@@ -127,7 +127,7 @@ impl<'a> c::Decode<'a> for OffsetFetchRequest<'a> {
             group_id: if version <= 7 {
                 r.string(flexible, "OffsetFetchRequest.GroupId")?
             } else {
-                ""
+                c::Str::EMPTY
             },
             topics: if version <= 7 {
                 if (2..=7).contains(&version) {
@@ -178,7 +178,7 @@ impl<'a> c::ReadFast<'a> for OffsetFetchRequest<'a> {
 
 impl<'a> OffsetFetchRequest<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -187,12 +187,28 @@ impl<'a> OffsetFetchRequest<'a> {
             c::TaggedSection::read_unknown(r, "OffsetFetchRequest.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> OffsetFetchRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -221,7 +237,17 @@ impl<'a> OffsetFetchRequest<'a> {
         }
 
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -229,8 +255,7 @@ impl<'a> OffsetFetchRequest<'a> {
 
 impl<'a> OffsetFetchRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -240,10 +265,10 @@ impl<'a> OffsetFetchRequest<'a> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
-        let f0: &'a str = if version <= 7 {
+        let f0: c::Str<'a> = if version <= 7 {
             w.string(flexible)?
         } else {
-            ""
+            c::Str::EMPTY
         };
         let f1: Option<c::Array<'a, OffsetFetchRequestTopic<'a>>> = if version <= 7 {
             if (2..=7).contains(&version) {
@@ -260,16 +285,29 @@ impl<'a> OffsetFetchRequest<'a> {
             c::Array::Slice(&[])
         };
         let f3: bool = if version >= 7 { w.bool()? } else { false };
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             group_id: f0,
             topics: f1,
             groups: f2,
             require_stable: f3,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -444,7 +482,7 @@ c::struct_element!(OffsetFetchRequest);
 #[non_exhaustive]
 pub struct OffsetFetchRequestTopic<'a> {
     /// `Name`: `string`, versions 0-7.
-    pub name: &'a str,
+    pub name: c::Str<'a>,
     /// `PartitionIndexes`: `[]int32`, versions 0-7.
     pub partition_indexes: c::Array<'a, i32>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -454,7 +492,7 @@ pub struct OffsetFetchRequestTopic<'a> {
 impl Default for OffsetFetchRequestTopic<'_> {
     fn default() -> Self {
         Self {
-            name: "",
+            name: c::Str::EMPTY,
             partition_indexes: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
@@ -465,7 +503,7 @@ impl<'a> OffsetFetchRequestTopic<'a> {
     /// Sets [`Self::name`].
     #[must_use]
     pub fn with_name(mut self, value: &'a str) -> Self {
-        self.name = value;
+        self.name = c::Str::new(value);
         self
     }
 
@@ -547,7 +585,7 @@ impl<'a> c::ReadFast<'a> for OffsetFetchRequestTopic<'a> {
 
 impl<'a> OffsetFetchRequestTopic<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -556,12 +594,28 @@ impl<'a> OffsetFetchRequestTopic<'a> {
             c::TaggedSection::read_unknown(r, "OffsetFetchRequest.Topics.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> OffsetFetchRequestTopic<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -571,7 +625,17 @@ impl<'a> OffsetFetchRequestTopic<'a> {
         w.skip_string(flexible, false)?;
         c::ArrayView::<i32>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -579,15 +643,15 @@ impl<'a> OffsetFetchRequestTopic<'a> {
 
 impl<'a> OffsetFetchRequestTopic<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
-        let f0: &'a str = w.string(flexible)?;
+        let f0: c::Str<'a> = w.string(flexible)?;
         let f1: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
         if flexible {
             w.empty_tagged_section()?;
@@ -597,6 +661,31 @@ impl<'a> OffsetFetchRequestTopic<'a> {
             partition_indexes: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 6;
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
+        let this = Self {
+            name: f0,
+            partition_indexes: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -670,9 +759,9 @@ c::struct_element!(OffsetFetchRequestTopic; 6..=7);
 #[non_exhaustive]
 pub struct OffsetFetchRequestGroup<'a> {
     /// `GroupId`: `string`, versions 8+.
-    pub group_id: &'a str,
+    pub group_id: c::Str<'a>,
     /// `MemberId`: `string`, versions 9+, nullable in 9+. Default: `null`. Ignorable.
-    pub member_id: Option<&'a str>,
+    pub member_id: Option<c::Str<'a>>,
     /// `MemberEpoch`: `int32`, versions 9+. Default: `-1`. Ignorable.
     pub member_epoch: i32,
     /// `Topics`: `[]OffsetFetchRequestTopics`, versions 8+, nullable in 8+.
@@ -684,7 +773,7 @@ pub struct OffsetFetchRequestGroup<'a> {
 impl Default for OffsetFetchRequestGroup<'_> {
     fn default() -> Self {
         Self {
-            group_id: "",
+            group_id: c::Str::EMPTY,
             member_id: None,
             member_epoch: -1,
             topics: Some(c::Array::Slice(&[])),
@@ -697,14 +786,14 @@ impl<'a> OffsetFetchRequestGroup<'a> {
     /// Sets [`Self::group_id`].
     #[must_use]
     pub fn with_group_id(mut self, value: &'a str) -> Self {
-        self.group_id = value;
+        self.group_id = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::member_id`].
     #[must_use]
     pub fn with_member_id(mut self, value: Option<&'a str>) -> Self {
-        self.member_id = value;
+        self.member_id = value.map(c::Str::new);
         self
     }
 
@@ -806,7 +895,7 @@ impl<'a> c::ReadFast<'a> for OffsetFetchRequestGroup<'a> {
 
 impl<'a> OffsetFetchRequestGroup<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -815,12 +904,28 @@ impl<'a> OffsetFetchRequestGroup<'a> {
             c::TaggedSection::read_unknown(r, "OffsetFetchRequest.Groups.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> OffsetFetchRequestGroup<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -836,22 +941,32 @@ impl<'a> OffsetFetchRequestGroup<'a> {
         }
 
         c::ArrayView::<OffsetFetchRequestTopics<'a>>::walk(w, version, true, true)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> OffsetFetchRequestGroup<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0: &'a str = w.string(true)?;
-        let f1: Option<&'a str> = if version >= 9 {
+        let f0: c::Str<'a> = w.string(true)?;
+        let f1: Option<c::Str<'a>> = if version >= 9 {
             w.nullable_string(true)?
         } else {
             None
@@ -867,6 +982,39 @@ impl<'a> OffsetFetchRequestGroup<'a> {
             topics: f3,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0: c::Str<'a> = w.string(true)?;
+        let f1: Option<c::Str<'a>> = if version >= 9 {
+            w.nullable_string(true)?
+        } else {
+            None
+        };
+        let f2: i32 = if version >= 9 { w.i32()? } else { -1 };
+        let f3: Option<c::Array<'a, OffsetFetchRequestTopics<'a>>> =
+            c::Array::read_fast_nullable(w, version, true)?;
+        let this = Self {
+            group_id: f0,
+            member_id: f1,
+            member_epoch: f2,
+            topics: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -967,7 +1115,7 @@ c::struct_element!(OffsetFetchRequestGroup; 9..=10);
 #[non_exhaustive]
 pub struct OffsetFetchRequestTopics<'a> {
     /// `Name`: `string`, versions 8-9. Ignorable.
-    pub name: &'a str,
+    pub name: c::Str<'a>,
     /// `TopicId`: `uuid`, versions 10+. Ignorable.
     pub topic_id: c::Uuid,
     /// `PartitionIndexes`: `[]int32`, versions 8+.
@@ -979,7 +1127,7 @@ pub struct OffsetFetchRequestTopics<'a> {
 impl Default for OffsetFetchRequestTopics<'_> {
     fn default() -> Self {
         Self {
-            name: "",
+            name: c::Str::EMPTY,
             topic_id: c::Uuid::ZERO,
             partition_indexes: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -991,7 +1139,7 @@ impl<'a> OffsetFetchRequestTopics<'a> {
     /// Sets [`Self::name`].
     #[must_use]
     pub fn with_name(mut self, value: &'a str) -> Self {
-        self.name = value;
+        self.name = c::Str::new(value);
         self
     }
 
@@ -1051,7 +1199,7 @@ impl<'a> c::Decode<'a> for OffsetFetchRequestTopics<'a> {
             name: if version <= 9 {
                 r.string(true, "OffsetFetchRequest.Groups.Topics.Name")?
             } else {
-                ""
+                c::Str::EMPTY
             },
             topic_id: if version >= 10 {
                 r.uuid("OffsetFetchRequest.Groups.Topics.TopicId")?
@@ -1091,7 +1239,7 @@ impl<'a> c::ReadFast<'a> for OffsetFetchRequestTopics<'a> {
 
 impl<'a> OffsetFetchRequestTopics<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -1100,12 +1248,28 @@ impl<'a> OffsetFetchRequestTopics<'a> {
             c::TaggedSection::read_unknown(r, "OffsetFetchRequest.Groups.Topics.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> OffsetFetchRequestTopics<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -1120,21 +1284,35 @@ impl<'a> OffsetFetchRequestTopics<'a> {
         }
 
         c::ArrayView::<i32>::walk(w, version, true, false)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> OffsetFetchRequestTopics<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0: &'a str = if version <= 9 { w.string(true)? } else { "" };
+        let f0: c::Str<'a> = if version <= 9 {
+            w.string(true)?
+        } else {
+            c::Str::EMPTY
+        };
         let f1: c::Uuid = if version >= 10 {
             w.uuid()?
         } else {
@@ -1148,6 +1326,40 @@ impl<'a> OffsetFetchRequestTopics<'a> {
             partition_indexes: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0: c::Str<'a> = if version <= 9 {
+            w.string(true)?
+        } else {
+            c::Str::EMPTY
+        };
+        let f1: c::Uuid = if version >= 10 {
+            w.uuid()?
+        } else {
+            c::Uuid::ZERO
+        };
+        let f2: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
+        let this = Self {
+            name: f0,
+            topic_id: f1,
+            partition_indexes: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

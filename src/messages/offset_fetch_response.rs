@@ -172,7 +172,7 @@ impl<'a> c::ReadFast<'a> for OffsetFetchResponse<'a> {
 
 impl<'a> OffsetFetchResponse<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -181,12 +181,28 @@ impl<'a> OffsetFetchResponse<'a> {
             c::TaggedSection::read_unknown(r, "OffsetFetchResponse.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> OffsetFetchResponse<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -210,7 +226,17 @@ impl<'a> OffsetFetchResponse<'a> {
         }
 
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -218,8 +244,7 @@ impl<'a> OffsetFetchResponse<'a> {
 
 impl<'a> OffsetFetchResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -245,16 +270,29 @@ impl<'a> OffsetFetchResponse<'a> {
         } else {
             c::Array::Slice(&[])
         };
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             throttle_time_ms: f0,
             topics: f1,
             error_code: f2,
             groups: f3,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -398,7 +436,7 @@ c::struct_element!(OffsetFetchResponse);
 #[non_exhaustive]
 pub struct OffsetFetchResponseTopic<'a> {
     /// `Name`: `string`, versions 0-7.
-    pub name: &'a str,
+    pub name: c::Str<'a>,
     /// `Partitions`: `[]OffsetFetchResponsePartition`, versions 0-7.
     pub partitions: c::Array<'a, OffsetFetchResponsePartition<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -408,7 +446,7 @@ pub struct OffsetFetchResponseTopic<'a> {
 impl Default for OffsetFetchResponseTopic<'_> {
     fn default() -> Self {
         Self {
-            name: "",
+            name: c::Str::EMPTY,
             partitions: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
@@ -419,7 +457,7 @@ impl<'a> OffsetFetchResponseTopic<'a> {
     /// Sets [`Self::name`].
     #[must_use]
     pub fn with_name(mut self, value: &'a str) -> Self {
-        self.name = value;
+        self.name = c::Str::new(value);
         self
     }
 
@@ -504,7 +542,7 @@ impl<'a> c::ReadFast<'a> for OffsetFetchResponseTopic<'a> {
 
 impl<'a> OffsetFetchResponseTopic<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -513,12 +551,28 @@ impl<'a> OffsetFetchResponseTopic<'a> {
             c::TaggedSection::read_unknown(r, "OffsetFetchResponse.Topics.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> OffsetFetchResponseTopic<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -528,7 +582,17 @@ impl<'a> OffsetFetchResponseTopic<'a> {
         w.skip_string(flexible, false)?;
         c::ArrayView::<OffsetFetchResponsePartition<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -536,15 +600,15 @@ impl<'a> OffsetFetchResponseTopic<'a> {
 
 impl<'a> OffsetFetchResponseTopic<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
-        let f0: &'a str = w.string(flexible)?;
+        let f0: c::Str<'a> = w.string(flexible)?;
         let f1: c::Array<'a, OffsetFetchResponsePartition<'a>> =
             c::Array::read_fast(w, version, flexible)?;
         if flexible {
@@ -555,6 +619,32 @@ impl<'a> OffsetFetchResponseTopic<'a> {
             partitions: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 6;
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: c::Array<'a, OffsetFetchResponsePartition<'a>> =
+            c::Array::read_fast(w, version, flexible)?;
+        let this = Self {
+            name: f0,
+            partitions: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -646,7 +736,7 @@ pub struct OffsetFetchResponsePartition<'a> {
     /// `CommittedLeaderEpoch`: `int32`, versions 5-7. Default: `-1`. Ignorable.
     pub committed_leader_epoch: i32,
     /// `Metadata`: `string`, versions 0-7, nullable in 0-7.
-    pub metadata: Option<&'a str>,
+    pub metadata: Option<c::Str<'a>>,
     /// `ErrorCode`: `int16`, versions 0-7.
     pub error_code: i16,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -659,7 +749,7 @@ impl Default for OffsetFetchResponsePartition<'_> {
             partition_index: 0,
             committed_offset: 0,
             committed_leader_epoch: -1,
-            metadata: Some(""),
+            metadata: Some(c::Str::EMPTY),
             error_code: 0,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
@@ -691,7 +781,7 @@ impl<'a> OffsetFetchResponsePartition<'a> {
     /// Sets [`Self::metadata`].
     #[must_use]
     pub fn with_metadata(mut self, value: Option<&'a str>) -> Self {
-        self.metadata = value;
+        self.metadata = value.map(c::Str::new);
         self
     }
 
@@ -785,7 +875,7 @@ impl<'a> c::ReadFast<'a> for OffsetFetchResponsePartition<'a> {
 
 impl<'a> OffsetFetchResponsePartition<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -796,12 +886,28 @@ impl<'a> OffsetFetchResponsePartition<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> OffsetFetchResponsePartition<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -816,7 +922,17 @@ impl<'a> OffsetFetchResponsePartition<'a> {
         w.skip_string(flexible, true)?;
         w.skip(2)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -824,8 +940,8 @@ impl<'a> OffsetFetchResponsePartition<'a> {
 
 impl<'a> OffsetFetchResponsePartition<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -836,7 +952,7 @@ impl<'a> OffsetFetchResponsePartition<'a> {
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
         let f2: i32 = if version >= 5 { w.i32()? } else { -1 };
-        let f3: Option<&'a str> = w.nullable_string(flexible)?;
+        let f3: Option<c::Str<'a>> = w.nullable_string(flexible)?;
         let [b0, b1] = if flexible {
             let [b0, b1, count] = *w.array::<3>()?;
             if count != 0 {
@@ -855,6 +971,38 @@ impl<'a> OffsetFetchResponsePartition<'a> {
             error_code: f4,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 6;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+        let f2: i32 = if version >= 5 { w.i32()? } else { -1 };
+        let f3: Option<c::Str<'a>> = w.nullable_string(flexible)?;
+        let f4 = w.i16()?;
+        let this = Self {
+            partition_index: f0,
+            committed_offset: f1,
+            committed_leader_epoch: f2,
+            metadata: f3,
+            error_code: f4,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -960,7 +1108,7 @@ c::struct_element!(OffsetFetchResponsePartition; 6..=7, 5);
 #[non_exhaustive]
 pub struct OffsetFetchResponseGroup<'a> {
     /// `GroupId`: `string`, versions 8+.
-    pub group_id: &'a str,
+    pub group_id: c::Str<'a>,
     /// `Topics`: `[]OffsetFetchResponseTopics`, versions 8+.
     pub topics: c::Array<'a, OffsetFetchResponseTopics<'a>>,
     /// `ErrorCode`: `int16`, versions 8+. Default: `0`.
@@ -972,7 +1120,7 @@ pub struct OffsetFetchResponseGroup<'a> {
 impl Default for OffsetFetchResponseGroup<'_> {
     fn default() -> Self {
         Self {
-            group_id: "",
+            group_id: c::Str::EMPTY,
             topics: c::Array::Slice(&[]),
             error_code: 0,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -984,7 +1132,7 @@ impl<'a> OffsetFetchResponseGroup<'a> {
     /// Sets [`Self::group_id`].
     #[must_use]
     pub fn with_group_id(mut self, value: &'a str) -> Self {
-        self.group_id = value;
+        self.group_id = c::Str::new(value);
         self
     }
 
@@ -1072,7 +1220,7 @@ impl<'a> c::ReadFast<'a> for OffsetFetchResponseGroup<'a> {
 
 impl<'a> OffsetFetchResponseGroup<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -1081,12 +1229,28 @@ impl<'a> OffsetFetchResponseGroup<'a> {
             c::TaggedSection::read_unknown(r, "OffsetFetchResponse.Groups.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> OffsetFetchResponseGroup<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -1095,21 +1259,31 @@ impl<'a> OffsetFetchResponseGroup<'a> {
         w.skip_string(true, false)?;
         c::ArrayView::<OffsetFetchResponseTopics<'a>>::walk(w, version, true, false)?;
         w.skip(2)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> OffsetFetchResponseGroup<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0: &'a str = w.string(true)?;
+        let f0: c::Str<'a> = w.string(true)?;
         let f1: c::Array<'a, OffsetFetchResponseTopics<'a>> =
             c::Array::read_fast(w, version, true)?;
         let [b0, b1, count] = *w.array::<3>()?;
@@ -1123,6 +1297,33 @@ impl<'a> OffsetFetchResponseGroup<'a> {
             error_code: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0: c::Str<'a> = w.string(true)?;
+        let f1: c::Array<'a, OffsetFetchResponseTopics<'a>> =
+            c::Array::read_fast(w, version, true)?;
+        let f2 = w.i16()?;
+        let this = Self {
+            group_id: f0,
+            topics: f1,
+            error_code: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -1202,7 +1403,7 @@ c::struct_element!(OffsetFetchResponseGroup);
 #[non_exhaustive]
 pub struct OffsetFetchResponseTopics<'a> {
     /// `Name`: `string`, versions 8-9. Ignorable.
-    pub name: &'a str,
+    pub name: c::Str<'a>,
     /// `TopicId`: `uuid`, versions 10+. Ignorable.
     pub topic_id: c::Uuid,
     /// `Partitions`: `[]OffsetFetchResponsePartitions`, versions 8+.
@@ -1214,7 +1415,7 @@ pub struct OffsetFetchResponseTopics<'a> {
 impl Default for OffsetFetchResponseTopics<'_> {
     fn default() -> Self {
         Self {
-            name: "",
+            name: c::Str::EMPTY,
             topic_id: c::Uuid::ZERO,
             partitions: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -1226,7 +1427,7 @@ impl<'a> OffsetFetchResponseTopics<'a> {
     /// Sets [`Self::name`].
     #[must_use]
     pub fn with_name(mut self, value: &'a str) -> Self {
-        self.name = value;
+        self.name = c::Str::new(value);
         self
     }
 
@@ -1289,7 +1490,7 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseTopics<'a> {
             name: if version <= 9 {
                 r.string(true, "OffsetFetchResponse.Groups.Topics.Name")?
             } else {
-                ""
+                c::Str::EMPTY
             },
             topic_id: if version >= 10 {
                 r.uuid("OffsetFetchResponse.Groups.Topics.TopicId")?
@@ -1329,7 +1530,7 @@ impl<'a> c::ReadFast<'a> for OffsetFetchResponseTopics<'a> {
 
 impl<'a> OffsetFetchResponseTopics<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -1338,12 +1539,28 @@ impl<'a> OffsetFetchResponseTopics<'a> {
             c::TaggedSection::read_unknown(r, "OffsetFetchResponse.Groups.Topics.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> OffsetFetchResponseTopics<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -1358,21 +1575,35 @@ impl<'a> OffsetFetchResponseTopics<'a> {
         }
 
         c::ArrayView::<OffsetFetchResponsePartitions<'a>>::walk(w, version, true, false)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> OffsetFetchResponseTopics<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0: &'a str = if version <= 9 { w.string(true)? } else { "" };
+        let f0: c::Str<'a> = if version <= 9 {
+            w.string(true)?
+        } else {
+            c::Str::EMPTY
+        };
         let f1: c::Uuid = if version >= 10 {
             w.uuid()?
         } else {
@@ -1387,6 +1618,41 @@ impl<'a> OffsetFetchResponseTopics<'a> {
             partitions: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0: c::Str<'a> = if version <= 9 {
+            w.string(true)?
+        } else {
+            c::Str::EMPTY
+        };
+        let f1: c::Uuid = if version >= 10 {
+            w.uuid()?
+        } else {
+            c::Uuid::ZERO
+        };
+        let f2: c::Array<'a, OffsetFetchResponsePartitions<'a>> =
+            c::Array::read_fast(w, version, true)?;
+        let this = Self {
+            name: f0,
+            topic_id: f1,
+            partitions: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -1480,7 +1746,7 @@ pub struct OffsetFetchResponsePartitions<'a> {
     /// `CommittedLeaderEpoch`: `int32`, versions 8+. Default: `-1`. Ignorable.
     pub committed_leader_epoch: i32,
     /// `Metadata`: `string`, versions 8+, nullable in 8+.
-    pub metadata: Option<&'a str>,
+    pub metadata: Option<c::Str<'a>>,
     /// `ErrorCode`: `int16`, versions 8+.
     pub error_code: i16,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -1493,7 +1759,7 @@ impl Default for OffsetFetchResponsePartitions<'_> {
             partition_index: 0,
             committed_offset: 0,
             committed_leader_epoch: -1,
-            metadata: Some(""),
+            metadata: Some(c::Str::EMPTY),
             error_code: 0,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
@@ -1525,7 +1791,7 @@ impl<'a> OffsetFetchResponsePartitions<'a> {
     /// Sets [`Self::metadata`].
     #[must_use]
     pub fn with_metadata(mut self, value: Option<&'a str>) -> Self {
-        self.metadata = value;
+        self.metadata = value.map(c::Str::new);
         self
     }
 
@@ -1617,7 +1883,7 @@ impl<'a> c::ReadFast<'a> for OffsetFetchResponsePartitions<'a> {
 
 impl<'a> OffsetFetchResponsePartitions<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -1628,28 +1894,55 @@ impl<'a> OffsetFetchResponsePartitions<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> OffsetFetchResponsePartitions<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
-        let _ = version;
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
         w.skip(16)?;
         w.skip_string(true, true)?;
         w.skip(2)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> OffsetFetchResponsePartitions<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -1675,7 +1968,7 @@ impl<'a> OffsetFetchResponsePartitions<'a> {
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
         let f2 = i32::from_be_bytes([b12, b13, b14, b15]);
-        let f3: Option<&'a str> = w.nullable_string(true)?;
+        let f3: Option<c::Str<'a>> = w.nullable_string(true)?;
         let [b0, b1, count] = *w.array::<3>()?;
         if count != 0 {
             return None;
@@ -1689,6 +1982,54 @@ impl<'a> OffsetFetchResponsePartitions<'a> {
             error_code: f4,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let [
+            b0,
+            b1,
+            b2,
+            b3,
+            b4,
+            b5,
+            b6,
+            b7,
+            b8,
+            b9,
+            b10,
+            b11,
+            b12,
+            b13,
+            b14,
+            b15,
+        ] = *w.array::<16>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+        let f2 = i32::from_be_bytes([b12, b13, b14, b15]);
+        let f3: Option<c::Str<'a>> = w.nullable_string(true)?;
+        let f4 = w.i16()?;
+        let this = Self {
+            partition_index: f0,
+            committed_offset: f1,
+            committed_leader_epoch: f2,
+            metadata: f3,
+            error_code: f4,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

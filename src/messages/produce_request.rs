@@ -17,7 +17,7 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(0), c::VersionRange::n
 #[non_exhaustive]
 pub struct ProduceRequest<'a> {
     /// `TransactionalId`: `string`, versions 3+, nullable in 3+. Default: `null`.
-    pub transactional_id: Option<&'a str>,
+    pub transactional_id: Option<c::Str<'a>>,
     /// `Acks`: `int16`, versions 0+.
     pub acks: i16,
     /// `TimeoutMs`: `int32`, versions 0+.
@@ -44,7 +44,7 @@ impl<'a> ProduceRequest<'a> {
     /// Sets [`Self::transactional_id`].
     #[must_use]
     pub fn with_transactional_id(mut self, value: Option<&'a str>) -> Self {
-        self.transactional_id = value;
+        self.transactional_id = value.map(c::Str::new);
         self
     }
 
@@ -152,7 +152,7 @@ impl<'a> c::ReadFast<'a> for ProduceRequest<'a> {
 
 impl<'a> ProduceRequest<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -161,12 +161,28 @@ impl<'a> ProduceRequest<'a> {
             c::TaggedSection::read_unknown(r, "ProduceRequest.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> ProduceRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -180,7 +196,17 @@ impl<'a> ProduceRequest<'a> {
         w.skip(6)?;
         c::ArrayView::<TopicProduceData<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -188,8 +214,7 @@ impl<'a> ProduceRequest<'a> {
 
 impl<'a> ProduceRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -199,7 +224,7 @@ impl<'a> ProduceRequest<'a> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
-        let f0: Option<&'a str> = if version >= 3 {
+        let f0: Option<c::Str<'a>> = if version >= 3 {
             w.nullable_string(flexible)?
         } else {
             None
@@ -208,16 +233,29 @@ impl<'a> ProduceRequest<'a> {
         let f1 = i16::from_be_bytes([b0, b1]);
         let f2 = i32::from_be_bytes([b2, b3, b4, b5]);
         let f3: c::Array<'a, TopicProduceData<'a>> = c::Array::read_fast(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             transactional_id: f0,
             acks: f1,
             timeout_ms: f2,
             topic_data: f3,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -321,7 +359,7 @@ c::struct_element!(ProduceRequest);
 #[non_exhaustive]
 pub struct TopicProduceData<'a> {
     /// `Name`: `string`, versions 0-12. Ignorable.
-    pub name: &'a str,
+    pub name: c::Str<'a>,
     /// `TopicId`: `uuid`, versions 13+. Ignorable.
     pub topic_id: c::Uuid,
     /// `PartitionData`: `[]PartitionProduceData`, versions 0+.
@@ -333,7 +371,7 @@ pub struct TopicProduceData<'a> {
 impl Default for TopicProduceData<'_> {
     fn default() -> Self {
         Self {
-            name: "",
+            name: c::Str::EMPTY,
             topic_id: c::Uuid::ZERO,
             partition_data: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -345,7 +383,7 @@ impl<'a> TopicProduceData<'a> {
     /// Sets [`Self::name`].
     #[must_use]
     pub fn with_name(mut self, value: &'a str) -> Self {
-        self.name = value;
+        self.name = c::Str::new(value);
         self
     }
 
@@ -409,7 +447,7 @@ impl<'a> c::Decode<'a> for TopicProduceData<'a> {
             name: if version <= 12 {
                 r.string(flexible, "ProduceRequest.TopicData.Name")?
             } else {
-                ""
+                c::Str::EMPTY
             },
             topic_id: if version >= 13 {
                 r.uuid("ProduceRequest.TopicData.TopicId")?
@@ -449,7 +487,7 @@ impl<'a> c::ReadFast<'a> for TopicProduceData<'a> {
 
 impl<'a> TopicProduceData<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -458,12 +496,28 @@ impl<'a> TopicProduceData<'a> {
             c::TaggedSection::read_unknown(r, "ProduceRequest.TopicData.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> TopicProduceData<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -480,7 +534,17 @@ impl<'a> TopicProduceData<'a> {
 
         c::ArrayView::<PartitionProduceData<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -488,18 +552,18 @@ impl<'a> TopicProduceData<'a> {
 
 impl<'a> TopicProduceData<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
-        let f0: &'a str = if version <= 12 {
+        let f0: c::Str<'a> = if version <= 12 {
             w.string(flexible)?
         } else {
-            ""
+            c::Str::EMPTY
         };
         let f1: c::Uuid = if version >= 13 {
             w.uuid()?
@@ -516,6 +580,41 @@ impl<'a> TopicProduceData<'a> {
             partition_data: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 9;
+        let f0: c::Str<'a> = if version <= 12 {
+            w.string(flexible)?
+        } else {
+            c::Str::EMPTY
+        };
+        let f1: c::Uuid = if version >= 13 {
+            w.uuid()?
+        } else {
+            c::Uuid::ZERO
+        };
+        let f2: c::Array<'a, PartitionProduceData<'a>> = c::Array::read_fast(w, version, flexible)?;
+        let this = Self {
+            name: f0,
+            topic_id: f1,
+            partition_data: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -715,7 +814,7 @@ impl<'a> c::ReadFast<'a> for PartitionProduceData<'a> {
 
 impl<'a> PartitionProduceData<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -726,12 +825,28 @@ impl<'a> PartitionProduceData<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> PartitionProduceData<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -741,7 +856,17 @@ impl<'a> PartitionProduceData<'a> {
         w.skip(4)?;
         w.skip_bytes(flexible, true)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -749,8 +874,8 @@ impl<'a> PartitionProduceData<'a> {
 
 impl<'a> PartitionProduceData<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -767,6 +892,31 @@ impl<'a> PartitionProduceData<'a> {
             records: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 9;
+        let f0 = w.i32()?;
+        let f1: Option<crate::records::Records<'a>> = w.nullable_records(flexible)?;
+        let this = Self {
+            index: f0,
+            records: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

@@ -16,7 +16,7 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(84), c::VersionRange::
 #[non_exhaustive]
 pub struct ReadShareGroupStateRequest<'a> {
     /// `GroupId`: `string`, versions 0+.
-    pub group_id: &'a str,
+    pub group_id: c::Str<'a>,
     /// `Topics`: `[]ReadStateData`, versions 0+.
     pub topics: c::Array<'a, ReadStateData<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -26,7 +26,7 @@ pub struct ReadShareGroupStateRequest<'a> {
 impl Default for ReadShareGroupStateRequest<'_> {
     fn default() -> Self {
         Self {
-            group_id: "",
+            group_id: c::Str::EMPTY,
             topics: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
@@ -37,7 +37,7 @@ impl<'a> ReadShareGroupStateRequest<'a> {
     /// Sets [`Self::group_id`].
     #[must_use]
     pub fn with_group_id(mut self, value: &'a str) -> Self {
-        self.group_id = value;
+        self.group_id = c::Str::new(value);
         self
     }
 
@@ -120,7 +120,7 @@ impl<'a> c::ReadFast<'a> for ReadShareGroupStateRequest<'a> {
 
 impl<'a> ReadShareGroupStateRequest<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -129,12 +129,28 @@ impl<'a> ReadShareGroupStateRequest<'a> {
             c::TaggedSection::read_unknown(r, "ReadShareGroupStateRequest.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> ReadShareGroupStateRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -142,15 +158,24 @@ impl<'a> ReadShareGroupStateRequest<'a> {
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<ReadStateData<'a>>::walk(w, version, true, false)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> ReadShareGroupStateRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -159,14 +184,29 @@ impl<'a> ReadShareGroupStateRequest<'a> {
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0: &'a str = w.string(true)?;
+        let f0: c::Str<'a> = w.string(true)?;
         let f1: c::Array<'a, ReadStateData<'a>> = c::Array::read_fast(w, version, true)?;
-        w.empty_tagged_section()?;
-        Some(Self {
+        let this = Self {
             group_id: f0,
             topics: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -326,7 +366,7 @@ impl<'a> c::ReadFast<'a> for ReadStateData<'a> {
 
 impl<'a> ReadStateData<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -335,12 +375,28 @@ impl<'a> ReadStateData<'a> {
             c::TaggedSection::read_unknown(r, "ReadShareGroupStateRequest.Topics.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> ReadStateData<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -348,15 +404,25 @@ impl<'a> ReadStateData<'a> {
         let version = BUILT.pin(version);
         w.skip(16)?;
         c::ArrayView::<PartitionData<'a>>::walk(w, version, true, false)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> ReadStateData<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -370,6 +436,30 @@ impl<'a> ReadStateData<'a> {
             partitions: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0 = w.uuid()?;
+        let f1: c::Array<'a, PartitionData<'a>> = c::Array::read_fast(w, version, true)?;
+        let this = Self {
+            topic_id: f0,
+            partitions: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -521,7 +611,7 @@ impl<'a> c::ReadFast<'a> for PartitionData<'a> {
 
 impl<'a> PartitionData<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -532,26 +622,53 @@ impl<'a> PartitionData<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> PartitionData<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
-        let _ = version;
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
         w.skip(8)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> PartitionData<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -567,6 +684,31 @@ impl<'a> PartitionData<'a> {
             leader_epoch: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
+        let this = Self {
+            partition: f0,
+            leader_epoch: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

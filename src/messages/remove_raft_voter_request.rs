@@ -16,7 +16,7 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(81), c::VersionRange::
 #[non_exhaustive]
 pub struct RemoveRaftVoterRequest<'a> {
     /// `ClusterId`: `string`, versions 0+, nullable in 0+.
-    pub cluster_id: Option<&'a str>,
+    pub cluster_id: Option<c::Str<'a>>,
     /// `VoterId`: `int32`, versions 0+.
     pub voter_id: i32,
     /// `VoterDirectoryId`: `uuid`, versions 0+.
@@ -28,7 +28,7 @@ pub struct RemoveRaftVoterRequest<'a> {
 impl Default for RemoveRaftVoterRequest<'_> {
     fn default() -> Self {
         Self {
-            cluster_id: Some(""),
+            cluster_id: Some(c::Str::EMPTY),
             voter_id: 0,
             voter_directory_id: c::Uuid::ZERO,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -40,7 +40,7 @@ impl<'a> RemoveRaftVoterRequest<'a> {
     /// Sets [`Self::cluster_id`].
     #[must_use]
     pub fn with_cluster_id(mut self, value: Option<&'a str>) -> Self {
-        self.cluster_id = value;
+        self.cluster_id = value.map(c::Str::new);
         self
     }
 
@@ -134,7 +134,7 @@ impl<'a> c::ReadFast<'a> for RemoveRaftVoterRequest<'a> {
 
 impl<'a> RemoveRaftVoterRequest<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -143,34 +143,62 @@ impl<'a> RemoveRaftVoterRequest<'a> {
             c::TaggedSection::read_unknown(r, "RemoveRaftVoterRequest.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> RemoveRaftVoterRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
-        let _ = version;
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
         w.skip_string(true, true)?;
         w.skip(20)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> RemoveRaftVoterRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         if !BUILT.range().contains(version) {
             return None;
         }
-        let f0: Option<&'a str> = w.nullable_string(true)?;
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0: Option<c::Str<'a>> = w.nullable_string(true)?;
         let [
             b0,
             b1,
@@ -192,21 +220,33 @@ impl<'a> RemoveRaftVoterRequest<'a> {
             b17,
             b18,
             b19,
-            count,
-        ] = *w.array::<21>()?;
-        if count != 0 {
-            return None;
-        }
+        ] = *w.array::<20>()?;
         let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f2 = c::Uuid([
             b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15, b16, b17, b18, b19,
         ]);
-        Some(Self {
+        let this = Self {
             cluster_id: f0,
             voter_id: f1,
             voter_directory_id: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 

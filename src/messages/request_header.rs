@@ -21,7 +21,7 @@ pub struct RequestHeader<'a> {
     /// `CorrelationId`: `int32`, versions 0+.
     pub correlation_id: i32,
     /// `ClientId`: `string`, versions 1+, nullable in 1+, flexible encoding in none. Ignorable.
-    pub client_id: Option<&'a str>,
+    pub client_id: Option<c::Str<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
 }
@@ -32,7 +32,7 @@ impl Default for RequestHeader<'_> {
             request_api_key: 0,
             request_api_version: 0,
             correlation_id: 0,
-            client_id: Some(""),
+            client_id: Some(c::Str::EMPTY),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
     }
@@ -63,7 +63,7 @@ impl<'a> RequestHeader<'a> {
     /// Sets [`Self::client_id`].
     #[must_use]
     pub fn with_client_id(mut self, value: Option<&'a str>) -> Self {
-        self.client_id = value;
+        self.client_id = value.map(c::Str::new);
         self
     }
 
@@ -120,7 +120,7 @@ impl<'a> c::Decode<'a> for RequestHeader<'a> {
             client_id: if version >= 1 {
                 r.nullable_string(false, "RequestHeader.ClientId")?
             } else {
-                Some("")
+                Some(c::Str::EMPTY)
             },
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -147,7 +147,7 @@ impl<'a> c::ReadFast<'a> for RequestHeader<'a> {
 
 impl<'a> RequestHeader<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -156,12 +156,28 @@ impl<'a> RequestHeader<'a> {
             c::TaggedSection::read_unknown(r, "RequestHeader.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> RequestHeader<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -174,7 +190,17 @@ impl<'a> RequestHeader<'a> {
         }
 
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -182,8 +208,7 @@ impl<'a> RequestHeader<'a> {
 
 impl<'a> RequestHeader<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -197,21 +222,34 @@ impl<'a> RequestHeader<'a> {
         let f0 = i16::from_be_bytes([b0, b1]);
         let f1 = i16::from_be_bytes([b2, b3]);
         let f2 = i32::from_be_bytes([b4, b5, b6, b7]);
-        let f3: Option<&'a str> = if version >= 1 {
+        let f3: Option<c::Str<'a>> = if version >= 1 {
             w.nullable_string(false)?
         } else {
-            Some("")
+            Some(c::Str::EMPTY)
         };
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             request_api_key: f0,
             request_api_version: f1,
             correlation_id: f2,
             client_id: f3,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 

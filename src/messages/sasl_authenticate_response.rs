@@ -18,7 +18,7 @@ pub struct SaslAuthenticateResponse<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
     pub error_code: i16,
     /// `ErrorMessage`: `string`, versions 0+, nullable in 0+.
-    pub error_message: Option<&'a str>,
+    pub error_message: Option<c::Str<'a>>,
     /// `AuthBytes`: `bytes`, versions 0+.
     pub auth_bytes: &'a [u8],
     /// `SessionLifetimeMs`: `int64`, versions 1+. Default: `0`. Ignorable.
@@ -31,7 +31,7 @@ impl Default for SaslAuthenticateResponse<'_> {
     fn default() -> Self {
         Self {
             error_code: 0,
-            error_message: Some(""),
+            error_message: Some(c::Str::EMPTY),
             auth_bytes: &[],
             session_lifetime_ms: 0,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -50,7 +50,7 @@ impl<'a> SaslAuthenticateResponse<'a> {
     /// Sets [`Self::error_message`].
     #[must_use]
     pub fn with_error_message(mut self, value: Option<&'a str>) -> Self {
-        self.error_message = value;
+        self.error_message = value.map(c::Str::new);
         self
     }
 
@@ -153,7 +153,7 @@ impl<'a> c::ReadFast<'a> for SaslAuthenticateResponse<'a> {
 
 impl<'a> SaslAuthenticateResponse<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -162,12 +162,28 @@ impl<'a> SaslAuthenticateResponse<'a> {
             c::TaggedSection::read_unknown(r, "SaslAuthenticateResponse.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> SaslAuthenticateResponse<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -182,7 +198,17 @@ impl<'a> SaslAuthenticateResponse<'a> {
         }
 
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -190,8 +216,7 @@ impl<'a> SaslAuthenticateResponse<'a> {
 
 impl<'a> SaslAuthenticateResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -202,19 +227,32 @@ impl<'a> SaslAuthenticateResponse<'a> {
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0 = w.i16()?;
-        let f1: Option<&'a str> = w.nullable_string(flexible)?;
+        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
         let f2: &'a [u8] = w.bytes(flexible)?;
         let f3: i64 = if version >= 1 { w.i64()? } else { 0 };
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             error_code: f0,
             error_message: f1,
             auth_bytes: f2,
             session_lifetime_ms: f3,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 

@@ -16,7 +16,7 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(17), c::VersionRange::
 #[non_exhaustive]
 pub struct SaslHandshakeRequest<'a> {
     /// `Mechanism`: `string`, versions 0+.
-    pub mechanism: &'a str,
+    pub mechanism: c::Str<'a>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
 }
@@ -24,7 +24,7 @@ pub struct SaslHandshakeRequest<'a> {
 impl Default for SaslHandshakeRequest<'_> {
     fn default() -> Self {
         Self {
-            mechanism: "",
+            mechanism: c::Str::EMPTY,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
     }
@@ -34,7 +34,7 @@ impl<'a> SaslHandshakeRequest<'a> {
     /// Sets [`Self::mechanism`].
     #[must_use]
     pub fn with_mechanism(mut self, value: &'a str) -> Self {
-        self.mechanism = value;
+        self.mechanism = c::Str::new(value);
         self
     }
 
@@ -101,8 +101,7 @@ impl<'a> c::ReadFast<'a> for SaslHandshakeRequest<'a> {
 
 impl<'a> SaslHandshakeRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -114,19 +113,30 @@ impl<'a> SaslHandshakeRequest<'a> {
 
 impl<'a> SaslHandshakeRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         if !BUILT.range().contains(version) {
             return None;
         }
-        let f0: &'a str = w.string(false)?;
+        let f0: c::Str<'a> = w.string(false)?;
         Some(Self {
             mechanism: f0,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 

@@ -18,7 +18,7 @@ pub struct SaslHandshakeResponse<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
     pub error_code: i16,
     /// `Mechanisms`: `[]string`, versions 0+.
-    pub mechanisms: c::Array<'a, &'a str>,
+    pub mechanisms: c::Array<'a, c::Str<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
 }
@@ -43,7 +43,7 @@ impl<'a> SaslHandshakeResponse<'a> {
 
     /// Sets [`Self::mechanisms`].
     #[must_use]
-    pub fn with_mechanisms(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+    pub fn with_mechanisms(mut self, value: impl Into<c::Array<'a, c::Str<'a>>>) -> Self {
         self.mechanisms = value.into();
         self
     }
@@ -117,23 +117,21 @@ impl<'a> c::ReadFast<'a> for SaslHandshakeResponse<'a> {
 
 impl<'a> SaslHandshakeResponse<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(2)?;
-        c::ArrayView::<&'a str>::walk(w, version, false, false)?;
+        c::ArrayView::<c::Str<'a>>::walk(w, version, false, false)?;
         Some(())
     }
 }
 
 impl<'a> SaslHandshakeResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -143,12 +141,24 @@ impl<'a> SaslHandshakeResponse<'a> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.i16()?;
-        let f1: c::Array<'a, &'a str> = c::Array::read_fast(w, version, false)?;
+        let f1: c::Array<'a, c::Str<'a>> = c::Array::read_fast(w, version, false)?;
         Some(Self {
             error_code: f0,
             mechanisms: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 

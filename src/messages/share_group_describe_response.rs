@@ -120,7 +120,7 @@ impl<'a> c::ReadFast<'a> for ShareGroupDescribeResponse<'a> {
 
 impl<'a> ShareGroupDescribeResponse<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -129,12 +129,28 @@ impl<'a> ShareGroupDescribeResponse<'a> {
             c::TaggedSection::read_unknown(r, "ShareGroupDescribeResponse.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> ShareGroupDescribeResponse<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -142,15 +158,24 @@ impl<'a> ShareGroupDescribeResponse<'a> {
         let version = BUILT.pin(version);
         w.skip(4)?;
         c::ArrayView::<DescribedGroup<'a>>::walk(w, version, true, false)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> ShareGroupDescribeResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -161,12 +186,27 @@ impl<'a> ShareGroupDescribeResponse<'a> {
         let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: c::Array<'a, DescribedGroup<'a>> = c::Array::read_fast(w, version, true)?;
-        w.empty_tagged_section()?;
-        Some(Self {
+        let this = Self {
             throttle_time_ms: f0,
             groups: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -224,17 +264,17 @@ pub struct DescribedGroup<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
     pub error_code: i16,
     /// `ErrorMessage`: `string`, versions 0+, nullable in 0+. Default: `null`.
-    pub error_message: Option<&'a str>,
+    pub error_message: Option<c::Str<'a>>,
     /// `GroupId`: `string`, versions 0+.
-    pub group_id: &'a str,
+    pub group_id: c::Str<'a>,
     /// `GroupState`: `string`, versions 0+.
-    pub group_state: &'a str,
+    pub group_state: c::Str<'a>,
     /// `GroupEpoch`: `int32`, versions 0+.
     pub group_epoch: i32,
     /// `AssignmentEpoch`: `int32`, versions 0+.
     pub assignment_epoch: i32,
     /// `AssignorName`: `string`, versions 0+.
-    pub assignor_name: &'a str,
+    pub assignor_name: c::Str<'a>,
     /// `Members`: `[]Member`, versions 0+.
     pub members: c::Array<'a, Member<'a>>,
     /// `AuthorizedOperations`: `int32`, versions 0+. Default: `-2147483648`.
@@ -248,11 +288,11 @@ impl Default for DescribedGroup<'_> {
         Self {
             error_code: 0,
             error_message: None,
-            group_id: "",
-            group_state: "",
+            group_id: c::Str::EMPTY,
+            group_state: c::Str::EMPTY,
             group_epoch: 0,
             assignment_epoch: 0,
-            assignor_name: "",
+            assignor_name: c::Str::EMPTY,
             members: c::Array::Slice(&[]),
             authorized_operations: -2147483648,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -271,21 +311,21 @@ impl<'a> DescribedGroup<'a> {
     /// Sets [`Self::error_message`].
     #[must_use]
     pub fn with_error_message(mut self, value: Option<&'a str>) -> Self {
-        self.error_message = value;
+        self.error_message = value.map(c::Str::new);
         self
     }
 
     /// Sets [`Self::group_id`].
     #[must_use]
     pub fn with_group_id(mut self, value: &'a str) -> Self {
-        self.group_id = value;
+        self.group_id = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::group_state`].
     #[must_use]
     pub fn with_group_state(mut self, value: &'a str) -> Self {
-        self.group_state = value;
+        self.group_state = c::Str::new(value);
         self
     }
 
@@ -306,7 +346,7 @@ impl<'a> DescribedGroup<'a> {
     /// Sets [`Self::assignor_name`].
     #[must_use]
     pub fn with_assignor_name(mut self, value: &'a str) -> Self {
-        self.assignor_name = value;
+        self.assignor_name = c::Str::new(value);
         self
     }
 
@@ -422,7 +462,7 @@ impl<'a> c::ReadFast<'a> for DescribedGroup<'a> {
 
 impl<'a> DescribedGroup<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -431,12 +471,28 @@ impl<'a> DescribedGroup<'a> {
             c::TaggedSection::read_unknown(r, "ShareGroupDescribeResponse.Groups.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> DescribedGroup<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -450,28 +506,38 @@ impl<'a> DescribedGroup<'a> {
         w.skip_string(true, false)?;
         c::ArrayView::<Member<'a>>::walk(w, version, true, false)?;
         w.skip(4)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> DescribedGroup<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.i16()?;
-        let f1: Option<&'a str> = w.nullable_string(true)?;
-        let f2: &'a str = w.string(true)?;
-        let f3: &'a str = w.string(true)?;
+        let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
+        let f2: c::Str<'a> = w.string(true)?;
+        let f3: c::Str<'a> = w.string(true)?;
         let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
         let f4 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f5 = i32::from_be_bytes([b4, b5, b6, b7]);
-        let f6: &'a str = w.string(true)?;
+        let f6: c::Str<'a> = w.string(true)?;
         let f7: c::Array<'a, Member<'a>> = c::Array::read_fast(w, version, true)?;
         let [b0, b1, b2, b3, count] = *w.array::<5>()?;
         if count != 0 {
@@ -490,6 +556,45 @@ impl<'a> DescribedGroup<'a> {
             authorized_operations: f8,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0 = w.i16()?;
+        let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
+        let f2: c::Str<'a> = w.string(true)?;
+        let f3: c::Str<'a> = w.string(true)?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
+        let f4 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f5 = i32::from_be_bytes([b4, b5, b6, b7]);
+        let f6: c::Str<'a> = w.string(true)?;
+        let f7: c::Array<'a, Member<'a>> = c::Array::read_fast(w, version, true)?;
+        let f8 = w.i32()?;
+        let this = Self {
+            error_code: f0,
+            error_message: f1,
+            group_id: f2,
+            group_state: f3,
+            group_epoch: f4,
+            assignment_epoch: f5,
+            assignor_name: f6,
+            members: f7,
+            authorized_operations: f8,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -592,17 +697,17 @@ c::struct_element!(DescribedGroup);
 #[non_exhaustive]
 pub struct Member<'a> {
     /// `MemberId`: `string`, versions 0+.
-    pub member_id: &'a str,
+    pub member_id: c::Str<'a>,
     /// `RackId`: `string`, versions 0+, nullable in 0+. Default: `null`.
-    pub rack_id: Option<&'a str>,
+    pub rack_id: Option<c::Str<'a>>,
     /// `MemberEpoch`: `int32`, versions 0+.
     pub member_epoch: i32,
     /// `ClientId`: `string`, versions 0+.
-    pub client_id: &'a str,
+    pub client_id: c::Str<'a>,
     /// `ClientHost`: `string`, versions 0+.
-    pub client_host: &'a str,
+    pub client_host: c::Str<'a>,
     /// `SubscribedTopicNames`: `[]string`, versions 0+.
-    pub subscribed_topic_names: c::Array<'a, &'a str>,
+    pub subscribed_topic_names: c::Array<'a, c::Str<'a>>,
     /// `Assignment`: `Assignment`, versions 0+.
     pub assignment: Assignment<'a>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -612,11 +717,11 @@ pub struct Member<'a> {
 impl Default for Member<'_> {
     fn default() -> Self {
         Self {
-            member_id: "",
+            member_id: c::Str::EMPTY,
             rack_id: None,
             member_epoch: 0,
-            client_id: "",
-            client_host: "",
+            client_id: c::Str::EMPTY,
+            client_host: c::Str::EMPTY,
             subscribed_topic_names: c::Array::Slice(&[]),
             assignment: Assignment::default(),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -628,14 +733,14 @@ impl<'a> Member<'a> {
     /// Sets [`Self::member_id`].
     #[must_use]
     pub fn with_member_id(mut self, value: &'a str) -> Self {
-        self.member_id = value;
+        self.member_id = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::rack_id`].
     #[must_use]
     pub fn with_rack_id(mut self, value: Option<&'a str>) -> Self {
-        self.rack_id = value;
+        self.rack_id = value.map(c::Str::new);
         self
     }
 
@@ -649,20 +754,23 @@ impl<'a> Member<'a> {
     /// Sets [`Self::client_id`].
     #[must_use]
     pub fn with_client_id(mut self, value: &'a str) -> Self {
-        self.client_id = value;
+        self.client_id = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::client_host`].
     #[must_use]
     pub fn with_client_host(mut self, value: &'a str) -> Self {
-        self.client_host = value;
+        self.client_host = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::subscribed_topic_names`].
     #[must_use]
-    pub fn with_subscribed_topic_names(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+    pub fn with_subscribed_topic_names(
+        mut self,
+        value: impl Into<c::Array<'a, c::Str<'a>>>,
+    ) -> Self {
         self.subscribed_topic_names = value.into();
         self
     }
@@ -762,7 +870,7 @@ impl<'a> c::ReadFast<'a> for Member<'a> {
 
 impl<'a> Member<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -773,12 +881,28 @@ impl<'a> Member<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> Member<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -789,28 +913,38 @@ impl<'a> Member<'a> {
         w.skip(4)?;
         w.skip_string(true, false)?;
         w.skip_string(true, false)?;
-        c::ArrayView::<&'a str>::walk(w, version, true, false)?;
+        c::ArrayView::<c::Str<'a>>::walk(w, version, true, false)?;
         Assignment::walk_wire(w, version)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> Member<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0: &'a str = w.string(true)?;
-        let f1: Option<&'a str> = w.nullable_string(true)?;
+        let f0: c::Str<'a> = w.string(true)?;
+        let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
         let f2 = w.i32()?;
-        let f3: &'a str = w.string(true)?;
-        let f4: &'a str = w.string(true)?;
-        let f5: c::Array<'a, &'a str> = c::Array::read_fast(w, version, true)?;
+        let f3: c::Str<'a> = w.string(true)?;
+        let f4: c::Str<'a> = w.string(true)?;
+        let f5: c::Array<'a, c::Str<'a>> = c::Array::read_fast(w, version, true)?;
         let f6: Assignment<'a> = Assignment::read_fast_wire(w, version)?;
         w.empty_tagged_section()?;
         Some(Self {
@@ -823,6 +957,40 @@ impl<'a> Member<'a> {
             assignment: f6,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0: c::Str<'a> = w.string(true)?;
+        let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
+        let f2 = w.i32()?;
+        let f3: c::Str<'a> = w.string(true)?;
+        let f4: c::Str<'a> = w.string(true)?;
+        let f5: c::Array<'a, c::Str<'a>> = c::Array::read_fast(w, version, true)?;
+        let f6: Assignment<'a> = Assignment::read_fast_wire(w, version)?;
+        let this = Self {
+            member_id: f0,
+            rack_id: f1,
+            member_epoch: f2,
+            client_id: f3,
+            client_host: f4,
+            subscribed_topic_names: f5,
+            assignment: f6,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -912,7 +1080,7 @@ pub struct TopicPartitions<'a> {
     /// `TopicId`: `uuid`, versions 0+.
     pub topic_id: c::Uuid,
     /// `TopicName`: `string`, versions 0+.
-    pub topic_name: &'a str,
+    pub topic_name: c::Str<'a>,
     /// `Partitions`: `[]int32`, versions 0+.
     pub partitions: c::Array<'a, i32>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -923,7 +1091,7 @@ impl Default for TopicPartitions<'_> {
     fn default() -> Self {
         Self {
             topic_id: c::Uuid::ZERO,
-            topic_name: "",
+            topic_name: c::Str::EMPTY,
             partitions: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
@@ -941,7 +1109,7 @@ impl<'a> TopicPartitions<'a> {
     /// Sets [`Self::topic_name`].
     #[must_use]
     pub fn with_topic_name(mut self, value: &'a str) -> Self {
-        self.topic_name = value;
+        self.topic_name = c::Str::new(value);
         self
     }
 
@@ -1024,7 +1192,7 @@ impl<'a> c::ReadFast<'a> for TopicPartitions<'a> {
 
 impl<'a> TopicPartitions<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -1035,12 +1203,28 @@ impl<'a> TopicPartitions<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> TopicPartitions<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -1049,22 +1233,32 @@ impl<'a> TopicPartitions<'a> {
         w.skip(16)?;
         w.skip_string(true, false)?;
         c::ArrayView::<i32>::walk(w, version, true, false)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> TopicPartitions<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.uuid()?;
-        let f1: &'a str = w.string(true)?;
+        let f1: c::Str<'a> = w.string(true)?;
         let f2: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
         w.empty_tagged_section()?;
         Some(Self {
@@ -1073,6 +1267,32 @@ impl<'a> TopicPartitions<'a> {
             partitions: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0 = w.uuid()?;
+        let f1: c::Str<'a> = w.string(true)?;
+        let f2: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
+        let this = Self {
+            topic_id: f0,
+            topic_name: f1,
+            partitions: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -1225,7 +1445,7 @@ impl<'a> c::ReadFast<'a> for Assignment<'a> {
 
 impl<'a> Assignment<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -1236,38 +1456,78 @@ impl<'a> Assignment<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> Assignment<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         c::ArrayView::<TopicPartitions<'a>>::walk(w, version, true, false)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> Assignment<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: c::Array<'a, TopicPartitions<'a>> = c::Array::read_fast(w, version, true)?;
-        w.empty_tagged_section()?;
-        Some(Self {
+        let this = Self {
             topic_partitions: f0,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 

@@ -16,15 +16,15 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(76), c::VersionRange::
 #[non_exhaustive]
 pub struct ShareGroupHeartbeatRequest<'a> {
     /// `GroupId`: `string`, versions 0+.
-    pub group_id: &'a str,
+    pub group_id: c::Str<'a>,
     /// `MemberId`: `string`, versions 0+.
-    pub member_id: &'a str,
+    pub member_id: c::Str<'a>,
     /// `MemberEpoch`: `int32`, versions 0+.
     pub member_epoch: i32,
     /// `RackId`: `string`, versions 0+, nullable in 0+. Default: `null`.
-    pub rack_id: Option<&'a str>,
+    pub rack_id: Option<c::Str<'a>>,
     /// `SubscribedTopicNames`: `[]string`, versions 0+, nullable in 0+. Default: `null`.
-    pub subscribed_topic_names: Option<c::Array<'a, &'a str>>,
+    pub subscribed_topic_names: Option<c::Array<'a, c::Str<'a>>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
 }
@@ -32,8 +32,8 @@ pub struct ShareGroupHeartbeatRequest<'a> {
 impl Default for ShareGroupHeartbeatRequest<'_> {
     fn default() -> Self {
         Self {
-            group_id: "",
-            member_id: "",
+            group_id: c::Str::EMPTY,
+            member_id: c::Str::EMPTY,
             member_epoch: 0,
             rack_id: None,
             subscribed_topic_names: None,
@@ -46,14 +46,14 @@ impl<'a> ShareGroupHeartbeatRequest<'a> {
     /// Sets [`Self::group_id`].
     #[must_use]
     pub fn with_group_id(mut self, value: &'a str) -> Self {
-        self.group_id = value;
+        self.group_id = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::member_id`].
     #[must_use]
     pub fn with_member_id(mut self, value: &'a str) -> Self {
-        self.member_id = value;
+        self.member_id = c::Str::new(value);
         self
     }
 
@@ -67,13 +67,13 @@ impl<'a> ShareGroupHeartbeatRequest<'a> {
     /// Sets [`Self::rack_id`].
     #[must_use]
     pub fn with_rack_id(mut self, value: Option<&'a str>) -> Self {
-        self.rack_id = value;
+        self.rack_id = value.map(c::Str::new);
         self
     }
 
     /// Sets [`Self::subscribed_topic_names`].
     #[must_use]
-    pub fn with_subscribed_topic_names(mut self, value: Option<c::Array<'a, &'a str>>) -> Self {
+    pub fn with_subscribed_topic_names(mut self, value: Option<c::Array<'a, c::Str<'a>>>) -> Self {
         self.subscribed_topic_names = value;
         self
     }
@@ -167,7 +167,7 @@ impl<'a> c::ReadFast<'a> for ShareGroupHeartbeatRequest<'a> {
 
 impl<'a> ShareGroupHeartbeatRequest<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -176,12 +176,28 @@ impl<'a> ShareGroupHeartbeatRequest<'a> {
             c::TaggedSection::read_unknown(r, "ShareGroupHeartbeatRequest.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> ShareGroupHeartbeatRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -191,16 +207,25 @@ impl<'a> ShareGroupHeartbeatRequest<'a> {
         w.skip_string(true, false)?;
         w.skip(4)?;
         w.skip_string(true, true)?;
-        c::ArrayView::<&'a str>::walk(w, version, true, true)?;
-        w.tagged_section()?;
+        c::ArrayView::<c::Str<'a>>::walk(w, version, true, true)?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> ShareGroupHeartbeatRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -209,20 +234,35 @@ impl<'a> ShareGroupHeartbeatRequest<'a> {
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0: &'a str = w.string(true)?;
-        let f1: &'a str = w.string(true)?;
+        let f0: c::Str<'a> = w.string(true)?;
+        let f1: c::Str<'a> = w.string(true)?;
         let f2 = w.i32()?;
-        let f3: Option<&'a str> = w.nullable_string(true)?;
-        let f4: Option<c::Array<'a, &'a str>> = c::Array::read_fast_nullable(w, version, true)?;
-        w.empty_tagged_section()?;
-        Some(Self {
+        let f3: Option<c::Str<'a>> = w.nullable_string(true)?;
+        let f4: Option<c::Array<'a, c::Str<'a>>> = c::Array::read_fast_nullable(w, version, true)?;
+        let this = Self {
             group_id: f0,
             member_id: f1,
             member_epoch: f2,
             rack_id: f3,
             subscribed_topic_names: f4,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 

@@ -120,7 +120,7 @@ impl<'a> c::ReadFast<'a> for StreamsGroupDescribeResponse<'a> {
 
 impl<'a> StreamsGroupDescribeResponse<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -129,12 +129,28 @@ impl<'a> StreamsGroupDescribeResponse<'a> {
             c::TaggedSection::read_unknown(r, "StreamsGroupDescribeResponse.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> StreamsGroupDescribeResponse<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -142,15 +158,24 @@ impl<'a> StreamsGroupDescribeResponse<'a> {
         let version = BUILT.pin(version);
         w.skip(4)?;
         c::ArrayView::<DescribedGroup<'a>>::walk(w, version, true, false)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> StreamsGroupDescribeResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -161,12 +186,27 @@ impl<'a> StreamsGroupDescribeResponse<'a> {
         let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: c::Array<'a, DescribedGroup<'a>> = c::Array::read_fast(w, version, true)?;
-        w.empty_tagged_section()?;
-        Some(Self {
+        let this = Self {
             throttle_time_ms: f0,
             groups: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -236,11 +276,11 @@ pub struct DescribedGroup<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
     pub error_code: i16,
     /// `ErrorMessage`: `string`, versions 0+, nullable in 0+. Default: `null`.
-    pub error_message: Option<&'a str>,
+    pub error_message: Option<c::Str<'a>>,
     /// `GroupId`: `string`, versions 0+.
-    pub group_id: &'a str,
+    pub group_id: c::Str<'a>,
     /// `GroupState`: `string`, versions 0+.
-    pub group_state: &'a str,
+    pub group_state: c::Str<'a>,
     /// `GroupEpoch`: `int32`, versions 0+.
     pub group_epoch: i32,
     /// `AssignmentEpoch`: `int32`, versions 0+.
@@ -256,7 +296,7 @@ pub struct DescribedGroup<'a> {
     /// `TopologyDescriptionStatus`: `int8`, versions 1+. Default: `0`.
     pub topology_description_status: i8,
     /// `AssignorName`: `string`, versions 1+, nullable in 1+. Default: `null`. Ignorable.
-    pub assignor_name: Option<&'a str>,
+    pub assignor_name: Option<c::Str<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
 }
@@ -266,8 +306,8 @@ impl Default for DescribedGroup<'_> {
         Self {
             error_code: 0,
             error_message: None,
-            group_id: "",
-            group_state: "",
+            group_id: c::Str::EMPTY,
+            group_state: c::Str::EMPTY,
             group_epoch: 0,
             assignment_epoch: 0,
             topology: None,
@@ -292,21 +332,21 @@ impl<'a> DescribedGroup<'a> {
     /// Sets [`Self::error_message`].
     #[must_use]
     pub fn with_error_message(mut self, value: Option<&'a str>) -> Self {
-        self.error_message = value;
+        self.error_message = value.map(c::Str::new);
         self
     }
 
     /// Sets [`Self::group_id`].
     #[must_use]
     pub fn with_group_id(mut self, value: &'a str) -> Self {
-        self.group_id = value;
+        self.group_id = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::group_state`].
     #[must_use]
     pub fn with_group_state(mut self, value: &'a str) -> Self {
-        self.group_state = value;
+        self.group_state = c::Str::new(value);
         self
     }
 
@@ -362,7 +402,7 @@ impl<'a> DescribedGroup<'a> {
     /// Sets [`Self::assignor_name`].
     #[must_use]
     pub fn with_assignor_name(mut self, value: Option<&'a str>) -> Self {
-        self.assignor_name = value;
+        self.assignor_name = value.map(c::Str::new);
         self
     }
 
@@ -500,7 +540,7 @@ impl<'a> c::ReadFast<'a> for DescribedGroup<'a> {
 
 impl<'a> DescribedGroup<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -509,12 +549,28 @@ impl<'a> DescribedGroup<'a> {
             c::TaggedSection::read_unknown(r, "StreamsGroupDescribeResponse.Groups.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> DescribedGroup<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -541,24 +597,34 @@ impl<'a> DescribedGroup<'a> {
             w.skip_string(true, true)?;
         }
 
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> DescribedGroup<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.i16()?;
-        let f1: Option<&'a str> = w.nullable_string(true)?;
-        let f2: &'a str = w.string(true)?;
-        let f3: &'a str = w.string(true)?;
+        let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
+        let f2: c::Str<'a> = w.string(true)?;
+        let f3: c::Str<'a> = w.string(true)?;
         let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
         let f4 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f5 = i32::from_be_bytes([b4, b5, b6, b7]);
@@ -579,7 +645,7 @@ impl<'a> DescribedGroup<'a> {
             None
         };
         let f10: i8 = if version >= 1 { w.i8()? } else { 0 };
-        let f11: Option<&'a str> = if version >= 1 {
+        let f11: Option<c::Str<'a>> = if version >= 1 {
             w.nullable_string(true)?
         } else {
             None
@@ -600,6 +666,67 @@ impl<'a> DescribedGroup<'a> {
             assignor_name: f11,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0 = w.i16()?;
+        let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
+        let f2: c::Str<'a> = w.string(true)?;
+        let f3: c::Str<'a> = w.string(true)?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
+        let f4 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f5 = i32::from_be_bytes([b4, b5, b6, b7]);
+        let f6: Option<Topology<'a>> = if w.struct_marker()? {
+            Some(Topology::read_fast_wire(w, version)?)
+        } else {
+            None
+        };
+        let f7: c::Array<'a, Member<'a>> = c::Array::read_fast(w, version, true)?;
+        let f8 = w.i32()?;
+        let f9: Option<TopologyDescription<'a>> = if version >= 1 {
+            if w.struct_marker()? {
+                Some(TopologyDescription::read_fast_wire(w, version)?)
+            } else {
+                None
+            }
+        } else {
+            None
+        };
+        let f10: i8 = if version >= 1 { w.i8()? } else { 0 };
+        let f11: Option<c::Str<'a>> = if version >= 1 {
+            w.nullable_string(true)?
+        } else {
+            None
+        };
+        let this = Self {
+            error_code: f0,
+            error_message: f1,
+            group_id: f2,
+            group_state: f3,
+            group_epoch: f4,
+            assignment_epoch: f5,
+            topology: f6,
+            members: f7,
+            authorized_operations: f8,
+            topology_description: f9,
+            topology_description_status: f10,
+            assignor_name: f11,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -872,7 +999,7 @@ impl<'a> c::ReadFast<'a> for Topology<'a> {
 
 impl<'a> Topology<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -883,12 +1010,28 @@ impl<'a> Topology<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> Topology<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -896,15 +1039,24 @@ impl<'a> Topology<'a> {
         let version = BUILT.pin(version);
         w.skip(4)?;
         c::ArrayView::<Subtopology<'a>>::walk(w, version, true, true)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> Topology<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -913,12 +1065,27 @@ impl<'a> Topology<'a> {
         let f0 = w.i32()?;
         let f1: Option<c::Array<'a, Subtopology<'a>>> =
             c::Array::read_fast_nullable(w, version, true)?;
-        w.empty_tagged_section()?;
-        Some(Self {
+        let this = Self {
             epoch: f0,
             subtopologies: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -976,11 +1143,11 @@ c::struct_element!(Topology);
 #[non_exhaustive]
 pub struct Subtopology<'a> {
     /// `SubtopologyId`: `string`, versions 0+.
-    pub subtopology_id: &'a str,
+    pub subtopology_id: c::Str<'a>,
     /// `SourceTopics`: `[]string`, versions 0+.
-    pub source_topics: c::Array<'a, &'a str>,
+    pub source_topics: c::Array<'a, c::Str<'a>>,
     /// `RepartitionSinkTopics`: `[]string`, versions 0+.
-    pub repartition_sink_topics: c::Array<'a, &'a str>,
+    pub repartition_sink_topics: c::Array<'a, c::Str<'a>>,
     /// `StateChangelogTopics`: `[]TopicInfo`, versions 0+.
     pub state_changelog_topics: c::Array<'a, TopicInfo<'a>>,
     /// `RepartitionSourceTopics`: `[]TopicInfo`, versions 0+.
@@ -992,7 +1159,7 @@ pub struct Subtopology<'a> {
 impl Default for Subtopology<'_> {
     fn default() -> Self {
         Self {
-            subtopology_id: "",
+            subtopology_id: c::Str::EMPTY,
             source_topics: c::Array::Slice(&[]),
             repartition_sink_topics: c::Array::Slice(&[]),
             state_changelog_topics: c::Array::Slice(&[]),
@@ -1006,20 +1173,23 @@ impl<'a> Subtopology<'a> {
     /// Sets [`Self::subtopology_id`].
     #[must_use]
     pub fn with_subtopology_id(mut self, value: &'a str) -> Self {
-        self.subtopology_id = value;
+        self.subtopology_id = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::source_topics`].
     #[must_use]
-    pub fn with_source_topics(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+    pub fn with_source_topics(mut self, value: impl Into<c::Array<'a, c::Str<'a>>>) -> Self {
         self.source_topics = value.into();
         self
     }
 
     /// Sets [`Self::repartition_sink_topics`].
     #[must_use]
-    pub fn with_repartition_sink_topics(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+    pub fn with_repartition_sink_topics(
+        mut self,
+        value: impl Into<c::Array<'a, c::Str<'a>>>,
+    ) -> Self {
         self.repartition_sink_topics = value.into();
         self
     }
@@ -1142,7 +1312,7 @@ impl<'a> c::ReadFast<'a> for Subtopology<'a> {
 
 impl<'a> Subtopology<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -1153,39 +1323,65 @@ impl<'a> Subtopology<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> Subtopology<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
-        c::ArrayView::<&'a str>::walk(w, version, true, false)?;
-        c::ArrayView::<&'a str>::walk(w, version, true, false)?;
+        c::ArrayView::<c::Str<'a>>::walk(w, version, true, false)?;
+        c::ArrayView::<c::Str<'a>>::walk(w, version, true, false)?;
         c::ArrayView::<TopicInfo<'a>>::walk(w, version, true, false)?;
         c::ArrayView::<TopicInfo<'a>>::walk(w, version, true, false)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> Subtopology<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0: &'a str = w.string(true)?;
-        let f1: c::Array<'a, &'a str> = c::Array::read_fast(w, version, true)?;
-        let f2: c::Array<'a, &'a str> = c::Array::read_fast(w, version, true)?;
+        let f0: c::Str<'a> = w.string(true)?;
+        let f1: c::Array<'a, c::Str<'a>> = c::Array::read_fast(w, version, true)?;
+        let f2: c::Array<'a, c::Str<'a>> = c::Array::read_fast(w, version, true)?;
         let f3: c::Array<'a, TopicInfo<'a>> = c::Array::read_fast(w, version, true)?;
         let f4: c::Array<'a, TopicInfo<'a>> = c::Array::read_fast(w, version, true)?;
         w.empty_tagged_section()?;
@@ -1197,6 +1393,36 @@ impl<'a> Subtopology<'a> {
             repartition_source_topics: f4,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0: c::Str<'a> = w.string(true)?;
+        let f1: c::Array<'a, c::Str<'a>> = c::Array::read_fast(w, version, true)?;
+        let f2: c::Array<'a, c::Str<'a>> = c::Array::read_fast(w, version, true)?;
+        let f3: c::Array<'a, TopicInfo<'a>> = c::Array::read_fast(w, version, true)?;
+        let f4: c::Array<'a, TopicInfo<'a>> = c::Array::read_fast(w, version, true)?;
+        let this = Self {
+            subtopology_id: f0,
+            source_topics: f1,
+            repartition_sink_topics: f2,
+            state_changelog_topics: f3,
+            repartition_source_topics: f4,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -1278,21 +1504,21 @@ c::struct_element!(Subtopology);
 #[non_exhaustive]
 pub struct Member<'a> {
     /// `MemberId`: `string`, versions 0+.
-    pub member_id: &'a str,
+    pub member_id: c::Str<'a>,
     /// `MemberEpoch`: `int32`, versions 0+.
     pub member_epoch: i32,
     /// `InstanceId`: `string`, versions 0+, nullable in 0+. Default: `null`.
-    pub instance_id: Option<&'a str>,
+    pub instance_id: Option<c::Str<'a>>,
     /// `RackId`: `string`, versions 0+, nullable in 0+. Default: `null`.
-    pub rack_id: Option<&'a str>,
+    pub rack_id: Option<c::Str<'a>>,
     /// `ClientId`: `string`, versions 0+.
-    pub client_id: &'a str,
+    pub client_id: c::Str<'a>,
     /// `ClientHost`: `string`, versions 0+.
-    pub client_host: &'a str,
+    pub client_host: c::Str<'a>,
     /// `TopologyEpoch`: `int32`, versions 0+.
     pub topology_epoch: i32,
     /// `ProcessId`: `string`, versions 0+.
-    pub process_id: &'a str,
+    pub process_id: c::Str<'a>,
     /// `UserEndpoint`: `Endpoint`, versions 0+, nullable in 0+. Default: `null`.
     pub user_endpoint: Option<Endpoint<'a>>,
     /// `ClientTags`: `[]KeyValue`, versions 0+.
@@ -1314,14 +1540,14 @@ pub struct Member<'a> {
 impl Default for Member<'_> {
     fn default() -> Self {
         Self {
-            member_id: "",
+            member_id: c::Str::EMPTY,
             member_epoch: 0,
             instance_id: None,
             rack_id: None,
-            client_id: "",
-            client_host: "",
+            client_id: c::Str::EMPTY,
+            client_host: c::Str::EMPTY,
             topology_epoch: 0,
-            process_id: "",
+            process_id: c::Str::EMPTY,
             user_endpoint: None,
             client_tags: c::Array::Slice(&[]),
             task_offsets: c::Array::Slice(&[]),
@@ -1338,7 +1564,7 @@ impl<'a> Member<'a> {
     /// Sets [`Self::member_id`].
     #[must_use]
     pub fn with_member_id(mut self, value: &'a str) -> Self {
-        self.member_id = value;
+        self.member_id = c::Str::new(value);
         self
     }
 
@@ -1352,28 +1578,28 @@ impl<'a> Member<'a> {
     /// Sets [`Self::instance_id`].
     #[must_use]
     pub fn with_instance_id(mut self, value: Option<&'a str>) -> Self {
-        self.instance_id = value;
+        self.instance_id = value.map(c::Str::new);
         self
     }
 
     /// Sets [`Self::rack_id`].
     #[must_use]
     pub fn with_rack_id(mut self, value: Option<&'a str>) -> Self {
-        self.rack_id = value;
+        self.rack_id = value.map(c::Str::new);
         self
     }
 
     /// Sets [`Self::client_id`].
     #[must_use]
     pub fn with_client_id(mut self, value: &'a str) -> Self {
-        self.client_id = value;
+        self.client_id = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::client_host`].
     #[must_use]
     pub fn with_client_host(mut self, value: &'a str) -> Self {
-        self.client_host = value;
+        self.client_host = c::Str::new(value);
         self
     }
 
@@ -1387,7 +1613,7 @@ impl<'a> Member<'a> {
     /// Sets [`Self::process_id`].
     #[must_use]
     pub fn with_process_id(mut self, value: &'a str) -> Self {
-        self.process_id = value;
+        self.process_id = c::Str::new(value);
         self
     }
 
@@ -1586,7 +1812,7 @@ impl<'a> c::ReadFast<'a> for Member<'a> {
 
 impl<'a> Member<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -1597,12 +1823,28 @@ impl<'a> Member<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> Member<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -1625,28 +1867,38 @@ impl<'a> Member<'a> {
         Assignment::walk_wire(w, version)?;
         Assignment::walk_wire(w, version)?;
         w.skip(1)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> Member<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0: &'a str = w.string(true)?;
+        let f0: c::Str<'a> = w.string(true)?;
         let f1 = w.i32()?;
-        let f2: Option<&'a str> = w.nullable_string(true)?;
-        let f3: Option<&'a str> = w.nullable_string(true)?;
-        let f4: &'a str = w.string(true)?;
-        let f5: &'a str = w.string(true)?;
+        let f2: Option<c::Str<'a>> = w.nullable_string(true)?;
+        let f3: Option<c::Str<'a>> = w.nullable_string(true)?;
+        let f4: c::Str<'a> = w.string(true)?;
+        let f5: c::Str<'a> = w.string(true)?;
         let f6 = w.i32()?;
-        let f7: &'a str = w.string(true)?;
+        let f7: c::Str<'a> = w.string(true)?;
         let f8: Option<Endpoint<'a>> = if w.struct_marker()? {
             Some(Endpoint::read_fast_wire(w, version)?)
         } else {
@@ -1680,6 +1932,60 @@ impl<'a> Member<'a> {
             is_classic: f14,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0: c::Str<'a> = w.string(true)?;
+        let f1 = w.i32()?;
+        let f2: Option<c::Str<'a>> = w.nullable_string(true)?;
+        let f3: Option<c::Str<'a>> = w.nullable_string(true)?;
+        let f4: c::Str<'a> = w.string(true)?;
+        let f5: c::Str<'a> = w.string(true)?;
+        let f6 = w.i32()?;
+        let f7: c::Str<'a> = w.string(true)?;
+        let f8: Option<Endpoint<'a>> = if w.struct_marker()? {
+            Some(Endpoint::read_fast_wire(w, version)?)
+        } else {
+            None
+        };
+        let f9: c::Array<'a, KeyValue<'a>> = c::Array::read_fast(w, version, true)?;
+        let f10: c::Array<'a, TaskOffset<'a>> = c::Array::read_fast(w, version, true)?;
+        let f11: c::Array<'a, TaskOffset<'a>> = c::Array::read_fast(w, version, true)?;
+        let f12: Assignment<'a> = Assignment::read_fast_wire(w, version)?;
+        let f13: Assignment<'a> = Assignment::read_fast_wire(w, version)?;
+        let f14 = w.bool()?;
+        let this = Self {
+            member_id: f0,
+            member_epoch: f1,
+            instance_id: f2,
+            rack_id: f3,
+            client_id: f4,
+            client_host: f5,
+            topology_epoch: f6,
+            process_id: f7,
+            user_endpoint: f8,
+            client_tags: f9,
+            task_offsets: f10,
+            task_end_offsets: f11,
+            assignment: f12,
+            target_assignment: f13,
+            is_classic: f14,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -1825,7 +2131,7 @@ c::struct_element!(Member);
 #[non_exhaustive]
 pub struct Endpoint<'a> {
     /// `Host`: `string`, versions 0+.
-    pub host: &'a str,
+    pub host: c::Str<'a>,
     /// `Port`: `uint16`, versions 0+.
     pub port: u16,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -1835,7 +2141,7 @@ pub struct Endpoint<'a> {
 impl Default for Endpoint<'_> {
     fn default() -> Self {
         Self {
-            host: "",
+            host: c::Str::EMPTY,
             port: 0,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
@@ -1846,7 +2152,7 @@ impl<'a> Endpoint<'a> {
     /// Sets [`Self::host`].
     #[must_use]
     pub fn with_host(mut self, value: &'a str) -> Self {
-        self.host = value;
+        self.host = c::Str::new(value);
         self
     }
 
@@ -1920,7 +2226,7 @@ impl<'a> c::ReadFast<'a> for Endpoint<'a> {
 
 impl<'a> Endpoint<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -1931,42 +2237,81 @@ impl<'a> Endpoint<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> Endpoint<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
-        let _ = version;
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         w.skip(2)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> Endpoint<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        let _ = version;
-        let f0: &'a str = w.string(true)?;
-        let [b0, b1, count] = *w.array::<3>()?;
-        if count != 0 {
-            return None;
-        }
-        let f1 = u16::from_be_bytes([b0, b1]);
-        Some(Self {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0: c::Str<'a> = w.string(true)?;
+        let f1 = w.u16()?;
+        let this = Self {
             host: f0,
             port: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -2019,7 +2364,7 @@ c::struct_element!(Endpoint);
 #[non_exhaustive]
 pub struct TaskOffset<'a> {
     /// `SubtopologyId`: `string`, versions 0+.
-    pub subtopology_id: &'a str,
+    pub subtopology_id: c::Str<'a>,
     /// `Partition`: `int32`, versions 0+.
     pub partition: i32,
     /// `Offset`: `int64`, versions 0+.
@@ -2031,7 +2376,7 @@ pub struct TaskOffset<'a> {
 impl Default for TaskOffset<'_> {
     fn default() -> Self {
         Self {
-            subtopology_id: "",
+            subtopology_id: c::Str::EMPTY,
             partition: 0,
             offset: 0,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -2043,7 +2388,7 @@ impl<'a> TaskOffset<'a> {
     /// Sets [`Self::subtopology_id`].
     #[must_use]
     pub fn with_subtopology_id(mut self, value: &'a str) -> Self {
-        self.subtopology_id = value;
+        self.subtopology_id = c::Str::new(value);
         self
     }
 
@@ -2131,7 +2476,7 @@ impl<'a> c::ReadFast<'a> for TaskOffset<'a> {
 
 impl<'a> TaskOffset<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -2142,32 +2487,59 @@ impl<'a> TaskOffset<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> TaskOffset<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
-        let _ = version;
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         w.skip(12)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> TaskOffset<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         let _ = version;
-        let f0: &'a str = w.string(true)?;
+        let f0: c::Str<'a> = w.string(true)?;
         let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, count] = *w.array::<13>()?;
         if count != 0 {
             return None;
@@ -2180,6 +2552,33 @@ impl<'a> TaskOffset<'a> {
             offset: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0: c::Str<'a> = w.string(true)?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
+        let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f2 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+        let this = Self {
+            subtopology_id: f0,
+            partition: f1,
+            offset: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -2369,7 +2768,7 @@ impl<'a> c::ReadFast<'a> for Assignment<'a> {
 
 impl<'a> Assignment<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -2380,12 +2779,28 @@ impl<'a> Assignment<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> Assignment<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -2394,15 +2809,24 @@ impl<'a> Assignment<'a> {
         c::ArrayView::<TaskIds<'a>>::walk(w, version, true, false)?;
         c::ArrayView::<TaskIds<'a>>::walk(w, version, true, false)?;
         c::ArrayView::<TaskIds<'a>>::walk(w, version, true, false)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> Assignment<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -2411,13 +2835,28 @@ impl<'a> Assignment<'a> {
         let f0: c::Array<'a, TaskIds<'a>> = c::Array::read_fast(w, version, true)?;
         let f1: c::Array<'a, TaskIds<'a>> = c::Array::read_fast(w, version, true)?;
         let f2: c::Array<'a, TaskIds<'a>> = c::Array::read_fast(w, version, true)?;
-        w.empty_tagged_section()?;
-        Some(Self {
+        let this = Self {
             active_tasks: f0,
             standby_tasks: f1,
             warmup_tasks: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -2485,7 +2924,7 @@ c::struct_element!(Assignment);
 #[non_exhaustive]
 pub struct TaskIds<'a> {
     /// `SubtopologyId`: `string`, versions 0+.
-    pub subtopology_id: &'a str,
+    pub subtopology_id: c::Str<'a>,
     /// `Partitions`: `[]int32`, versions 0+.
     pub partitions: c::Array<'a, i32>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -2495,7 +2934,7 @@ pub struct TaskIds<'a> {
 impl Default for TaskIds<'_> {
     fn default() -> Self {
         Self {
-            subtopology_id: "",
+            subtopology_id: c::Str::EMPTY,
             partitions: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
@@ -2506,7 +2945,7 @@ impl<'a> TaskIds<'a> {
     /// Sets [`Self::subtopology_id`].
     #[must_use]
     pub fn with_subtopology_id(mut self, value: &'a str) -> Self {
-        self.subtopology_id = value;
+        self.subtopology_id = c::Str::new(value);
         self
     }
 
@@ -2585,7 +3024,7 @@ impl<'a> c::ReadFast<'a> for TaskIds<'a> {
 
 impl<'a> TaskIds<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -2596,12 +3035,28 @@ impl<'a> TaskIds<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> TaskIds<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -2609,21 +3064,31 @@ impl<'a> TaskIds<'a> {
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<i32>::walk(w, version, true, false)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> TaskIds<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0: &'a str = w.string(true)?;
+        let f0: c::Str<'a> = w.string(true)?;
         let f1: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
         w.empty_tagged_section()?;
         Some(Self {
@@ -2631,6 +3096,30 @@ impl<'a> TaskIds<'a> {
             partitions: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0: c::Str<'a> = w.string(true)?;
+        let f1: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
+        let this = Self {
+            subtopology_id: f0,
+            partitions: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -2691,9 +3180,9 @@ c::struct_element!(TaskIds);
 #[non_exhaustive]
 pub struct KeyValue<'a> {
     /// `Key`: `string`, versions 0+.
-    pub key: &'a str,
+    pub key: c::Str<'a>,
     /// `Value`: `string`, versions 0+.
-    pub value: &'a str,
+    pub value: c::Str<'a>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
 }
@@ -2701,8 +3190,8 @@ pub struct KeyValue<'a> {
 impl Default for KeyValue<'_> {
     fn default() -> Self {
         Self {
-            key: "",
-            value: "",
+            key: c::Str::EMPTY,
+            value: c::Str::EMPTY,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
     }
@@ -2712,14 +3201,14 @@ impl<'a> KeyValue<'a> {
     /// Sets [`Self::key`].
     #[must_use]
     pub fn with_key(mut self, value: &'a str) -> Self {
-        self.key = value;
+        self.key = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::value`].
     #[must_use]
     pub fn with_value(mut self, value: &'a str) -> Self {
-        self.value = value;
+        self.value = c::Str::new(value);
         self
     }
 
@@ -2786,7 +3275,7 @@ impl<'a> c::ReadFast<'a> for KeyValue<'a> {
 
 impl<'a> KeyValue<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -2797,39 +3286,90 @@ impl<'a> KeyValue<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> KeyValue<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
-        let _ = version;
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         w.skip_string(true, false)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> KeyValue<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         let _ = version;
-        let f0: &'a str = w.string(true)?;
-        let f1: &'a str = w.string(true)?;
+        let f0: c::Str<'a> = w.string(true)?;
+        let f1: c::Str<'a> = w.string(true)?;
         w.empty_tagged_section()?;
         Some(Self {
             key: f0,
             value: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0: c::Str<'a> = w.string(true)?;
+        let f1: c::Str<'a> = w.string(true)?;
+        let this = Self {
+            key: f0,
+            value: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -2886,7 +3426,7 @@ c::struct_element!(KeyValue);
 #[non_exhaustive]
 pub struct TopicInfo<'a> {
     /// `Name`: `string`, versions 0+.
-    pub name: &'a str,
+    pub name: c::Str<'a>,
     /// `Partitions`: `int32`, versions 0+.
     pub partitions: i32,
     /// `ReplicationFactor`: `int16`, versions 0+.
@@ -2900,7 +3440,7 @@ pub struct TopicInfo<'a> {
 impl Default for TopicInfo<'_> {
     fn default() -> Self {
         Self {
-            name: "",
+            name: c::Str::EMPTY,
             partitions: 0,
             replication_factor: 0,
             topic_configs: c::Array::Slice(&[]),
@@ -2913,7 +3453,7 @@ impl<'a> TopicInfo<'a> {
     /// Sets [`Self::name`].
     #[must_use]
     pub fn with_name(mut self, value: &'a str) -> Self {
-        self.name = value;
+        self.name = c::Str::new(value);
         self
     }
 
@@ -3015,7 +3555,7 @@ impl<'a> c::ReadFast<'a> for TopicInfo<'a> {
 
 impl<'a> TopicInfo<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -3026,12 +3566,28 @@ impl<'a> TopicInfo<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> TopicInfo<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -3040,21 +3596,31 @@ impl<'a> TopicInfo<'a> {
         w.skip_string(true, false)?;
         w.skip(6)?;
         c::ArrayView::<KeyValue<'a>>::walk(w, version, true, false)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> TopicInfo<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0: &'a str = w.string(true)?;
+        let f0: c::Str<'a> = w.string(true)?;
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f2 = i16::from_be_bytes([b4, b5]);
@@ -3067,6 +3633,35 @@ impl<'a> TopicInfo<'a> {
             topic_configs: f3,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0: c::Str<'a> = w.string(true)?;
+        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f2 = i16::from_be_bytes([b4, b5]);
+        let f3: c::Array<'a, KeyValue<'a>> = c::Array::read_fast(w, version, true)?;
+        let this = Self {
+            name: f0,
+            partitions: f1,
+            replication_factor: f2,
+            topic_configs: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -3246,7 +3841,7 @@ impl<'a> c::ReadFast<'a> for TopologyDescription<'a> {
 
 impl<'a> TopologyDescription<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -3257,12 +3852,28 @@ impl<'a> TopologyDescription<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> TopologyDescription<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -3270,15 +3881,24 @@ impl<'a> TopologyDescription<'a> {
         let version = BUILT.pin(version);
         c::ArrayView::<TopologyDescriptionSubtopology<'a>>::walk(w, version, true, false)?;
         c::ArrayView::<TopologyDescriptionGlobalStore<'a>>::walk(w, version, true, false)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> TopologyDescription<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -3288,12 +3908,27 @@ impl<'a> TopologyDescription<'a> {
             c::Array::read_fast(w, version, true)?;
         let f1: c::Array<'a, TopologyDescriptionGlobalStore<'a>> =
             c::Array::read_fast(w, version, true)?;
-        w.empty_tagged_section()?;
-        Some(Self {
+        let this = Self {
             subtopologies: f0,
             global_stores: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -3354,7 +3989,7 @@ c::struct_element!(TopologyDescription);
 #[non_exhaustive]
 pub struct TopologyDescriptionSubtopology<'a> {
     /// `SubtopologyId`: `string`, versions 1+.
-    pub subtopology_id: &'a str,
+    pub subtopology_id: c::Str<'a>,
     /// `Nodes`: `[]TopologyDescriptionNode`, versions 1+.
     pub nodes: c::Array<'a, TopologyDescriptionNode<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -3364,7 +3999,7 @@ pub struct TopologyDescriptionSubtopology<'a> {
 impl Default for TopologyDescriptionSubtopology<'_> {
     fn default() -> Self {
         Self {
-            subtopology_id: "",
+            subtopology_id: c::Str::EMPTY,
             nodes: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
@@ -3375,7 +4010,7 @@ impl<'a> TopologyDescriptionSubtopology<'a> {
     /// Sets [`Self::subtopology_id`].
     #[must_use]
     pub fn with_subtopology_id(mut self, value: &'a str) -> Self {
-        self.subtopology_id = value;
+        self.subtopology_id = c::Str::new(value);
         self
     }
 
@@ -3460,7 +4095,7 @@ impl<'a> c::ReadFast<'a> for TopologyDescriptionSubtopology<'a> {
 
 impl<'a> TopologyDescriptionSubtopology<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -3471,12 +4106,28 @@ impl<'a> TopologyDescriptionSubtopology<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> TopologyDescriptionSubtopology<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -3484,21 +4135,31 @@ impl<'a> TopologyDescriptionSubtopology<'a> {
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<TopologyDescriptionNode<'a>>::walk(w, version, true, false)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> TopologyDescriptionSubtopology<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0: &'a str = w.string(true)?;
+        let f0: c::Str<'a> = w.string(true)?;
         let f1: c::Array<'a, TopologyDescriptionNode<'a>> = c::Array::read_fast(w, version, true)?;
         w.empty_tagged_section()?;
         Some(Self {
@@ -3506,6 +4167,30 @@ impl<'a> TopologyDescriptionSubtopology<'a> {
             nodes: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0: c::Str<'a> = w.string(true)?;
+        let f1: c::Array<'a, TopologyDescriptionNode<'a>> = c::Array::read_fast(w, version, true)?;
+        let this = Self {
+            subtopology_id: f0,
+            nodes: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -3566,17 +4251,17 @@ c::struct_element!(TopologyDescriptionSubtopology);
 #[non_exhaustive]
 pub struct TopologyDescriptionNode<'a> {
     /// `Name`: `string`, versions 1+.
-    pub name: &'a str,
+    pub name: c::Str<'a>,
     /// `NodeType`: `int8`, versions 1+.
     pub node_type: i8,
     /// `SourceTopics`: `[]string`, versions 1+.
-    pub source_topics: c::Array<'a, &'a str>,
+    pub source_topics: c::Array<'a, c::Str<'a>>,
     /// `SinkTopic`: `string`, versions 1+, nullable in 1+. Default: `null`.
-    pub sink_topic: Option<&'a str>,
+    pub sink_topic: Option<c::Str<'a>>,
     /// `Stores`: `[]string`, versions 1+.
-    pub stores: c::Array<'a, &'a str>,
+    pub stores: c::Array<'a, c::Str<'a>>,
     /// `Successors`: `[]string`, versions 1+.
-    pub successors: c::Array<'a, &'a str>,
+    pub successors: c::Array<'a, c::Str<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
 }
@@ -3584,7 +4269,7 @@ pub struct TopologyDescriptionNode<'a> {
 impl Default for TopologyDescriptionNode<'_> {
     fn default() -> Self {
         Self {
-            name: "",
+            name: c::Str::EMPTY,
             node_type: 0,
             source_topics: c::Array::Slice(&[]),
             sink_topic: None,
@@ -3599,7 +4284,7 @@ impl<'a> TopologyDescriptionNode<'a> {
     /// Sets [`Self::name`].
     #[must_use]
     pub fn with_name(mut self, value: &'a str) -> Self {
-        self.name = value;
+        self.name = c::Str::new(value);
         self
     }
 
@@ -3612,7 +4297,7 @@ impl<'a> TopologyDescriptionNode<'a> {
 
     /// Sets [`Self::source_topics`].
     #[must_use]
-    pub fn with_source_topics(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+    pub fn with_source_topics(mut self, value: impl Into<c::Array<'a, c::Str<'a>>>) -> Self {
         self.source_topics = value.into();
         self
     }
@@ -3620,20 +4305,20 @@ impl<'a> TopologyDescriptionNode<'a> {
     /// Sets [`Self::sink_topic`].
     #[must_use]
     pub fn with_sink_topic(mut self, value: Option<&'a str>) -> Self {
-        self.sink_topic = value;
+        self.sink_topic = value.map(c::Str::new);
         self
     }
 
     /// Sets [`Self::stores`].
     #[must_use]
-    pub fn with_stores(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+    pub fn with_stores(mut self, value: impl Into<c::Array<'a, c::Str<'a>>>) -> Self {
         self.stores = value.into();
         self
     }
 
     /// Sets [`Self::successors`].
     #[must_use]
-    pub fn with_successors(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+    pub fn with_successors(mut self, value: impl Into<c::Array<'a, c::Str<'a>>>) -> Self {
         self.successors = value.into();
         self
     }
@@ -3738,7 +4423,7 @@ impl<'a> c::ReadFast<'a> for TopologyDescriptionNode<'a> {
 
 impl<'a> TopologyDescriptionNode<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -3749,12 +4434,28 @@ impl<'a> TopologyDescriptionNode<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> TopologyDescriptionNode<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -3762,32 +4463,40 @@ impl<'a> TopologyDescriptionNode<'a> {
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         w.skip(1)?;
-        c::ArrayView::<&'a str>::walk(w, version, true, false)?;
+        c::ArrayView::<c::Str<'a>>::walk(w, version, true, false)?;
         w.skip_string(true, true)?;
-        c::ArrayView::<&'a str>::walk(w, version, true, false)?;
-        c::ArrayView::<&'a str>::walk(w, version, true, false)?;
-        w.tagged_section()?;
+        c::ArrayView::<c::Str<'a>>::walk(w, version, true, false)?;
+        c::ArrayView::<c::Str<'a>>::walk(w, version, true, false)?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> TopologyDescriptionNode<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0: &'a str = w.string(true)?;
+        let f0: c::Str<'a> = w.string(true)?;
         let f1 = w.i8()?;
-        let f2: c::Array<'a, &'a str> = c::Array::read_fast(w, version, true)?;
-        let f3: Option<&'a str> = w.nullable_string(true)?;
-        let f4: c::Array<'a, &'a str> = c::Array::read_fast(w, version, true)?;
-        let f5: c::Array<'a, &'a str> = c::Array::read_fast(w, version, true)?;
-        w.empty_tagged_section()?;
-        Some(Self {
+        let f2: c::Array<'a, c::Str<'a>> = c::Array::read_fast(w, version, true)?;
+        let f3: Option<c::Str<'a>> = w.nullable_string(true)?;
+        let f4: c::Array<'a, c::Str<'a>> = c::Array::read_fast(w, version, true)?;
+        let f5: c::Array<'a, c::Str<'a>> = c::Array::read_fast(w, version, true)?;
+        let this = Self {
             name: f0,
             node_type: f1,
             source_topics: f2,
@@ -3795,7 +4504,23 @@ impl<'a> TopologyDescriptionNode<'a> {
             stores: f4,
             successors: f5,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -3975,7 +4700,7 @@ impl<'a> c::ReadFast<'a> for TopologyDescriptionGlobalStore<'a> {
 
 impl<'a> TopologyDescriptionGlobalStore<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -3986,12 +4711,28 @@ impl<'a> TopologyDescriptionGlobalStore<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> TopologyDescriptionGlobalStore<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -3999,15 +4740,25 @@ impl<'a> TopologyDescriptionGlobalStore<'a> {
         let version = BUILT.pin(version);
         TopologyDescriptionNode::walk_wire(w, version)?;
         TopologyDescriptionNode::walk_wire(w, version)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> TopologyDescriptionGlobalStore<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -4021,6 +4772,30 @@ impl<'a> TopologyDescriptionGlobalStore<'a> {
             processor: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0: TopologyDescriptionNode<'a> = TopologyDescriptionNode::read_fast_wire(w, version)?;
+        let f1: TopologyDescriptionNode<'a> = TopologyDescriptionNode::read_fast_wire(w, version)?;
+        let this = Self {
+            source: f0,
+            processor: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

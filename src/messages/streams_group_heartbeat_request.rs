@@ -16,17 +16,17 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(88), c::VersionRange::
 #[non_exhaustive]
 pub struct StreamsGroupHeartbeatRequest<'a> {
     /// `GroupId`: `string`, versions 0+.
-    pub group_id: &'a str,
+    pub group_id: c::Str<'a>,
     /// `MemberId`: `string`, versions 0+.
-    pub member_id: &'a str,
+    pub member_id: c::Str<'a>,
     /// `MemberEpoch`: `int32`, versions 0+.
     pub member_epoch: i32,
     /// `EndpointInformationEpoch`: `int32`, versions 0+.
     pub endpoint_information_epoch: i32,
     /// `InstanceId`: `string`, versions 0+, nullable in 0+. Default: `null`.
-    pub instance_id: Option<&'a str>,
+    pub instance_id: Option<c::Str<'a>>,
     /// `RackId`: `string`, versions 0+, nullable in 0+. Default: `null`.
-    pub rack_id: Option<&'a str>,
+    pub rack_id: Option<c::Str<'a>>,
     /// `RebalanceTimeoutMs`: `int32`, versions 0+. Default: `-1`.
     pub rebalance_timeout_ms: i32,
     /// `Topology`: `Topology`, versions 0+, nullable in 0+. Default: `null`.
@@ -38,7 +38,7 @@ pub struct StreamsGroupHeartbeatRequest<'a> {
     /// `WarmupTasks`: `[]TaskIds`, versions 0+, nullable in 0+. Default: `null`.
     pub warmup_tasks: Option<c::Array<'a, TaskIds<'a>>>,
     /// `ProcessId`: `string`, versions 0+, nullable in 0+. Default: `null`.
-    pub process_id: Option<&'a str>,
+    pub process_id: Option<c::Str<'a>>,
     /// `UserEndpoint`: `Endpoint`, versions 0+, nullable in 0+. Default: `null`.
     pub user_endpoint: Option<Endpoint<'a>>,
     /// `ClientTags`: `[]KeyValue`, versions 0+, nullable in 0+. Default: `null`.
@@ -56,8 +56,8 @@ pub struct StreamsGroupHeartbeatRequest<'a> {
 impl Default for StreamsGroupHeartbeatRequest<'_> {
     fn default() -> Self {
         Self {
-            group_id: "",
-            member_id: "",
+            group_id: c::Str::EMPTY,
+            member_id: c::Str::EMPTY,
             member_epoch: 0,
             endpoint_information_epoch: 0,
             instance_id: None,
@@ -82,14 +82,14 @@ impl<'a> StreamsGroupHeartbeatRequest<'a> {
     /// Sets [`Self::group_id`].
     #[must_use]
     pub fn with_group_id(mut self, value: &'a str) -> Self {
-        self.group_id = value;
+        self.group_id = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::member_id`].
     #[must_use]
     pub fn with_member_id(mut self, value: &'a str) -> Self {
-        self.member_id = value;
+        self.member_id = c::Str::new(value);
         self
     }
 
@@ -110,14 +110,14 @@ impl<'a> StreamsGroupHeartbeatRequest<'a> {
     /// Sets [`Self::instance_id`].
     #[must_use]
     pub fn with_instance_id(mut self, value: Option<&'a str>) -> Self {
-        self.instance_id = value;
+        self.instance_id = value.map(c::Str::new);
         self
     }
 
     /// Sets [`Self::rack_id`].
     #[must_use]
     pub fn with_rack_id(mut self, value: Option<&'a str>) -> Self {
-        self.rack_id = value;
+        self.rack_id = value.map(c::Str::new);
         self
     }
 
@@ -159,7 +159,7 @@ impl<'a> StreamsGroupHeartbeatRequest<'a> {
     /// Sets [`Self::process_id`].
     #[must_use]
     pub fn with_process_id(mut self, value: Option<&'a str>) -> Self {
-        self.process_id = value;
+        self.process_id = value.map(c::Str::new);
         self
     }
 
@@ -369,7 +369,7 @@ impl<'a> c::ReadFast<'a> for StreamsGroupHeartbeatRequest<'a> {
 
 impl<'a> StreamsGroupHeartbeatRequest<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -378,12 +378,28 @@ impl<'a> StreamsGroupHeartbeatRequest<'a> {
             c::TaggedSection::read_unknown(r, "StreamsGroupHeartbeatRequest.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> StreamsGroupHeartbeatRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -409,15 +425,24 @@ impl<'a> StreamsGroupHeartbeatRequest<'a> {
         c::ArrayView::<TaskOffset<'a>>::walk(w, version, true, true)?;
         c::ArrayView::<TaskOffset<'a>>::walk(w, version, true, true)?;
         w.skip(1)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> StreamsGroupHeartbeatRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -426,13 +451,13 @@ impl<'a> StreamsGroupHeartbeatRequest<'a> {
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0: &'a str = w.string(true)?;
-        let f1: &'a str = w.string(true)?;
+        let f0: c::Str<'a> = w.string(true)?;
+        let f1: c::Str<'a> = w.string(true)?;
         let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
         let f2 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f3 = i32::from_be_bytes([b4, b5, b6, b7]);
-        let f4: Option<&'a str> = w.nullable_string(true)?;
-        let f5: Option<&'a str> = w.nullable_string(true)?;
+        let f4: Option<c::Str<'a>> = w.nullable_string(true)?;
+        let f5: Option<c::Str<'a>> = w.nullable_string(true)?;
         let f6 = w.i32()?;
         let f7: Option<Topology<'a>> = if w.struct_marker()? {
             Some(Topology::read_fast_wire(w, version)?)
@@ -443,7 +468,7 @@ impl<'a> StreamsGroupHeartbeatRequest<'a> {
         let f9: Option<c::Array<'a, TaskIds<'a>>> = c::Array::read_fast_nullable(w, version, true)?;
         let f10: Option<c::Array<'a, TaskIds<'a>>> =
             c::Array::read_fast_nullable(w, version, true)?;
-        let f11: Option<&'a str> = w.nullable_string(true)?;
+        let f11: Option<c::Str<'a>> = w.nullable_string(true)?;
         let f12: Option<Endpoint<'a>> = if w.struct_marker()? {
             Some(Endpoint::read_fast_wire(w, version)?)
         } else {
@@ -455,12 +480,8 @@ impl<'a> StreamsGroupHeartbeatRequest<'a> {
             c::Array::read_fast_nullable(w, version, true)?;
         let f15: Option<c::Array<'a, TaskOffset<'a>>> =
             c::Array::read_fast_nullable(w, version, true)?;
-        let [b0, count] = *w.array::<2>()?;
-        if count != 0 {
-            return None;
-        }
-        let f16 = b0 != 0;
-        Some(Self {
+        let f16 = w.bool()?;
+        let this = Self {
             group_id: f0,
             member_id: f1,
             member_epoch: f2,
@@ -479,7 +500,23 @@ impl<'a> StreamsGroupHeartbeatRequest<'a> {
             task_end_offsets: f15,
             shutdown_application: f16,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -750,7 +787,7 @@ impl<'a> c::ReadFast<'a> for Topology<'a> {
 
 impl<'a> Topology<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -761,12 +798,28 @@ impl<'a> Topology<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> Topology<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -774,15 +827,24 @@ impl<'a> Topology<'a> {
         let version = BUILT.pin(version);
         w.skip(4)?;
         c::ArrayView::<Subtopology<'a>>::walk(w, version, true, false)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> Topology<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -790,12 +852,27 @@ impl<'a> Topology<'a> {
         let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: c::Array<'a, Subtopology<'a>> = c::Array::read_fast(w, version, true)?;
-        w.empty_tagged_section()?;
-        Some(Self {
+        let this = Self {
             epoch: f0,
             subtopologies: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -852,15 +929,15 @@ c::struct_element!(Topology);
 #[non_exhaustive]
 pub struct Subtopology<'a> {
     /// `SubtopologyId`: `string`, versions 0+.
-    pub subtopology_id: &'a str,
+    pub subtopology_id: c::Str<'a>,
     /// `SourceTopics`: `[]string`, versions 0+.
-    pub source_topics: c::Array<'a, &'a str>,
+    pub source_topics: c::Array<'a, c::Str<'a>>,
     /// `SourceTopicRegex`: `[]string`, versions 0+.
-    pub source_topic_regex: c::Array<'a, &'a str>,
+    pub source_topic_regex: c::Array<'a, c::Str<'a>>,
     /// `StateChangelogTopics`: `[]TopicInfo`, versions 0+.
     pub state_changelog_topics: c::Array<'a, TopicInfo<'a>>,
     /// `RepartitionSinkTopics`: `[]string`, versions 0+.
-    pub repartition_sink_topics: c::Array<'a, &'a str>,
+    pub repartition_sink_topics: c::Array<'a, c::Str<'a>>,
     /// `RepartitionSourceTopics`: `[]TopicInfo`, versions 0+.
     pub repartition_source_topics: c::Array<'a, TopicInfo<'a>>,
     /// `CopartitionGroups`: `[]CopartitionGroup`, versions 0+.
@@ -872,7 +949,7 @@ pub struct Subtopology<'a> {
 impl Default for Subtopology<'_> {
     fn default() -> Self {
         Self {
-            subtopology_id: "",
+            subtopology_id: c::Str::EMPTY,
             source_topics: c::Array::Slice(&[]),
             source_topic_regex: c::Array::Slice(&[]),
             state_changelog_topics: c::Array::Slice(&[]),
@@ -888,20 +965,20 @@ impl<'a> Subtopology<'a> {
     /// Sets [`Self::subtopology_id`].
     #[must_use]
     pub fn with_subtopology_id(mut self, value: &'a str) -> Self {
-        self.subtopology_id = value;
+        self.subtopology_id = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::source_topics`].
     #[must_use]
-    pub fn with_source_topics(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+    pub fn with_source_topics(mut self, value: impl Into<c::Array<'a, c::Str<'a>>>) -> Self {
         self.source_topics = value.into();
         self
     }
 
     /// Sets [`Self::source_topic_regex`].
     #[must_use]
-    pub fn with_source_topic_regex(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+    pub fn with_source_topic_regex(mut self, value: impl Into<c::Array<'a, c::Str<'a>>>) -> Self {
         self.source_topic_regex = value.into();
         self
     }
@@ -918,7 +995,10 @@ impl<'a> Subtopology<'a> {
 
     /// Sets [`Self::repartition_sink_topics`].
     #[must_use]
-    pub fn with_repartition_sink_topics(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+    pub fn with_repartition_sink_topics(
+        mut self,
+        value: impl Into<c::Array<'a, c::Str<'a>>>,
+    ) -> Self {
         self.repartition_sink_topics = value.into();
         self
     }
@@ -1059,7 +1139,7 @@ impl<'a> c::ReadFast<'a> for Subtopology<'a> {
 
 impl<'a> Subtopology<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -1070,43 +1150,69 @@ impl<'a> Subtopology<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> Subtopology<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
-        c::ArrayView::<&'a str>::walk(w, version, true, false)?;
-        c::ArrayView::<&'a str>::walk(w, version, true, false)?;
+        c::ArrayView::<c::Str<'a>>::walk(w, version, true, false)?;
+        c::ArrayView::<c::Str<'a>>::walk(w, version, true, false)?;
         c::ArrayView::<TopicInfo<'a>>::walk(w, version, true, false)?;
-        c::ArrayView::<&'a str>::walk(w, version, true, false)?;
+        c::ArrayView::<c::Str<'a>>::walk(w, version, true, false)?;
         c::ArrayView::<TopicInfo<'a>>::walk(w, version, true, false)?;
         c::ArrayView::<CopartitionGroup<'a>>::walk(w, version, true, false)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> Subtopology<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0: &'a str = w.string(true)?;
-        let f1: c::Array<'a, &'a str> = c::Array::read_fast(w, version, true)?;
-        let f2: c::Array<'a, &'a str> = c::Array::read_fast(w, version, true)?;
+        let f0: c::Str<'a> = w.string(true)?;
+        let f1: c::Array<'a, c::Str<'a>> = c::Array::read_fast(w, version, true)?;
+        let f2: c::Array<'a, c::Str<'a>> = c::Array::read_fast(w, version, true)?;
         let f3: c::Array<'a, TopicInfo<'a>> = c::Array::read_fast(w, version, true)?;
-        let f4: c::Array<'a, &'a str> = c::Array::read_fast(w, version, true)?;
+        let f4: c::Array<'a, c::Str<'a>> = c::Array::read_fast(w, version, true)?;
         let f5: c::Array<'a, TopicInfo<'a>> = c::Array::read_fast(w, version, true)?;
         let f6: c::Array<'a, CopartitionGroup<'a>> = c::Array::read_fast(w, version, true)?;
         w.empty_tagged_section()?;
@@ -1120,6 +1226,40 @@ impl<'a> Subtopology<'a> {
             copartition_groups: f6,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0: c::Str<'a> = w.string(true)?;
+        let f1: c::Array<'a, c::Str<'a>> = c::Array::read_fast(w, version, true)?;
+        let f2: c::Array<'a, c::Str<'a>> = c::Array::read_fast(w, version, true)?;
+        let f3: c::Array<'a, TopicInfo<'a>> = c::Array::read_fast(w, version, true)?;
+        let f4: c::Array<'a, c::Str<'a>> = c::Array::read_fast(w, version, true)?;
+        let f5: c::Array<'a, TopicInfo<'a>> = c::Array::read_fast(w, version, true)?;
+        let f6: c::Array<'a, CopartitionGroup<'a>> = c::Array::read_fast(w, version, true)?;
+        let this = Self {
+            subtopology_id: f0,
+            source_topics: f1,
+            source_topic_regex: f2,
+            state_changelog_topics: f3,
+            repartition_sink_topics: f4,
+            repartition_source_topics: f5,
+            copartition_groups: f6,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -1340,7 +1480,7 @@ impl<'a> c::ReadFast<'a> for CopartitionGroup<'a> {
 
 impl<'a> CopartitionGroup<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -1351,12 +1491,28 @@ impl<'a> CopartitionGroup<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> CopartitionGroup<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -1365,15 +1521,25 @@ impl<'a> CopartitionGroup<'a> {
         c::ArrayView::<i16>::walk(w, version, true, false)?;
         c::ArrayView::<i16>::walk(w, version, true, false)?;
         c::ArrayView::<i16>::walk(w, version, true, false)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> CopartitionGroup<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -1389,6 +1555,32 @@ impl<'a> CopartitionGroup<'a> {
             repartition_source_topics: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0: c::Array<'a, i16> = c::Array::read_fast(w, version, true)?;
+        let f1: c::Array<'a, i16> = c::Array::read_fast(w, version, true)?;
+        let f2: c::Array<'a, i16> = c::Array::read_fast(w, version, true)?;
+        let this = Self {
+            source_topics: f0,
+            source_topic_regex: f1,
+            repartition_source_topics: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -1448,9 +1640,9 @@ c::struct_element!(CopartitionGroup);
 #[non_exhaustive]
 pub struct KeyValue<'a> {
     /// `Key`: `string`, versions 0+.
-    pub key: &'a str,
+    pub key: c::Str<'a>,
     /// `Value`: `string`, versions 0+.
-    pub value: &'a str,
+    pub value: c::Str<'a>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
 }
@@ -1458,8 +1650,8 @@ pub struct KeyValue<'a> {
 impl Default for KeyValue<'_> {
     fn default() -> Self {
         Self {
-            key: "",
-            value: "",
+            key: c::Str::EMPTY,
+            value: c::Str::EMPTY,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
     }
@@ -1469,14 +1661,14 @@ impl<'a> KeyValue<'a> {
     /// Sets [`Self::key`].
     #[must_use]
     pub fn with_key(mut self, value: &'a str) -> Self {
-        self.key = value;
+        self.key = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::value`].
     #[must_use]
     pub fn with_value(mut self, value: &'a str) -> Self {
-        self.value = value;
+        self.value = c::Str::new(value);
         self
     }
 
@@ -1543,7 +1735,7 @@ impl<'a> c::ReadFast<'a> for KeyValue<'a> {
 
 impl<'a> KeyValue<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -1554,39 +1746,90 @@ impl<'a> KeyValue<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> KeyValue<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
-        let _ = version;
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         w.skip_string(true, false)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> KeyValue<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         let _ = version;
-        let f0: &'a str = w.string(true)?;
-        let f1: &'a str = w.string(true)?;
+        let f0: c::Str<'a> = w.string(true)?;
+        let f1: c::Str<'a> = w.string(true)?;
         w.empty_tagged_section()?;
         Some(Self {
             key: f0,
             value: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0: c::Str<'a> = w.string(true)?;
+        let f1: c::Str<'a> = w.string(true)?;
+        let this = Self {
+            key: f0,
+            value: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -1643,7 +1886,7 @@ c::struct_element!(KeyValue);
 #[non_exhaustive]
 pub struct TopicInfo<'a> {
     /// `Name`: `string`, versions 0+.
-    pub name: &'a str,
+    pub name: c::Str<'a>,
     /// `Partitions`: `int32`, versions 0+.
     pub partitions: i32,
     /// `ReplicationFactor`: `int16`, versions 0+.
@@ -1657,7 +1900,7 @@ pub struct TopicInfo<'a> {
 impl Default for TopicInfo<'_> {
     fn default() -> Self {
         Self {
-            name: "",
+            name: c::Str::EMPTY,
             partitions: 0,
             replication_factor: 0,
             topic_configs: c::Array::Slice(&[]),
@@ -1670,7 +1913,7 @@ impl<'a> TopicInfo<'a> {
     /// Sets [`Self::name`].
     #[must_use]
     pub fn with_name(mut self, value: &'a str) -> Self {
-        self.name = value;
+        self.name = c::Str::new(value);
         self
     }
 
@@ -1772,7 +2015,7 @@ impl<'a> c::ReadFast<'a> for TopicInfo<'a> {
 
 impl<'a> TopicInfo<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -1783,12 +2026,28 @@ impl<'a> TopicInfo<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> TopicInfo<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -1797,21 +2056,31 @@ impl<'a> TopicInfo<'a> {
         w.skip_string(true, false)?;
         w.skip(6)?;
         c::ArrayView::<KeyValue<'a>>::walk(w, version, true, false)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> TopicInfo<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0: &'a str = w.string(true)?;
+        let f0: c::Str<'a> = w.string(true)?;
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f2 = i16::from_be_bytes([b4, b5]);
@@ -1824,6 +2093,35 @@ impl<'a> TopicInfo<'a> {
             topic_configs: f3,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0: c::Str<'a> = w.string(true)?;
+        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f2 = i16::from_be_bytes([b4, b5]);
+        let f3: c::Array<'a, KeyValue<'a>> = c::Array::read_fast(w, version, true)?;
+        let this = Self {
+            name: f0,
+            partitions: f1,
+            replication_factor: f2,
+            topic_configs: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -1892,7 +2190,7 @@ c::struct_element!(TopicInfo);
 #[non_exhaustive]
 pub struct Endpoint<'a> {
     /// `Host`: `string`, versions 0+.
-    pub host: &'a str,
+    pub host: c::Str<'a>,
     /// `Port`: `uint16`, versions 0+.
     pub port: u16,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -1902,7 +2200,7 @@ pub struct Endpoint<'a> {
 impl Default for Endpoint<'_> {
     fn default() -> Self {
         Self {
-            host: "",
+            host: c::Str::EMPTY,
             port: 0,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
@@ -1913,7 +2211,7 @@ impl<'a> Endpoint<'a> {
     /// Sets [`Self::host`].
     #[must_use]
     pub fn with_host(mut self, value: &'a str) -> Self {
-        self.host = value;
+        self.host = c::Str::new(value);
         self
     }
 
@@ -1987,7 +2285,7 @@ impl<'a> c::ReadFast<'a> for Endpoint<'a> {
 
 impl<'a> Endpoint<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -1998,42 +2296,81 @@ impl<'a> Endpoint<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> Endpoint<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
-        let _ = version;
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         w.skip(2)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> Endpoint<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        let _ = version;
-        let f0: &'a str = w.string(true)?;
-        let [b0, b1, count] = *w.array::<3>()?;
-        if count != 0 {
-            return None;
-        }
-        let f1 = u16::from_be_bytes([b0, b1]);
-        Some(Self {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0: c::Str<'a> = w.string(true)?;
+        let f1 = w.u16()?;
+        let this = Self {
             host: f0,
             port: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -2086,7 +2423,7 @@ c::struct_element!(Endpoint);
 #[non_exhaustive]
 pub struct TaskOffset<'a> {
     /// `SubtopologyId`: `string`, versions 0+.
-    pub subtopology_id: &'a str,
+    pub subtopology_id: c::Str<'a>,
     /// `Partition`: `int32`, versions 0+.
     pub partition: i32,
     /// `Offset`: `int64`, versions 0+.
@@ -2098,7 +2435,7 @@ pub struct TaskOffset<'a> {
 impl Default for TaskOffset<'_> {
     fn default() -> Self {
         Self {
-            subtopology_id: "",
+            subtopology_id: c::Str::EMPTY,
             partition: 0,
             offset: 0,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -2110,7 +2447,7 @@ impl<'a> TaskOffset<'a> {
     /// Sets [`Self::subtopology_id`].
     #[must_use]
     pub fn with_subtopology_id(mut self, value: &'a str) -> Self {
-        self.subtopology_id = value;
+        self.subtopology_id = c::Str::new(value);
         self
     }
 
@@ -2198,7 +2535,7 @@ impl<'a> c::ReadFast<'a> for TaskOffset<'a> {
 
 impl<'a> TaskOffset<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -2209,32 +2546,59 @@ impl<'a> TaskOffset<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> TaskOffset<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
-        let _ = version;
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         w.skip(12)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> TaskOffset<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         let _ = version;
-        let f0: &'a str = w.string(true)?;
+        let f0: c::Str<'a> = w.string(true)?;
         let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, count] = *w.array::<13>()?;
         if count != 0 {
             return None;
@@ -2247,6 +2611,33 @@ impl<'a> TaskOffset<'a> {
             offset: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0: c::Str<'a> = w.string(true)?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
+        let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f2 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+        let this = Self {
+            subtopology_id: f0,
+            partition: f1,
+            offset: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -2312,7 +2703,7 @@ c::struct_element!(TaskOffset);
 #[non_exhaustive]
 pub struct TaskIds<'a> {
     /// `SubtopologyId`: `string`, versions 0+.
-    pub subtopology_id: &'a str,
+    pub subtopology_id: c::Str<'a>,
     /// `Partitions`: `[]int32`, versions 0+.
     pub partitions: c::Array<'a, i32>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -2322,7 +2713,7 @@ pub struct TaskIds<'a> {
 impl Default for TaskIds<'_> {
     fn default() -> Self {
         Self {
-            subtopology_id: "",
+            subtopology_id: c::Str::EMPTY,
             partitions: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
@@ -2333,7 +2724,7 @@ impl<'a> TaskIds<'a> {
     /// Sets [`Self::subtopology_id`].
     #[must_use]
     pub fn with_subtopology_id(mut self, value: &'a str) -> Self {
-        self.subtopology_id = value;
+        self.subtopology_id = c::Str::new(value);
         self
     }
 
@@ -2412,7 +2803,7 @@ impl<'a> c::ReadFast<'a> for TaskIds<'a> {
 
 impl<'a> TaskIds<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -2423,12 +2814,28 @@ impl<'a> TaskIds<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> TaskIds<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -2436,21 +2843,31 @@ impl<'a> TaskIds<'a> {
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<i32>::walk(w, version, true, false)?;
-        w.tagged_section()?;
+        #[cfg(feature = "perf")]
+        w.tagged_section_with(|w| {
+            Self::default()
+                .read_tagged_fast(w, version)
+                .map(|(_, rest)| rest)
+        })?;
+        #[cfg(not(feature = "perf"))]
+        w.tagged_section_with(|mut w| {
+            w.read_with(|r| Self::default().read_tagged(r, version))?;
+            Some(w.rest())
+        })?;
         Some(())
     }
 }
 
 impl<'a> TaskIds<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0: &'a str = w.string(true)?;
+        let f0: c::Str<'a> = w.string(true)?;
         let f1: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
         w.empty_tagged_section()?;
         Some(Self {
@@ -2458,6 +2875,30 @@ impl<'a> TaskIds<'a> {
             partitions: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let f0: c::Str<'a> = w.string(true)?;
+        let f1: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
+        let this = Self {
+            subtopology_id: f0,
+            partitions: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

@@ -16,17 +16,17 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(14), c::VersionRange::
 #[non_exhaustive]
 pub struct SyncGroupRequest<'a> {
     /// `GroupId`: `string`, versions 0+.
-    pub group_id: &'a str,
+    pub group_id: c::Str<'a>,
     /// `GenerationId`: `int32`, versions 0+.
     pub generation_id: i32,
     /// `MemberId`: `string`, versions 0+.
-    pub member_id: &'a str,
+    pub member_id: c::Str<'a>,
     /// `GroupInstanceId`: `string`, versions 3+, nullable in 3+. Default: `null`.
-    pub group_instance_id: Option<&'a str>,
+    pub group_instance_id: Option<c::Str<'a>>,
     /// `ProtocolType`: `string`, versions 5+, nullable in 5+. Default: `null`. Ignorable.
-    pub protocol_type: Option<&'a str>,
+    pub protocol_type: Option<c::Str<'a>>,
     /// `ProtocolName`: `string`, versions 5+, nullable in 5+. Default: `null`. Ignorable.
-    pub protocol_name: Option<&'a str>,
+    pub protocol_name: Option<c::Str<'a>>,
     /// `Assignments`: `[]SyncGroupRequestAssignment`, versions 0+.
     pub assignments: c::Array<'a, SyncGroupRequestAssignment<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -36,9 +36,9 @@ pub struct SyncGroupRequest<'a> {
 impl Default for SyncGroupRequest<'_> {
     fn default() -> Self {
         Self {
-            group_id: "",
+            group_id: c::Str::EMPTY,
             generation_id: 0,
-            member_id: "",
+            member_id: c::Str::EMPTY,
             group_instance_id: None,
             protocol_type: None,
             protocol_name: None,
@@ -52,7 +52,7 @@ impl<'a> SyncGroupRequest<'a> {
     /// Sets [`Self::group_id`].
     #[must_use]
     pub fn with_group_id(mut self, value: &'a str) -> Self {
-        self.group_id = value;
+        self.group_id = c::Str::new(value);
         self
     }
 
@@ -66,28 +66,28 @@ impl<'a> SyncGroupRequest<'a> {
     /// Sets [`Self::member_id`].
     #[must_use]
     pub fn with_member_id(mut self, value: &'a str) -> Self {
-        self.member_id = value;
+        self.member_id = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::group_instance_id`].
     #[must_use]
     pub fn with_group_instance_id(mut self, value: Option<&'a str>) -> Self {
-        self.group_instance_id = value;
+        self.group_instance_id = value.map(c::Str::new);
         self
     }
 
     /// Sets [`Self::protocol_type`].
     #[must_use]
     pub fn with_protocol_type(mut self, value: Option<&'a str>) -> Self {
-        self.protocol_type = value;
+        self.protocol_type = value.map(c::Str::new);
         self
     }
 
     /// Sets [`Self::protocol_name`].
     #[must_use]
     pub fn with_protocol_name(mut self, value: Option<&'a str>) -> Self {
-        self.protocol_name = value;
+        self.protocol_name = value.map(c::Str::new);
         self
     }
 
@@ -206,7 +206,7 @@ impl<'a> c::ReadFast<'a> for SyncGroupRequest<'a> {
 
 impl<'a> SyncGroupRequest<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -215,12 +215,28 @@ impl<'a> SyncGroupRequest<'a> {
             c::TaggedSection::read_unknown(r, "SyncGroupRequest.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> SyncGroupRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -244,7 +260,17 @@ impl<'a> SyncGroupRequest<'a> {
 
         c::ArrayView::<SyncGroupRequestAssignment<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -252,8 +278,7 @@ impl<'a> SyncGroupRequest<'a> {
 
 impl<'a> SyncGroupRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -263,30 +288,27 @@ impl<'a> SyncGroupRequest<'a> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
-        let f0: &'a str = w.string(flexible)?;
+        let f0: c::Str<'a> = w.string(flexible)?;
         let f1 = w.i32()?;
-        let f2: &'a str = w.string(flexible)?;
-        let f3: Option<&'a str> = if version >= 3 {
+        let f2: c::Str<'a> = w.string(flexible)?;
+        let f3: Option<c::Str<'a>> = if version >= 3 {
             w.nullable_string(flexible)?
         } else {
             None
         };
-        let f4: Option<&'a str> = if version >= 5 {
+        let f4: Option<c::Str<'a>> = if version >= 5 {
             w.nullable_string(flexible)?
         } else {
             None
         };
-        let f5: Option<&'a str> = if version >= 5 {
+        let f5: Option<c::Str<'a>> = if version >= 5 {
             w.nullable_string(flexible)?
         } else {
             None
         };
         let f6: c::Array<'a, SyncGroupRequestAssignment<'a>> =
             c::Array::read_fast(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             group_id: f0,
             generation_id: f1,
             member_id: f2,
@@ -295,7 +317,23 @@ impl<'a> SyncGroupRequest<'a> {
             protocol_name: f5,
             assignments: f6,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -440,7 +478,7 @@ c::struct_element!(SyncGroupRequest);
 #[non_exhaustive]
 pub struct SyncGroupRequestAssignment<'a> {
     /// `MemberId`: `string`, versions 0+.
-    pub member_id: &'a str,
+    pub member_id: c::Str<'a>,
     /// `Assignment`: `bytes`, versions 0+.
     pub assignment: &'a [u8],
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -450,7 +488,7 @@ pub struct SyncGroupRequestAssignment<'a> {
 impl Default for SyncGroupRequestAssignment<'_> {
     fn default() -> Self {
         Self {
-            member_id: "",
+            member_id: c::Str::EMPTY,
             assignment: &[],
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
@@ -461,7 +499,7 @@ impl<'a> SyncGroupRequestAssignment<'a> {
     /// Sets [`Self::member_id`].
     #[must_use]
     pub fn with_member_id(mut self, value: &'a str) -> Self {
-        self.member_id = value;
+        self.member_id = c::Str::new(value);
         self
     }
 
@@ -538,7 +576,7 @@ impl<'a> c::ReadFast<'a> for SyncGroupRequestAssignment<'a> {
 
 impl<'a> SyncGroupRequestAssignment<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -547,12 +585,28 @@ impl<'a> SyncGroupRequestAssignment<'a> {
             c::TaggedSection::read_unknown(r, "SyncGroupRequest.Assignments.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> SyncGroupRequestAssignment<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -562,7 +616,17 @@ impl<'a> SyncGroupRequestAssignment<'a> {
         w.skip_string(flexible, false)?;
         w.skip_bytes(flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -570,15 +634,15 @@ impl<'a> SyncGroupRequestAssignment<'a> {
 
 impl<'a> SyncGroupRequestAssignment<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
-        let f0: &'a str = w.string(flexible)?;
+        let f0: c::Str<'a> = w.string(flexible)?;
         let f1: &'a [u8] = w.bytes(flexible)?;
         if flexible {
             w.empty_tagged_section()?;
@@ -588,6 +652,31 @@ impl<'a> SyncGroupRequestAssignment<'a> {
             assignment: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 4;
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: &'a [u8] = w.bytes(flexible)?;
+        let this = Self {
+            member_id: f0,
+            assignment: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

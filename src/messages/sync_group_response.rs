@@ -20,9 +20,9 @@ pub struct SyncGroupResponse<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
     pub error_code: i16,
     /// `ProtocolType`: `string`, versions 5+, nullable in 5+. Default: `null`. Ignorable.
-    pub protocol_type: Option<&'a str>,
+    pub protocol_type: Option<c::Str<'a>>,
     /// `ProtocolName`: `string`, versions 5+, nullable in 5+. Default: `null`. Ignorable.
-    pub protocol_name: Option<&'a str>,
+    pub protocol_name: Option<c::Str<'a>>,
     /// `Assignment`: `bytes`, versions 0+.
     pub assignment: &'a [u8],
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -60,14 +60,14 @@ impl<'a> SyncGroupResponse<'a> {
     /// Sets [`Self::protocol_type`].
     #[must_use]
     pub fn with_protocol_type(mut self, value: Option<&'a str>) -> Self {
-        self.protocol_type = value;
+        self.protocol_type = value.map(c::Str::new);
         self
     }
 
     /// Sets [`Self::protocol_name`].
     #[must_use]
     pub fn with_protocol_name(mut self, value: Option<&'a str>) -> Self {
-        self.protocol_name = value;
+        self.protocol_name = value.map(c::Str::new);
         self
     }
 
@@ -175,7 +175,7 @@ impl<'a> c::ReadFast<'a> for SyncGroupResponse<'a> {
 
 impl<'a> SyncGroupResponse<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -184,12 +184,28 @@ impl<'a> SyncGroupResponse<'a> {
             c::TaggedSection::read_unknown(r, "SyncGroupResponse.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> SyncGroupResponse<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -211,7 +227,17 @@ impl<'a> SyncGroupResponse<'a> {
 
         w.skip_bytes(flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -219,8 +245,7 @@ impl<'a> SyncGroupResponse<'a> {
 
 impl<'a> SyncGroupResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -232,28 +257,41 @@ impl<'a> SyncGroupResponse<'a> {
         let flexible = version >= 4;
         let f0: i32 = if version >= 1 { w.i32()? } else { 0 };
         let f1 = w.i16()?;
-        let f2: Option<&'a str> = if version >= 5 {
+        let f2: Option<c::Str<'a>> = if version >= 5 {
             w.nullable_string(flexible)?
         } else {
             None
         };
-        let f3: Option<&'a str> = if version >= 5 {
+        let f3: Option<c::Str<'a>> = if version >= 5 {
             w.nullable_string(flexible)?
         } else {
             None
         };
         let f4: &'a [u8] = w.bytes(flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             throttle_time_ms: f0,
             error_code: f1,
             protocol_type: f2,
             protocol_name: f3,
             assignment: f4,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 

@@ -16,9 +16,9 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(28), c::VersionRange::
 #[non_exhaustive]
 pub struct TxnOffsetCommitRequest<'a> {
     /// `TransactionalId`: `string`, versions 0+.
-    pub transactional_id: &'a str,
+    pub transactional_id: c::Str<'a>,
     /// `GroupId`: `string`, versions 0+.
-    pub group_id: &'a str,
+    pub group_id: c::Str<'a>,
     /// `ProducerId`: `int64`, versions 0+.
     pub producer_id: i64,
     /// `ProducerEpoch`: `int16`, versions 0+.
@@ -26,9 +26,9 @@ pub struct TxnOffsetCommitRequest<'a> {
     /// `GenerationIdOrMemberEpoch`: `int32`, versions 3+. Default: `-1`.
     pub generation_id_or_member_epoch: i32,
     /// `MemberId`: `string`, versions 3+. Default: ``.
-    pub member_id: &'a str,
+    pub member_id: c::Str<'a>,
     /// `GroupInstanceId`: `string`, versions 3+, nullable in 3+. Default: `null`.
-    pub group_instance_id: Option<&'a str>,
+    pub group_instance_id: Option<c::Str<'a>>,
     /// `Topics`: `[]TxnOffsetCommitRequestTopic`, versions 0+.
     pub topics: c::Array<'a, TxnOffsetCommitRequestTopic<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -38,12 +38,12 @@ pub struct TxnOffsetCommitRequest<'a> {
 impl Default for TxnOffsetCommitRequest<'_> {
     fn default() -> Self {
         Self {
-            transactional_id: "",
-            group_id: "",
+            transactional_id: c::Str::EMPTY,
+            group_id: c::Str::EMPTY,
             producer_id: 0,
             producer_epoch: 0,
             generation_id_or_member_epoch: -1,
-            member_id: "",
+            member_id: c::Str::EMPTY,
             group_instance_id: None,
             topics: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -55,14 +55,14 @@ impl<'a> TxnOffsetCommitRequest<'a> {
     /// Sets [`Self::transactional_id`].
     #[must_use]
     pub fn with_transactional_id(mut self, value: &'a str) -> Self {
-        self.transactional_id = value;
+        self.transactional_id = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::group_id`].
     #[must_use]
     pub fn with_group_id(mut self, value: &'a str) -> Self {
-        self.group_id = value;
+        self.group_id = c::Str::new(value);
         self
     }
 
@@ -90,14 +90,14 @@ impl<'a> TxnOffsetCommitRequest<'a> {
     /// Sets [`Self::member_id`].
     #[must_use]
     pub fn with_member_id(mut self, value: &'a str) -> Self {
-        self.member_id = value;
+        self.member_id = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::group_instance_id`].
     #[must_use]
     pub fn with_group_instance_id(mut self, value: Option<&'a str>) -> Self {
-        self.group_instance_id = value;
+        self.group_instance_id = value.map(c::Str::new);
         self
     }
 
@@ -187,7 +187,7 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitRequest<'a> {
             member_id: if version >= 3 {
                 r.string(flexible, "TxnOffsetCommitRequest.MemberId")?
             } else {
-                ""
+                c::Str::EMPTY
             },
             group_instance_id: if version >= 3 {
                 r.nullable_string(flexible, "TxnOffsetCommitRequest.GroupInstanceId")?
@@ -220,7 +220,7 @@ impl<'a> c::ReadFast<'a> for TxnOffsetCommitRequest<'a> {
 
 impl<'a> TxnOffsetCommitRequest<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -229,12 +229,28 @@ impl<'a> TxnOffsetCommitRequest<'a> {
             c::TaggedSection::read_unknown(r, "TxnOffsetCommitRequest.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> TxnOffsetCommitRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -258,7 +274,17 @@ impl<'a> TxnOffsetCommitRequest<'a> {
 
         c::ArrayView::<TxnOffsetCommitRequestTopic<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -266,8 +292,7 @@ impl<'a> TxnOffsetCommitRequest<'a> {
 
 impl<'a> TxnOffsetCommitRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -277,28 +302,25 @@ impl<'a> TxnOffsetCommitRequest<'a> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
-        let f0: &'a str = w.string(flexible)?;
-        let f1: &'a str = w.string(flexible)?;
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: c::Str<'a> = w.string(flexible)?;
         let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9] = *w.array::<10>()?;
         let f2 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
         let f3 = i16::from_be_bytes([b8, b9]);
         let f4: i32 = if version >= 3 { w.i32()? } else { -1 };
-        let f5: &'a str = if version >= 3 {
+        let f5: c::Str<'a> = if version >= 3 {
             w.string(flexible)?
         } else {
-            ""
+            c::Str::EMPTY
         };
-        let f6: Option<&'a str> = if version >= 3 {
+        let f6: Option<c::Str<'a>> = if version >= 3 {
             w.nullable_string(flexible)?
         } else {
             None
         };
         let f7: c::Array<'a, TxnOffsetCommitRequestTopic<'a>> =
             c::Array::read_fast(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             transactional_id: f0,
             group_id: f1,
             producer_id: f2,
@@ -308,7 +330,23 @@ impl<'a> TxnOffsetCommitRequest<'a> {
             group_instance_id: f6,
             topics: f7,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -464,7 +502,7 @@ c::struct_element!(TxnOffsetCommitRequest);
 #[non_exhaustive]
 pub struct TxnOffsetCommitRequestTopic<'a> {
     /// `Name`: `string`, versions 0-5. Ignorable.
-    pub name: &'a str,
+    pub name: c::Str<'a>,
     /// `TopicId`: `uuid`, versions 6+. Ignorable.
     pub topic_id: c::Uuid,
     /// `Partitions`: `[]TxnOffsetCommitRequestPartition`, versions 0+.
@@ -476,7 +514,7 @@ pub struct TxnOffsetCommitRequestTopic<'a> {
 impl Default for TxnOffsetCommitRequestTopic<'_> {
     fn default() -> Self {
         Self {
-            name: "",
+            name: c::Str::EMPTY,
             topic_id: c::Uuid::ZERO,
             partitions: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -488,7 +526,7 @@ impl<'a> TxnOffsetCommitRequestTopic<'a> {
     /// Sets [`Self::name`].
     #[must_use]
     pub fn with_name(mut self, value: &'a str) -> Self {
-        self.name = value;
+        self.name = c::Str::new(value);
         self
     }
 
@@ -552,7 +590,7 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitRequestTopic<'a> {
             name: if version <= 5 {
                 r.string(flexible, "TxnOffsetCommitRequest.Topics.Name")?
             } else {
-                ""
+                c::Str::EMPTY
             },
             topic_id: if version >= 6 {
                 r.uuid("TxnOffsetCommitRequest.Topics.TopicId")?
@@ -592,7 +630,7 @@ impl<'a> c::ReadFast<'a> for TxnOffsetCommitRequestTopic<'a> {
 
 impl<'a> TxnOffsetCommitRequestTopic<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -601,12 +639,28 @@ impl<'a> TxnOffsetCommitRequestTopic<'a> {
             c::TaggedSection::read_unknown(r, "TxnOffsetCommitRequest.Topics.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> TxnOffsetCommitRequestTopic<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -623,7 +677,17 @@ impl<'a> TxnOffsetCommitRequestTopic<'a> {
 
         c::ArrayView::<TxnOffsetCommitRequestPartition<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -631,18 +695,18 @@ impl<'a> TxnOffsetCommitRequestTopic<'a> {
 
 impl<'a> TxnOffsetCommitRequestTopic<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
-        let f0: &'a str = if version <= 5 {
+        let f0: c::Str<'a> = if version <= 5 {
             w.string(flexible)?
         } else {
-            ""
+            c::Str::EMPTY
         };
         let f1: c::Uuid = if version >= 6 {
             w.uuid()?
@@ -660,6 +724,42 @@ impl<'a> TxnOffsetCommitRequestTopic<'a> {
             partitions: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 3;
+        let f0: c::Str<'a> = if version <= 5 {
+            w.string(flexible)?
+        } else {
+            c::Str::EMPTY
+        };
+        let f1: c::Uuid = if version >= 6 {
+            w.uuid()?
+        } else {
+            c::Uuid::ZERO
+        };
+        let f2: c::Array<'a, TxnOffsetCommitRequestPartition<'a>> =
+            c::Array::read_fast(w, version, flexible)?;
+        let this = Self {
+            name: f0,
+            topic_id: f1,
+            partitions: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -771,7 +871,7 @@ pub struct TxnOffsetCommitRequestPartition<'a> {
     /// `CommittedLeaderEpoch`: `int32`, versions 2+. Default: `-1`. Ignorable.
     pub committed_leader_epoch: i32,
     /// `CommittedMetadata`: `string`, versions 0+, nullable in 0+.
-    pub committed_metadata: Option<&'a str>,
+    pub committed_metadata: Option<c::Str<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
 }
@@ -782,7 +882,7 @@ impl Default for TxnOffsetCommitRequestPartition<'_> {
             partition_index: 0,
             committed_offset: 0,
             committed_leader_epoch: -1,
-            committed_metadata: Some(""),
+            committed_metadata: Some(c::Str::EMPTY),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
     }
@@ -813,7 +913,7 @@ impl<'a> TxnOffsetCommitRequestPartition<'a> {
     /// Sets [`Self::committed_metadata`].
     #[must_use]
     pub fn with_committed_metadata(mut self, value: Option<&'a str>) -> Self {
-        self.committed_metadata = value;
+        self.committed_metadata = value.map(c::Str::new);
         self
     }
 
@@ -902,7 +1002,7 @@ impl<'a> c::ReadFast<'a> for TxnOffsetCommitRequestPartition<'a> {
 
 impl<'a> TxnOffsetCommitRequestPartition<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -913,12 +1013,28 @@ impl<'a> TxnOffsetCommitRequestPartition<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> TxnOffsetCommitRequestPartition<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -932,7 +1048,17 @@ impl<'a> TxnOffsetCommitRequestPartition<'a> {
 
         w.skip_string(flexible, true)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -940,8 +1066,8 @@ impl<'a> TxnOffsetCommitRequestPartition<'a> {
 
 impl<'a> TxnOffsetCommitRequestPartition<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -952,7 +1078,7 @@ impl<'a> TxnOffsetCommitRequestPartition<'a> {
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
         let f2: i32 = if version >= 2 { w.i32()? } else { -1 };
-        let f3: Option<&'a str> = w.nullable_string(flexible)?;
+        let f3: Option<c::Str<'a>> = w.nullable_string(flexible)?;
         if flexible {
             w.empty_tagged_section()?;
         }
@@ -963,6 +1089,36 @@ impl<'a> TxnOffsetCommitRequestPartition<'a> {
             committed_metadata: f3,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 3;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+        let f2: i32 = if version >= 2 { w.i32()? } else { -1 };
+        let f3: Option<c::Str<'a>> = w.nullable_string(flexible)?;
+        let this = Self {
+            partition_index: f0,
+            committed_offset: f1,
+            committed_leader_epoch: f2,
+            committed_metadata: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

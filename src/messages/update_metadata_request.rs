@@ -241,7 +241,7 @@ impl<'a> c::ReadFast<'a> for UpdateMetadataRequest<'a> {
 
 impl<'a> UpdateMetadataRequest<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -261,12 +261,40 @@ impl<'a> UpdateMetadataRequest<'a> {
         this.unknown_tagged_fields = section.finish(r);
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let mut section = c::FastSection::begin(w, 1)?;
+        while let Some((tag, mut p)) = section.next(w)? {
+            let p = &mut p;
+            if tag == 0 {
+                if version < 8 {
+                    return None;
+                }
+                this.r#type = p.i8()?;
+                p.finished()?;
+            }
+        }
+        this.unknown_tagged_fields = section.finish(w);
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> UpdateMetadataRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -293,7 +321,17 @@ impl<'a> UpdateMetadataRequest<'a> {
 
         c::ArrayView::<UpdateMetadataBroker<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -301,8 +339,7 @@ impl<'a> UpdateMetadataRequest<'a> {
 
 impl<'a> UpdateMetadataRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -340,9 +377,21 @@ impl<'a> UpdateMetadataRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && w.empty_tagged_section().is_none() {
-            return w.read_section_into(this, move |this, r| this.read_tagged(r, version));
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
         }
         Some(this)
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -547,7 +596,7 @@ c::struct_element!(UpdateMetadataRequest);
 #[non_exhaustive]
 pub struct UpdateMetadataTopicState<'a> {
     /// `TopicName`: `string`, versions 5+.
-    pub topic_name: &'a str,
+    pub topic_name: c::Str<'a>,
     /// `TopicId`: `uuid`, versions 7+. Ignorable.
     pub topic_id: c::Uuid,
     /// `PartitionStates`: `[]UpdateMetadataPartitionState`, versions 5+.
@@ -559,7 +608,7 @@ pub struct UpdateMetadataTopicState<'a> {
 impl Default for UpdateMetadataTopicState<'_> {
     fn default() -> Self {
         Self {
-            topic_name: "",
+            topic_name: c::Str::EMPTY,
             topic_id: c::Uuid::ZERO,
             partition_states: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -571,7 +620,7 @@ impl<'a> UpdateMetadataTopicState<'a> {
     /// Sets [`Self::topic_name`].
     #[must_use]
     pub fn with_topic_name(mut self, value: &'a str) -> Self {
-        self.topic_name = value;
+        self.topic_name = c::Str::new(value);
         self
     }
 
@@ -671,7 +720,7 @@ impl<'a> c::ReadFast<'a> for UpdateMetadataTopicState<'a> {
 
 impl<'a> UpdateMetadataTopicState<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -680,12 +729,28 @@ impl<'a> UpdateMetadataTopicState<'a> {
             c::TaggedSection::read_unknown(r, "UpdateMetadataRequest.TopicStates.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> UpdateMetadataTopicState<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -699,7 +764,17 @@ impl<'a> UpdateMetadataTopicState<'a> {
 
         c::ArrayView::<UpdateMetadataPartitionState<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -707,15 +782,15 @@ impl<'a> UpdateMetadataTopicState<'a> {
 
 impl<'a> UpdateMetadataTopicState<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
-        let f0: &'a str = w.string(flexible)?;
+        let f0: c::Str<'a> = w.string(flexible)?;
         let f1: c::Uuid = if version >= 7 {
             w.uuid()?
         } else {
@@ -732,6 +807,38 @@ impl<'a> UpdateMetadataTopicState<'a> {
             partition_states: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 6;
+        let f0: c::Str<'a> = w.string(flexible)?;
+        let f1: c::Uuid = if version >= 7 {
+            w.uuid()?
+        } else {
+            c::Uuid::ZERO
+        };
+        let f2: c::Array<'a, UpdateMetadataPartitionState<'a>> =
+            c::Array::read_fast(w, version, flexible)?;
+        let this = Self {
+            topic_name: f0,
+            topic_id: f1,
+            partition_states: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -828,13 +935,13 @@ pub struct UpdateMetadataBroker<'a> {
     /// `Id`: `int32`, versions 0+.
     pub id: i32,
     /// `V0Host`: `string`, versions 0. Ignorable.
-    pub v0_host: &'a str,
+    pub v0_host: c::Str<'a>,
     /// `V0Port`: `int32`, versions 0. Ignorable.
     pub v0_port: i32,
     /// `Endpoints`: `[]UpdateMetadataEndpoint`, versions 1+. Ignorable.
     pub endpoints: c::Array<'a, UpdateMetadataEndpoint<'a>>,
     /// `Rack`: `string`, versions 2+, nullable in 0+. Ignorable.
-    pub rack: Option<&'a str>,
+    pub rack: Option<c::Str<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
 }
@@ -843,10 +950,10 @@ impl Default for UpdateMetadataBroker<'_> {
     fn default() -> Self {
         Self {
             id: 0,
-            v0_host: "",
+            v0_host: c::Str::EMPTY,
             v0_port: 0,
             endpoints: c::Array::Slice(&[]),
-            rack: Some(""),
+            rack: Some(c::Str::EMPTY),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
     }
@@ -863,7 +970,7 @@ impl<'a> UpdateMetadataBroker<'a> {
     /// Sets [`Self::v0_host`].
     #[must_use]
     pub fn with_v0_host(mut self, value: &'a str) -> Self {
-        self.v0_host = value;
+        self.v0_host = c::Str::new(value);
         self
     }
 
@@ -887,7 +994,7 @@ impl<'a> UpdateMetadataBroker<'a> {
     /// Sets [`Self::rack`].
     #[must_use]
     pub fn with_rack(mut self, value: Option<&'a str>) -> Self {
-        self.rack = value;
+        self.rack = value.map(c::Str::new);
         self
     }
 
@@ -941,7 +1048,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataBroker<'a> {
             v0_host: if version <= 0 {
                 r.string(flexible, "UpdateMetadataRequest.LiveBrokers.V0Host")?
             } else {
-                ""
+                c::Str::EMPTY
             },
             v0_port: if version <= 0 {
                 r.i32("UpdateMetadataRequest.LiveBrokers.V0Port")?
@@ -961,7 +1068,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataBroker<'a> {
             rack: if version >= 2 {
                 r.nullable_string(flexible, "UpdateMetadataRequest.LiveBrokers.Rack")?
             } else {
-                Some("")
+                Some(c::Str::EMPTY)
             },
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -990,7 +1097,7 @@ impl<'a> c::ReadFast<'a> for UpdateMetadataBroker<'a> {
 
 impl<'a> UpdateMetadataBroker<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -999,12 +1106,28 @@ impl<'a> UpdateMetadataBroker<'a> {
             c::TaggedSection::read_unknown(r, "UpdateMetadataRequest.LiveBrokers.tagged_fields")?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> UpdateMetadataBroker<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -1029,7 +1152,17 @@ impl<'a> UpdateMetadataBroker<'a> {
         }
 
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -1037,8 +1170,8 @@ impl<'a> UpdateMetadataBroker<'a> {
 
 impl<'a> UpdateMetadataBroker<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -1046,10 +1179,10 @@ impl<'a> UpdateMetadataBroker<'a> {
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let f0 = w.i32()?;
-        let f1: &'a str = if version <= 0 {
+        let f1: c::Str<'a> = if version <= 0 {
             w.string(flexible)?
         } else {
-            ""
+            c::Str::EMPTY
         };
         let f2: i32 = if version <= 0 { w.i32()? } else { 0 };
         let f3: c::Array<'a, UpdateMetadataEndpoint<'a>> = if version >= 1 {
@@ -1057,10 +1190,10 @@ impl<'a> UpdateMetadataBroker<'a> {
         } else {
             c::Array::Slice(&[])
         };
-        let f4: Option<&'a str> = if version >= 2 {
+        let f4: Option<c::Str<'a>> = if version >= 2 {
             w.nullable_string(flexible)?
         } else {
-            Some("")
+            Some(c::Str::EMPTY)
         };
         if flexible {
             w.empty_tagged_section()?;
@@ -1073,6 +1206,49 @@ impl<'a> UpdateMetadataBroker<'a> {
             rack: f4,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 6;
+        let f0 = w.i32()?;
+        let f1: c::Str<'a> = if version <= 0 {
+            w.string(flexible)?
+        } else {
+            c::Str::EMPTY
+        };
+        let f2: i32 = if version <= 0 { w.i32()? } else { 0 };
+        let f3: c::Array<'a, UpdateMetadataEndpoint<'a>> = if version >= 1 {
+            c::Array::read_fast(w, version, flexible)?
+        } else {
+            c::Array::Slice(&[])
+        };
+        let f4: Option<c::Str<'a>> = if version >= 2 {
+            w.nullable_string(flexible)?
+        } else {
+            Some(c::Str::EMPTY)
+        };
+        let this = Self {
+            id: f0,
+            v0_host: f1,
+            v0_port: f2,
+            endpoints: f3,
+            rack: f4,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -1209,9 +1385,9 @@ pub struct UpdateMetadataEndpoint<'a> {
     /// `Port`: `int32`, versions 1+.
     pub port: i32,
     /// `Host`: `string`, versions 1+.
-    pub host: &'a str,
+    pub host: c::Str<'a>,
     /// `Listener`: `string`, versions 3+. Ignorable.
-    pub listener: &'a str,
+    pub listener: c::Str<'a>,
     /// `SecurityProtocol`: `int16`, versions 1+.
     pub security_protocol: i16,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
@@ -1222,8 +1398,8 @@ impl Default for UpdateMetadataEndpoint<'_> {
     fn default() -> Self {
         Self {
             port: 0,
-            host: "",
-            listener: "",
+            host: c::Str::EMPTY,
+            listener: c::Str::EMPTY,
             security_protocol: 0,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
@@ -1241,14 +1417,14 @@ impl<'a> UpdateMetadataEndpoint<'a> {
     /// Sets [`Self::host`].
     #[must_use]
     pub fn with_host(mut self, value: &'a str) -> Self {
-        self.host = value;
+        self.host = c::Str::new(value);
         self
     }
 
     /// Sets [`Self::listener`].
     #[must_use]
     pub fn with_listener(mut self, value: &'a str) -> Self {
-        self.listener = value;
+        self.listener = c::Str::new(value);
         self
     }
 
@@ -1310,7 +1486,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataEndpoint<'a> {
                     "UpdateMetadataRequest.LiveBrokers.Endpoints.Listener",
                 )?
             } else {
-                ""
+                c::Str::EMPTY
             },
             security_protocol: r
                 .i16("UpdateMetadataRequest.LiveBrokers.Endpoints.SecurityProtocol")?,
@@ -1341,7 +1517,7 @@ impl<'a> c::ReadFast<'a> for UpdateMetadataEndpoint<'a> {
 
 impl<'a> UpdateMetadataEndpoint<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -1352,12 +1528,28 @@ impl<'a> UpdateMetadataEndpoint<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> UpdateMetadataEndpoint<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -1372,7 +1564,17 @@ impl<'a> UpdateMetadataEndpoint<'a> {
 
         w.skip(2)?;
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -1380,8 +1582,8 @@ impl<'a> UpdateMetadataEndpoint<'a> {
 
 impl<'a> UpdateMetadataEndpoint<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -1389,11 +1591,11 @@ impl<'a> UpdateMetadataEndpoint<'a> {
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let f0 = w.i32()?;
-        let f1: &'a str = w.string(flexible)?;
-        let f2: &'a str = if version >= 3 {
+        let f1: c::Str<'a> = w.string(flexible)?;
+        let f2: c::Str<'a> = if version >= 3 {
             w.string(flexible)?
         } else {
-            ""
+            c::Str::EMPTY
         };
         let [b0, b1] = if flexible {
             let [b0, b1, count] = *w.array::<3>()?;
@@ -1412,6 +1614,39 @@ impl<'a> UpdateMetadataEndpoint<'a> {
             security_protocol: f3,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 6;
+        let f0 = w.i32()?;
+        let f1: c::Str<'a> = w.string(flexible)?;
+        let f2: c::Str<'a> = if version >= 3 {
+            w.string(flexible)?
+        } else {
+            c::Str::EMPTY
+        };
+        let f3 = w.i16()?;
+        let this = Self {
+            port: f0,
+            host: f1,
+            listener: f2,
+            security_protocol: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 
@@ -1516,7 +1751,7 @@ c::struct_element!(UpdateMetadataEndpoint; 6..=8, 3..=5);
 #[non_exhaustive]
 pub struct UpdateMetadataPartitionState<'a> {
     /// `TopicName`: `string`, versions 0-4. Ignorable.
-    pub topic_name: &'a str,
+    pub topic_name: c::Str<'a>,
     /// `PartitionIndex`: `int32`, versions 0+.
     pub partition_index: i32,
     /// `ControllerEpoch`: `int32`, versions 0+.
@@ -1540,7 +1775,7 @@ pub struct UpdateMetadataPartitionState<'a> {
 impl Default for UpdateMetadataPartitionState<'_> {
     fn default() -> Self {
         Self {
-            topic_name: "",
+            topic_name: c::Str::EMPTY,
             partition_index: 0,
             controller_epoch: 0,
             leader: 0,
@@ -1558,7 +1793,7 @@ impl<'a> UpdateMetadataPartitionState<'a> {
     /// Sets [`Self::topic_name`].
     #[must_use]
     pub fn with_topic_name(mut self, value: &'a str) -> Self {
-        self.topic_name = value;
+        self.topic_name = c::Str::new(value);
         self
     }
 
@@ -1682,7 +1917,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataPartitionState<'a> {
                     "UpdateMetadataRequest.UpdateMetadataPartitionState.TopicName",
                 )?
             } else {
-                ""
+                c::Str::EMPTY
             },
             partition_index: r
                 .i32("UpdateMetadataRequest.UpdateMetadataPartitionState.PartitionIndex")?,
@@ -1741,7 +1976,7 @@ impl<'a> c::ReadFast<'a> for UpdateMetadataPartitionState<'a> {
 
 impl<'a> UpdateMetadataPartitionState<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a message's read through a walker hands to a reader.
+    /// the fields.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -1752,12 +1987,28 @@ impl<'a> UpdateMetadataPartitionState<'a> {
         )?;
         Ok(())
     }
+
+    /// Reads a non-empty tagged-field section into `self` through a fast reader, taken and
+    /// returned by value (see [`c::FastReader::section_into`]): `None` wherever
+    /// [`Self::read_tagged`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_tagged_fast(
+        mut self,
+        mut w: c::FastReader<'a>,
+        version: i16,
+    ) -> Option<(Self, &'a [u8])> {
+        let w = &mut w;
+        let this = &mut self;
+        let _ = version;
+        this.unknown_tagged_fields = c::FastSection::read_unknown(w)?;
+        Some((self, w.rest()))
+    }
 }
 
 impl<'a> UpdateMetadataPartitionState<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
-    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail, and
-    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
+    /// without building it (see [`c::ElementCodec::walk`]): `None` wherever `read` would fail.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<()> {
@@ -1777,7 +2028,17 @@ impl<'a> UpdateMetadataPartitionState<'a> {
         }
 
         if flexible {
-            w.tagged_section()?;
+            #[cfg(feature = "perf")]
+            w.tagged_section_with(|w| {
+                Self::default()
+                    .read_tagged_fast(w, version)
+                    .map(|(_, rest)| rest)
+            })?;
+            #[cfg(not(feature = "perf"))]
+            w.tagged_section_with(|mut w| {
+                w.read_with(|r| Self::default().read_tagged(r, version))?;
+                Some(w.rest())
+            })?;
         }
         Some(())
     }
@@ -1785,18 +2046,18 @@ impl<'a> UpdateMetadataPartitionState<'a> {
 
 impl<'a> UpdateMetadataPartitionState<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
-    /// `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
-        let f0: &'a str = if version <= 4 {
+        let f0: c::Str<'a> = if version <= 4 {
             w.string(flexible)?
         } else {
-            ""
+            c::Str::EMPTY
         };
         let [
             b0,
@@ -1843,6 +2104,71 @@ impl<'a> UpdateMetadataPartitionState<'a> {
             offline_replicas: f8,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         })
+    }
+
+    /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
+    /// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.
+    #[cfg(feature = "perf")]
+    #[inline]
+    #[allow(
+        dead_code,
+        reason = "read by iteration, of the structs that are elements"
+    )]
+    pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        let flexible = version >= 6;
+        let f0: c::Str<'a> = if version <= 4 {
+            w.string(flexible)?
+        } else {
+            c::Str::EMPTY
+        };
+        let [
+            b0,
+            b1,
+            b2,
+            b3,
+            b4,
+            b5,
+            b6,
+            b7,
+            b8,
+            b9,
+            b10,
+            b11,
+            b12,
+            b13,
+            b14,
+            b15,
+        ] = *w.array::<16>()?;
+        let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f2 = i32::from_be_bytes([b4, b5, b6, b7]);
+        let f3 = i32::from_be_bytes([b8, b9, b10, b11]);
+        let f4 = i32::from_be_bytes([b12, b13, b14, b15]);
+        let f5: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
+        let f6 = w.i32()?;
+        let f7: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
+        let f8: c::Array<'a, i32> = if version >= 4 {
+            c::Array::read_fast(w, version, flexible)?
+        } else {
+            c::Array::Slice(&[])
+        };
+        let this = Self {
+            topic_name: f0,
+            partition_index: f1,
+            controller_epoch: f2,
+            leader: f3,
+            leader_epoch: f4,
+            isr: f5,
+            zk_version: f6,
+            replicas: f7,
+            offline_replicas: f8,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
+        }
+        Some(this)
     }
 }
 

@@ -4,6 +4,7 @@
 
 use core::fmt;
 
+use crate::codec::Str;
 use crate::error::DecodeError;
 
 /// What part of a frame a node belongs to (for colouring or filtering).
@@ -132,8 +133,8 @@ pub enum Value<'a> {
     Float(f64),
     /// A UUID, shown in Kafka's base64 form.
     Uuid(crate::codec::Uuid),
-    /// A string and how its length was encoded.
-    Str(&'a str, LenNote),
+    /// A string (whose bytes need not be UTF-8) and how its length was encoded.
+    Str(Str<'a>, LenNote),
     /// Bytes and how their length was encoded.
     Bytes(&'a [u8], LenNote),
     /// Null, and how it was encoded.
@@ -185,16 +186,33 @@ pub enum Value<'a> {
     Tail(usize),
 }
 
-/// Writes `bytes` as a quoted, escaped string preview.
-fn write_quoted(f: &mut fmt::Formatter<'_>, s: &str) -> fmt::Result {
+/// Writes a string as a quoted, escaped preview of at most [`PREVIEW`] characters, each byte
+/// that is not part of a UTF-8 sequence shown as `\xNN`.
+fn write_quoted(f: &mut fmt::Formatter<'_>, s: Str<'_>) -> fmt::Result {
     let mut shown = 0usize;
-    f.write_str("\"")?;
-    for c in s.chars() {
-        if shown >= PREVIEW {
-            return f.write_str("\"...");
-        }
-        write!(f, "{}", c.escape_debug())?;
+    let mut room = |f: &mut fmt::Formatter<'_>| {
+        let full = shown >= PREVIEW;
         shown = shown.saturating_add(1);
+        if full {
+            f.write_str("\"...").map(|()| false)
+        } else {
+            Ok(true)
+        }
+    };
+    f.write_str("\"")?;
+    for chunk in s.as_bytes().utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if !room(f)? {
+                return Ok(());
+            }
+            write!(f, "{}", c.escape_debug())?;
+        }
+        for b in chunk.invalid() {
+            if !room(f)? {
+                return Ok(());
+            }
+            write!(f, "\\x{b:02x}")?;
+        }
     }
     f.write_str("\"")
 }

@@ -43,14 +43,15 @@
 //!     unreachable!()
 //! };
 //! assert_eq!(header.correlation_id, 7);
-//! let told: Vec<_> = told.brokers.iter().map(|b| (b.node_id, b.host, b.port)).collect();
-//! assert_eq!(told, [(1, "relay.example", 19091), (2, "relay.example", 19092)]);
+//! let told: Vec<_> = told.brokers.iter().map(|b| (b.node_id, b.host.to_str(), b.port)).collect();
+//! assert_eq!(told, [(1, Ok("relay.example"), 19091), (2, Ok("relay.example"), 19092)]);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 use alloc::vec::Vec;
 
 use crate::api::{ApiKey, Response};
+use crate::codec::Str;
 use crate::error::EncodeError;
 use crate::frame::{self, Body};
 use crate::messages::ResponseHeader;
@@ -201,8 +202,8 @@ pub struct Broker<'a> {
     /// The broker's node id: the row's `NodeId` (`BrokerId` in DescribeCluster). Every field
     /// in [`REWRITTEN`] sits next to one.
     pub node_id: i32,
-    /// The host, never empty.
-    pub host: &'a str,
+    /// The host as the response holds it (see [`Str::to_str`]), never empty.
+    pub host: Str<'a>,
     /// The port, never negative.
     pub port: i32,
     /// The schema path of the struct that holds the address, such as
@@ -409,7 +410,7 @@ pub fn rewrite_response<'a, H: AsRef<str>>(
     allow(dead_code, reason = "used by each API that names brokers")
 )]
 fn new_addresses<'a, H: AsRef<str>>(
-    rows: impl Iterator<Item = (i32, &'a str, i32)>,
+    rows: impl Iterator<Item = (i32, Str<'a>, i32)>,
     at: &'static str,
     to: &mut impl FnMut(Broker<'a>) -> Option<(H, i32)>,
 ) -> (Vec<Option<(H, i32)>>, usize) {
@@ -426,7 +427,7 @@ fn new_addresses<'a, H: AsRef<str>>(
                 port,
                 at,
             })?;
-            if new_host.as_ref() == host && new_port == port {
+            if host == new_host.as_ref() && new_port == port {
                 return None;
             }
             changed = changed.saturating_add(1);
@@ -1057,7 +1058,7 @@ mod tests {
         };
         told.brokers
             .iter()
-            .map(|b| (b.node_id, b.host, b.port))
+            .map(|b| (b.node_id, b.host.to_str().unwrap(), b.port))
             .collect()
     }
 
@@ -1082,12 +1083,14 @@ mod tests {
         let mut out = Vec::new();
         let kept = rewrite_response(&header, &body, 12, &mut out, |_| None::<(&str, i32)>);
         assert_eq!((kept, out.len()), (Ok(Rewritten::Unchanged), 0));
-        let same = rewrite_response(&header, &body, 12, &mut out, |b| Some((b.host, b.port)));
+        let same = rewrite_response(&header, &body, 12, &mut out, |b| {
+            Some((b.host.to_str().unwrap(), b.port))
+        });
         assert_eq!((same, out.len()), (Ok(Rewritten::Unchanged), 0));
 
         // Broker 2 moved to another port only.
         let one = rewrite_response(&header, &body, 12, &mut out, |b| {
-            (b.node_id == 2).then_some((b.host, 19093))
+            (b.node_id == 2).then_some((b.host.to_str().unwrap(), 19093))
         });
         assert_eq!(one, Ok(Rewritten::Changed { addresses: 1 }));
         let told = brokers_told(&out);

@@ -4,16 +4,19 @@
 //!
 //! The module is private: each type is public where it is used, [`ApiKey`] in [`crate::api`]
 //! (and at the crate root, with the other types of `api` that every program names),
-//! [`VersionRange`] and [`Uuid`] in [`crate::codec`], [`Records`] in [`crate::records`], whose
+//! [`VersionRange`], [`Uuid`] and [`Str`] in [`crate::codec`], [`Records`] in [`crate::records`], whose
 //! record-batch views it opens.
 
 mod built;
+mod str;
 mod uuid;
 
 use core::fmt;
 
 pub(crate) use built::{Built, named_versions};
 pub use kwire_notation::ParseVersionRangeError;
+pub use str::Str;
+pub(crate) use str::is_utf8;
 pub use uuid::{Hyphenated, ParseUuidError, Uuid};
 
 /// A Kafka API key: an open newtype, so keys this crate does not know survive a round trip.

@@ -38,9 +38,9 @@ use core::fmt;
 
 use kwire::api::{API_TABLE, ApiKey, Request, Response};
 use kwire::codec::{
-    Encode, Failed, LengthPrefix, RawTaggedField, Reader, TaggedFields, TaggedSection, Writer,
-    bytes_len, len_prefix, nullable_bytes_len, nullable_string_len, string_len, tagged_entry_len,
-    uvarint_len, varint_len, varlong_len,
+    Decode, Encode, Failed, LengthPrefix, RawTaggedField, Reader, Str, TaggedFields, TaggedSection,
+    Writer, bytes_len, len_prefix, nullable_bytes_len, nullable_string_len, string_len,
+    tagged_entry_len, uvarint_len, varint_len, varlong_len,
 };
 use kwire::control::ControlPayload;
 use kwire::describe::{self, DescribeError, Node, Value, Visit};
@@ -997,6 +997,35 @@ fn reread<'s, T: PartialEq>(
     expect_len(stage, written.len(), r.offset())
 }
 
+/// A string written to `written` (read as `value`), read back by a reader checking UTF-8: it is
+/// refused, with `InvalidUtf8` at the string's first byte, exactly when [`Str::to_str`] refuses
+/// it, and [`Str::is_utf8`] says the same.
+fn checked_utf8<'s>(
+    stage: &'static str,
+    written: &'s [u8],
+    value: Option<Str<'_>>,
+    read: impl FnOnce(&mut Reader<'s>) -> Result<Option<Str<'s>>, Failed>,
+) -> Result<(), OracleFailure> {
+    let valid = value.map(Str::to_str);
+    ensure(
+        value.is_none_or(|v| v.is_utf8() == v.to_str().is_ok()),
+        "is_utf8 agrees with to_str",
+    )?;
+    let mut r = Reader::new(written).checking_utf8();
+    let checked = r.decode_with(read);
+    let first = written
+        .len()
+        .saturating_sub(value.map_or(0, |v| v.as_bytes().len()));
+    match (valid, checked) {
+        (None | Some(Ok(_)), Ok(again)) => ensure(again == value, stage),
+        (Some(Err(_)), Err(error)) => ensure(
+            error.kind == DecodeErrorKind::InvalidUtf8 && error.offset == first,
+            stage,
+        ),
+        _ => Err(OracleFailure::Invariant { stage }),
+    }
+}
+
 fn encode_len(
     stage: &'static str,
     len: Result<usize, EncodeError>,
@@ -1036,12 +1065,18 @@ fn primitive(op: u8, r: &mut Reader<'_>, scratch: &mut [u8]) -> Result<Step, Sto
             let len = encode_len("string_len", string_len(v, flexible, P))?;
             let out = written!("string", len, |w| w.string(v, flexible));
             reread("string", out, &v, |r| r.string(flexible, P))?;
+            checked_utf8("string: checked as UTF-8", out, Some(v), |r| {
+                r.string(flexible, P).map(Some)
+            })?;
         }
         4 => {
             let v = r.decode_with(|r| r.nullable_string(flexible, P))?;
             let len = encode_len("nullable_string_len", nullable_string_len(v, flexible, P))?;
             let out = written!("nullable string", len, |w| w.nullable_string(v, flexible));
             reread("nullable string", out, &v, |r| {
+                r.nullable_string(flexible, P)
+            })?;
+            checked_utf8("nullable string: checked as UTF-8", out, v, |r| {
                 r.nullable_string(flexible, P)
             })?;
         }
@@ -2619,7 +2654,12 @@ const MAX_TREE_DEPTH: usize = 64;
 ///     fail both ways, but not alike: the walk reports the first error in the bytes that are
 ///     there, the typed decoder rejects the frame before its header. Such a frame is checked
 ///     again with its size prefix corrected (a copy in `scratch`), under the exact rule;
-///   * `Fmt` and `ScratchTooSmall` never happen here.
+///   * `Fmt` and `ScratchTooSmall` never happen here;
+/// * on strings that are not UTF-8, which both read: when both succeed, the typed decoders
+///   through a reader checking UTF-8 ([`Reader::checking_utf8`]) refuse the frame, with
+///   `InvalidUtf8`, exactly at the first byte of the first string the tree shows that is not
+///   UTF-8 (its `Str::to_str` fails), and read it when the tree shows none. An ApiVersions
+///   response, which may be in the v0 layout a broker falls back to, is left out of this.
 ///
 /// The outcome is [`Outcome::Rejected`] when the typed decoder rejected the frame as given, else
 /// [`Outcome::Checked`] with the number of nodes visited.
@@ -2696,6 +2736,7 @@ fn dissect(side: Side, frame: &[u8]) -> Result<Outcome, OracleFailure> {
     match (walked, typed) {
         (Ok(()), Ok(_)) => {
             tree.finish()?;
+            utf8_agrees(side, frame, tree.not_utf8)?;
             Ok(outcome)
         }
         (Err(DescribeError::Decode(error)), typed) => {
@@ -2743,6 +2784,46 @@ fn dissect(side: Side, frame: &[u8]) -> Result<Outcome, OracleFailure> {
     }
 }
 
+/// The typed decoders over a frame they read, through a reader checking UTF-8: they refuse it
+/// at `not_utf8`, the first byte of the first string the tree showed that is not UTF-8, and
+/// read it when there is none.
+fn utf8_agrees(side: Side, frame: &[u8], not_utf8: Option<usize>) -> Result<(), OracleFailure> {
+    let stage = "dissector: a string that is not UTF-8 in the tree, and a decode checking UTF-8";
+    let payload = frame.get(SIZE_LEN..).unwrap_or_default();
+    let mut r = Reader::with_offset(payload, SIZE_LEN).checking_utf8();
+    let checked = match side {
+        Side::Request => {
+            let info = frame::request_info(frame)
+                .map_err(|error| OracleFailure::Redecode { stage, error })?;
+            let (key, version) = (info.api_key, info.api_version);
+            RequestHeader::decode(&mut r, request_header_version(key, version))
+                .and_then(|_| Request::decode(&mut r, key, version))
+                .map(|_| ())
+        }
+        Side::Response(ApiKey::API_VERSIONS, _) => return Ok(()),
+        Side::Response(key, version) => {
+            ResponseHeader::decode(&mut r, response_header_version(key, version))
+                .and_then(|_| Response::decode(&mut r, key, version))
+                .map(|_| ())
+        }
+    };
+    match (not_utf8, checked) {
+        (None, Ok(())) => Ok(()),
+        (Some(at), Err(e)) if e.kind == DecodeErrorKind::InvalidUtf8 && e.offset == at => Ok(()),
+        (shown, checked) => Err(OracleFailure::Disagree {
+            stage,
+            first: shown.map_or(Ok(frame.len()), |at| {
+                Err(DecodeError::new(
+                    at,
+                    DecodeErrorKind::InvalidUtf8,
+                    "dissector",
+                ))
+            }),
+            second: checked.map(|()| frame.len()),
+        }),
+    }
+}
+
 /// A node of [`Tree`] whose children may still come.
 #[derive(Debug, Clone, Copy, Default)]
 struct Open {
@@ -2771,6 +2852,8 @@ struct Tree {
     deep: bool,
     /// Start and end of the latest records field whose entries the walk went into.
     records: Option<(usize, usize)>,
+    /// The first byte of the first string that is not UTF-8.
+    not_utf8: Option<usize>,
     outside: Option<&'static str>,
     shape: Option<&'static str>,
 }
@@ -2786,6 +2869,7 @@ impl Tree {
             root_size: None,
             deep: false,
             records: None,
+            not_utf8: None,
             outside: None,
             shape: None,
         }
@@ -2856,6 +2940,11 @@ impl Visit for Tree {
         }
         if let (Value::Records { .. }, Some(end)) = (node.value, end) {
             self.records = Some((node.offset, end));
+        }
+        if let (Value::Str(s, _), Some(end), None) = (node.value, end, self.not_utf8)
+            && s.to_str().is_err()
+        {
+            self.not_utf8 = Some(end.saturating_sub(s.len()));
         }
         while self.top().is_some_and(|top| top.depth >= node.depth) {
             self.close();
@@ -2960,6 +3049,13 @@ mod tests {
             primitives(&input, &mut scratch),
             Ok(Outcome::Checked { items: 3 })
         );
+        // Strings that are not UTF-8 read, write back and are refused by a reader checking
+        // UTF-8: compact "\xffi", then nullable classic "a\xc3".
+        let input = [0x13, 3, 0xff, b'i', 0x04, 0, 2, b'a', 0xc3];
+        assert_eq!(
+            primitives(&input, &mut scratch),
+            Ok(Outcome::Checked { items: 2 })
+        );
     }
 
     #[test]
@@ -3026,6 +3122,20 @@ mod tests {
             dissector(&long, &mut scratch),
             Ok(Outcome::Checked { .. })
         ));
+        // A client id that is not UTF-8: both read it, and a decode checking UTF-8 refuses the
+        // frame at its byte, where the tree shows it.
+        let not_utf8 = [
+            0, 0, 0, 0, 22, 0, 39, 0, 2, 0, 0, 0, 0, 0, 1, 0xff, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        ];
+        assert!(matches!(
+            dissector(&not_utf8, &mut scratch),
+            Ok(Outcome::Checked { .. })
+        ));
+        assert_eq!(
+            utf8_agrees(Side::Request, &not_utf8[1..], None).map_err(|_| ()),
+            Err(())
+        );
+        assert_eq!(utf8_agrees(Side::Request, &not_utf8[1..], Some(14)), Ok(()));
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Arrays as a user meets them: indexing, the forms the message setters accept, and copying a
 //! decoded array into caller storage to change it.
 
-use kwire::codec::{Array, Decode, Element, Encode, Reader, StorageTooSmall, Writer};
+use kwire::codec::{Array, Decode, Element, Encode, Reader, StorageTooSmall, Str, Writer};
 use kwire::frame;
 use kwire::messages::metadata_response::{
     MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic,
@@ -35,7 +35,7 @@ fn array_indexing_agrees_across_representations() {
     let mut buf = [0u8; 256];
     check(&[7i32, -1, 1 << 20], &mut buf);
     let mut buf = [0u8; 256];
-    check(&["a", "", "three"], &mut buf);
+    check(&[Str::new("a"), Str::EMPTY, Str::new("three")], &mut buf);
     let mut buf = [0u8; 8];
     let empty = check::<i64>(&[], &mut buf);
     assert_eq!((empty.first(), empty.last()), (None, None));
@@ -86,24 +86,27 @@ fn setters_accept_every_array_form() {
 /// from a slice, and leave the storage untouched when it is too short.
 #[test]
 fn arrays_copy_into_caller_storage() {
-    let names = ["a", "bb", "ccc"];
+    let names = ["a", "bb", "ccc"].map(Str::new);
     let mut buf = [0u8; 32];
     let mut w = Writer::new(&mut buf);
     Array::from(&names).write(&mut w, 0, true);
     let n = w.position();
-    let decoded = Array::<&str>::read(&mut Reader::new(&buf[..n]), 0, true, "names").unwrap();
+    let decoded = Array::<Str<'_>>::read(&mut Reader::new(&buf[..n]), 0, true, "names").unwrap();
 
     let mut lengths = [0usize; 5];
     assert_eq!(
-        decoded.map_into(&mut lengths, str::len),
+        decoded.map_into(&mut lengths, Str::len),
         Ok(&mut [1, 2, 3][..])
     );
-    let mut storage = [""; 3];
+    let mut storage = [Str::EMPTY; 3];
     let copied = decoded.copy_into(&mut storage).unwrap();
-    copied[1] = "changed";
-    assert_eq!(Array::from(&storage), Array::from(&["a", "changed", "ccc"]));
+    copied[1] = Str::new("changed");
+    assert_eq!(
+        Array::from(&storage),
+        Array::from(&["a", "changed", "ccc"].map(Str::new))
+    );
 
-    let mut short = ["untouched"; 2];
+    let mut short = [Str::new("untouched"); 2];
     let err = decoded.copy_into(&mut short).unwrap_err();
     assert_eq!(
         err,
@@ -116,10 +119,10 @@ fn arrays_copy_into_caller_storage() {
         err.to_string(),
         "storage too small: the array has 3 elements, the storage holds 2"
     );
-    assert_eq!(short, ["untouched"; 2]);
-    let mut none: [&str; 0] = [];
+    assert_eq!(short, [Str::new("untouched"); 2]);
+    let mut none: [Str<'_>; 0] = [];
     assert_eq!(
-        Array::<&str>::default().copy_into(&mut none),
+        Array::<Str<'_>>::default().copy_into(&mut none),
         Ok(&mut [][..])
     );
 }

@@ -962,21 +962,29 @@ fn huge_array_counts_fail_before_reading_elements() {
 }
 
 #[test]
-fn invalid_utf8_is_reported_at_the_first_string_byte() {
-    let body = hex("00000000 02 03 c328 0000 00 00 00");
+fn strings_that_are_not_utf8_decode_and_are_refused_when_checked() {
+    // UpdateFeatures v2: timeout, one update (feature "\xc3(", max version level, upgrade type,
+    // tagged fields), validate only, tagged fields.
+    let body = hex("00000000 02 03 c328 0000 00 00 00 00");
+    // The decode takes the bytes as they are: `to_str` is where they are checked.
+    let decoded = UpdateFeaturesRequest::decode_exact(&body, 2).unwrap();
+    let feature = decoded.feature_updates.iter().next().unwrap().feature;
+    assert_eq!(feature.as_bytes(), [0xc3, 0x28]);
+    assert_eq!(feature.to_str().map_err(|e| e.valid_up_to()), Err(0));
+    assert_eq!(feature.to_string(), r"\xc3(");
+    let f = raw_request(57, 2, &body);
+    let (_, request) = decode_request(&f).unwrap();
+    assert_eq!(request, Request::UpdateFeatures(decoded));
+    // Re-encoded as it was read.
+    let mut out = vec![0u8; f.len()];
+    let (header, _) = decode_request(&f).unwrap();
+    assert_eq!(encode_request(&header, &request, &mut out), Ok(f.len()));
+    assert_eq!(out, f);
+    // A reader checking UTF-8 refuses them, at the first byte of the string.
     assert_eq!(
-        UpdateFeaturesRequest::decode_exact(&body, 2),
+        UpdateFeaturesRequest::decode(&mut Reader::new(&body).checking_utf8(), 2),
         Err(de(
             6,
-            DecodeErrorKind::InvalidUtf8,
-            "UpdateFeaturesRequest.FeatureUpdates.Feature"
-        ))
-    );
-    let f = raw_request(57, 2, &body);
-    assert_eq!(
-        decode_request(&f),
-        Err(de(
-            24,
             DecodeErrorKind::InvalidUtf8,
             "UpdateFeaturesRequest.FeatureUpdates.Feature"
         ))
@@ -984,8 +992,16 @@ fn invalid_utf8_is_reported_at_the_first_string_byte() {
     // In the header's client id.
     let mut f = raw_request(39, 2, &hex("01 0000000000000000 00"));
     f[15] = 0xff;
+    let (header, _) = decode_request(&f).unwrap();
+    let client_id = header.client_id.unwrap();
+    assert_eq!(client_id.as_bytes(), b"c\xffi");
+    assert_eq!(format!("{client_id:?}"), r#""c\xffi""#);
     assert_eq!(
-        decode_request(&f),
+        frame::request_info(&f).map(|i| i.client_id),
+        Ok(Some(client_id))
+    );
+    assert_eq!(
+        RequestHeader::decode(&mut Reader::with_offset(&f[4..], 4).checking_utf8(), 2),
         Err(de(
             14,
             DecodeErrorKind::InvalidUtf8,

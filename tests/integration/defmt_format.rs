@@ -5,7 +5,9 @@
 #![cfg(feature = "defmt")]
 
 use kwire::api::{NegotiateError, Unsupported, VersionTable};
-use kwire::codec::{Array, ArrayView, ParseVersionRangeError, TaggedFields, Uuid, VersionRange};
+use kwire::codec::{
+    Array, ArrayView, ParseVersionRangeError, Str, TaggedFields, Uuid, VersionRange,
+};
 use kwire::messages::{
     ConsumerProtocolAssignment, FetchResponse, MetadataResponse, ProduceRequest, RequestHeader,
     ResponseHeader,
@@ -40,7 +42,8 @@ fn everything_a_device_logs_implements_format() {
     is_format::<ProduceRequest<'static>>();
     is_format::<ConsumerProtocolAssignment<'static>>();
     is_format::<Array<'static, i32>>();
-    is_format::<ArrayView<'static, &'static str>>();
+    is_format::<ArrayView<'static, Str<'static>>>();
+    is_format::<Str<'static>>();
     is_format::<TaggedFields<'static>>();
     is_format::<Uuid>();
     is_format::<Records<'static>>();

@@ -34,7 +34,7 @@ use kafka_protocol::messages as kp;
 use kafka_protocol::protocol::{
     Decodable, Encodable, HeaderVersion, Message as KpMessage, Request as KpRequest,
 };
-use kwire::codec::Reader;
+use kwire::codec::{Reader, Str};
 use kwire::schema::{self, MessageSchema, walker};
 use kwire::{ApiKey, Decode, Encode};
 
@@ -1022,7 +1022,9 @@ fn ours_frame(kind: Kind, key: i16, version: i16, frame: &[u8]) -> Encoded {
         Kind::Request => {
             let (header, body) = kwire::frame::decode_request(frame)
                 .map_err(|e| format!("kwire decode_request: {e}"))?;
-            if header.client_id != Some(CLIENT_ID) || header.correlation_id != CORRELATION_ID {
+            if header.client_id != Some(Str::new(CLIENT_ID))
+                || header.correlation_id != CORRELATION_ID
+            {
                 return Err(format!("kwire decoded header {header:?}"));
             }
             kwire::frame::encode_request(&header, &body, &mut out)
@@ -1488,8 +1490,14 @@ impl Diff {
     }
 }
 
-fn opt_str(s: Option<&kafka_protocol::protocol::StrBytes>) -> Option<&str> {
-    s.map(|s| &**s)
+/// Their string as ours: the two are compared by their bytes (`Str`'s equality), which ours
+/// need not hold as UTF-8 and theirs does.
+fn theirs(s: &str) -> Str<'_> {
+    Str::new(s)
+}
+
+fn opt_str(s: Option<&kafka_protocol::protocol::StrBytes>) -> Option<Str<'_>> {
+    s.map(|s| theirs(s))
 }
 
 fn uuid(u: kwire::codec::Uuid) -> [u8; 16] {
@@ -1533,7 +1541,7 @@ fn cmp_metadata_request(
             d.eq(
                 &format!("topics[{i}].name"),
                 a.name,
-                b.name.as_ref().map(|n| &*n.0),
+                b.name.as_ref().map(|n| theirs(&n.0)),
             );
             d.tags(
                 &format!("topics[{i}]"),
@@ -1562,7 +1570,7 @@ fn cmp_metadata_response(
     if d.len("brokers", o.brokers.len(), t.brokers.len()) {
         for (i, (a, b)) in o.brokers.iter().zip(&t.brokers).enumerate() {
             d.eq(&format!("brokers[{i}].node_id"), a.node_id, b.node_id.0);
-            d.eq(&format!("brokers[{i}].host"), a.host, &*b.host);
+            d.eq(&format!("brokers[{i}].host"), a.host, theirs(&b.host));
             d.eq(&format!("brokers[{i}].port"), a.port, b.port);
             d.eq(
                 &format!("brokers[{i}].rack"),
@@ -1580,7 +1588,11 @@ fn cmp_metadata_response(
         for (i, (a, b)) in o.topics.iter().zip(&t.topics).enumerate() {
             let p = format!("topics[{i}]");
             d.eq(&format!("{p}.error_code"), a.error_code, b.error_code);
-            d.eq(&format!("{p}.name"), a.name, b.name.as_ref().map(|n| &*n.0));
+            d.eq(
+                &format!("{p}.name"),
+                a.name,
+                b.name.as_ref().map(|n| theirs(&n.0)),
+            );
             d.eq(
                 &format!("{p}.topic_id"),
                 uuid(a.topic_id),
@@ -1651,11 +1663,11 @@ fn cmp_fetch_request(d: &mut Diff, o: &kwire::messages::FetchRequest<'_>, t: &kp
     d.eq("isolation_level", o.isolation_level, t.isolation_level);
     d.eq("session_id", o.session_id, t.session_id);
     d.eq("session_epoch", o.session_epoch, t.session_epoch);
-    d.eq("rack_id", o.rack_id, &*t.rack_id);
+    d.eq("rack_id", o.rack_id, theirs(&t.rack_id));
     if d.len("topics", o.topics.len(), t.topics.len()) {
         for (i, (a, b)) in o.topics.iter().zip(&t.topics).enumerate() {
             let p = format!("topics[{i}]");
-            d.eq(&format!("{p}.topic"), a.topic, &*b.topic.0);
+            d.eq(&format!("{p}.topic"), a.topic, theirs(&b.topic.0));
             d.eq(
                 &format!("{p}.topic_id"),
                 uuid(a.topic_id),
@@ -1718,7 +1730,7 @@ fn cmp_fetch_request(d: &mut Diff, o: &kwire::messages::FetchRequest<'_>, t: &kp
             .enumerate()
         {
             let p = format!("forgotten_topics_data[{i}]");
-            d.eq(&format!("{p}.topic"), a.topic, &*b.topic.0);
+            d.eq(&format!("{p}.topic"), a.topic, theirs(&b.topic.0));
             d.eq(
                 &format!("{p}.topic_id"),
                 uuid(a.topic_id),
@@ -1742,7 +1754,7 @@ fn cmp_fetch_response(d: &mut Diff, o: &kwire::messages::FetchResponse<'_>, t: &
     if d.len("responses", o.responses.len(), t.responses.len()) {
         for (i, (a, b)) in o.responses.iter().zip(&t.responses).enumerate() {
             let p = format!("responses[{i}]");
-            d.eq(&format!("{p}.topic"), a.topic, &*b.topic.0);
+            d.eq(&format!("{p}.topic"), a.topic, theirs(&b.topic.0));
             d.eq(
                 &format!("{p}.topic_id"),
                 uuid(a.topic_id),
@@ -1830,7 +1842,12 @@ fn cmp_fetch_response(d: &mut Diff, o: &kwire::messages::FetchResponse<'_>, t: &
             d.eq(
                 &format!("node_endpoints[{i}]"),
                 (a.node_id, a.host, a.port, a.rack),
-                (b.node_id.0, &*b.host, b.port, opt_str(b.rack.as_ref())),
+                (
+                    b.node_id.0,
+                    theirs(&b.host),
+                    b.port,
+                    opt_str(b.rack.as_ref()),
+                ),
             );
             d.tags(
                 &format!("node_endpoints[{i}]"),
@@ -1850,14 +1867,14 @@ fn cmp_produce_request(
     d.eq(
         "transactional_id",
         o.transactional_id,
-        t.transactional_id.as_ref().map(|s| &*s.0),
+        t.transactional_id.as_ref().map(|s| theirs(&s.0)),
     );
     d.eq("acks", o.acks, t.acks);
     d.eq("timeout_ms", o.timeout_ms, t.timeout_ms);
     if d.len("topic_data", o.topic_data.len(), t.topic_data.len()) {
         for (i, (a, b)) in o.topic_data.iter().zip(&t.topic_data).enumerate() {
             let p = format!("topic_data[{i}]");
-            d.eq(&format!("{p}.name"), a.name, &*b.name.0);
+            d.eq(&format!("{p}.name"), a.name, theirs(&b.name.0));
             d.eq(
                 &format!("{p}.topic_id"),
                 uuid(a.topic_id),
@@ -1894,7 +1911,7 @@ fn cmp_produce_response(
     if d.len("responses", o.responses.len(), t.responses.len()) {
         for (i, (a, b)) in o.responses.iter().zip(&t.responses).enumerate() {
             let p = format!("responses[{i}]");
-            d.eq(&format!("{p}.name"), a.name, &*b.name.0);
+            d.eq(&format!("{p}.name"), a.name, theirs(&b.name.0));
             d.eq(
                 &format!("{p}.topic_id"),
                 uuid(a.topic_id),
@@ -1966,7 +1983,12 @@ fn cmp_produce_response(
             d.eq(
                 &format!("node_endpoints[{i}]"),
                 (a.node_id, a.host, a.port, a.rack),
-                (b.node_id.0, &*b.host, b.port, opt_str(b.rack.as_ref())),
+                (
+                    b.node_id.0,
+                    theirs(&b.host),
+                    b.port,
+                    opt_str(b.rack.as_ref()),
+                ),
             );
         }
     }
@@ -1981,12 +2003,12 @@ fn cmp_api_versions_request(
     d.eq(
         "client_software_name",
         o.client_software_name,
-        &*t.client_software_name,
+        theirs(&t.client_software_name),
     );
     d.eq(
         "client_software_version",
         o.client_software_version,
-        &*t.client_software_version,
+        theirs(&t.client_software_version),
     );
     d.tags("", o.unknown_tagged_fields, &t.unknown_tagged_fields);
 }
@@ -2027,7 +2049,7 @@ fn cmp_api_versions_response(
             .collect(),
         t.supported_features
             .iter()
-            .map(|k| (&*k.name, k.min_version, k.max_version))
+            .map(|k| (theirs(&k.name), k.min_version, k.max_version))
             .collect::<Vec<_>>(),
     );
     d.eq(
@@ -2038,7 +2060,7 @@ fn cmp_api_versions_response(
             .collect(),
         t.finalized_features
             .iter()
-            .map(|k| (&*k.name, k.max_version_level, k.min_version_level))
+            .map(|k| (theirs(&k.name), k.max_version_level, k.min_version_level))
             .collect::<Vec<_>>(),
     );
     for (i, (a, b)) in o.api_keys.iter().zip(&t.api_keys).enumerate() {

@@ -30,7 +30,7 @@
 
 use std::collections::BTreeMap;
 
-use kwire::codec::Reader;
+use kwire::codec::{Reader, Str};
 use kwire::records::compression::{BuiltinCodecs, Decompressor};
 use kwire::records::{Batch, Compression, Records};
 use kwire::{ApiKey, DecodeErrorKind, Encode, Request, Response, frame};
@@ -861,8 +861,12 @@ fn check_decoded(
                     h.request_api_version,
                     h.correlation_id,
                     h.client_id,
-                ) != (c.key, c.version, c.correlation_id, c.client_id.as_deref())
-                {
+                ) != (
+                    c.key,
+                    c.version,
+                    c.correlation_id,
+                    c.client_id.as_deref().map(Str::new),
+                ) {
                     return Err(format!("header {h:?}"));
                 }
                 frame::encode_request(&h, &b, &mut out).map_err(|e| e.to_string())

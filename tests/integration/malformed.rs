@@ -4,8 +4,8 @@
 //! `bad_input.rs`; this file is the index a reviewer reads first.
 //!
 //! Leniencies, as in Kafka's Java reader, are cases too: non-minimal varints decode, any negative
-//! length of a nullable field is null, and the bits of a varint's last byte beyond 32 (or 64) are
-//! ignored.
+//! length of a nullable field is null, the bits of a varint's last byte beyond 32 (or 64) are
+//! ignored, and a string that is not UTF-8 decodes (a reader checking UTF-8 refuses it).
 
 use kwire::codec::{Decode, Encode, Reader};
 use kwire::frame;
@@ -134,8 +134,14 @@ fn string_over_the_string_limit() {
 
 #[test]
 fn invalid_utf8() {
+    // Read as the bytes they are; `to_str` is the check.
+    let body = [0x00, 0x02, 0xc3, 0x28, 0, 0, 0, 1, 0x00, 0x01, b'm'];
+    let group = heartbeat_v0(&body).unwrap().group_id;
+    assert_eq!(group.as_bytes(), [0xc3, 0x28]);
+    assert!(group.to_str().is_err());
+    // A reader checking UTF-8 refuses them, at the string's first byte.
     assert_eq!(
-        heartbeat_v0(&[0x00, 0x02, 0xc3, 0x28]).unwrap_err(),
+        HeartbeatRequest::decode(&mut Reader::new(&body).checking_utf8(), 0).unwrap_err(),
         err(2, K::InvalidUtf8, GROUP)
     );
 }

@@ -3,8 +3,8 @@
 //! mirror the writer, and the documented leniencies and limits of the reader.
 
 use kwire::codec::{
-    MAX_STRING_LEN, Reader, Writer, bytes_len, nullable_bytes_len, nullable_string_len, string_len,
-    uvarint_len, varint_len, varlong_len,
+    MAX_STRING_LEN, Reader, Str, Writer, bytes_len, nullable_bytes_len, nullable_string_len,
+    string_len, uvarint_len, varint_len, varlong_len,
 };
 use kwire::{DecodeError, DecodeErrorKind, EncodeError};
 use proptest::prelude::*;
@@ -310,25 +310,31 @@ fn non_minimal_varints_are_accepted() {
 
 #[test]
 fn string_and_bytes_prefixes() {
-    assert_eq!(written(|w| w.string("abc", false)), b"\x00\x03abc");
-    assert_eq!(written(|w| w.string("abc", true)), b"\x04abc");
-    assert_eq!(written(|w| w.string("", false)), [0x00, 0x00]);
-    assert_eq!(written(|w| w.string("", true)), [0x01]);
+    assert_eq!(
+        written(|w| w.string(Str::new("abc"), false)),
+        b"\x00\x03abc"
+    );
+    assert_eq!(written(|w| w.string(Str::new("abc"), true)), b"\x04abc");
+    assert_eq!(written(|w| w.string(Str::EMPTY, false)), [0x00, 0x00]);
+    assert_eq!(written(|w| w.string(Str::EMPTY, true)), [0x01]);
     assert_eq!(written(|w| w.bytes(&[9, 8], false)), [0, 0, 0, 2, 9, 8]);
     assert_eq!(written(|w| w.bytes(&[9, 8], true)), [3, 9, 8]);
     assert_eq!(written(|w| w.bytes(&[], false)), [0, 0, 0, 0]);
     assert_eq!(written(|w| w.bytes(&[], true)), [1]);
     // A compact length of N+1 = 128 needs two varint bytes.
     let s127 = "x".repeat(127);
-    let out = written(|w| w.string(&s127, true));
+    let out = written(|w| w.string(Str::new(&s127), true));
     assert_eq!(&out[..2], &[0x80, 0x01]);
     assert_eq!(out.len(), 129);
-    assert_eq!(string_len(&s127, true, P), Ok(129));
+    assert_eq!(string_len(Str::new(&s127), true, P), Ok(129));
     let s126 = "x".repeat(126);
-    assert_eq!(written(|w| w.string(&s126, true))[0], 0x7f);
-    assert_eq!(string_len(&s126, true, P), Ok(127));
+    assert_eq!(written(|w| w.string(Str::new(&s126), true))[0], 0x7f);
+    assert_eq!(string_len(Str::new(&s126), true, P), Ok(127));
     let s300 = "y".repeat(300);
-    assert_eq!(&written(|w| w.string(&s300, false))[..2], &[0x01, 0x2c]);
+    assert_eq!(
+        &written(|w| w.string(Str::new(&s300), false))[..2],
+        &[0x01, 0x2c]
+    );
 }
 
 #[test]
@@ -365,11 +371,11 @@ fn null_sentinels() {
     // Empty is not null.
     assert_eq!(
         Reader::new(&[0x00, 0x00]).decode_with(|r| r.nullable_string(false, P)),
-        Ok(Some(""))
+        Ok(Some(Str::EMPTY))
     );
     assert_eq!(
         Reader::new(&[0x01]).decode_with(|r| r.nullable_string(true, P)),
-        Ok(Some(""))
+        Ok(Some(Str::EMPTY))
     );
     assert_eq!(
         Reader::new(&[0, 0, 0, 0]).decode_with(|r| r.nullable_bytes(false, P)),
@@ -457,33 +463,39 @@ fn string_length_limit() {
     assert_eq!(MAX_STRING_LEN, 32_767);
     for flexible in [false, true] {
         let prefix = if flexible { 3 } else { 2 };
-        assert_eq!(string_len(&max, flexible, P), Ok(32_767 + prefix));
+        assert_eq!(string_len(Str::new(&max), flexible, P), Ok(32_767 + prefix));
         assert_eq!(
-            nullable_string_len(Some(&max), flexible, P),
+            nullable_string_len(Some(Str::new(&max)), flexible, P),
             Ok(32_767 + prefix)
         );
-        let out = written(|w| w.string(&max, flexible));
+        let out = written(|w| w.string(Str::new(&max), flexible));
         assert_eq!(out.len(), 32_767 + prefix);
         let mut r = Reader::new(&out);
-        assert_eq!(r.decode_with(|r| r.string(flexible, P)), Ok(max.as_str()));
+        assert_eq!(r.decode_with(|r| r.string(flexible, P)), Ok(Str::new(&max)));
         assert!(r.is_empty());
         assert_eq!(
-            string_len(&over, flexible, P),
+            string_len(Str::new(&over), flexible, P),
             Err(EncodeError::LengthOverflow {
                 path: P,
                 length: 32_768
             })
         );
         assert_eq!(
-            nullable_string_len(Some(&over), flexible, P),
+            nullable_string_len(Some(Str::new(&over)), flexible, P),
             Err(EncodeError::LengthOverflow {
                 path: P,
                 length: 32_768
             })
         );
     }
-    assert_eq!(written(|w| w.string(&max, false))[..2], [0x7f, 0xff]);
-    assert_eq!(written(|w| w.string(&max, true))[..3], [0x80, 0x80, 0x02]);
+    assert_eq!(
+        written(|w| w.string(Str::new(&max), false))[..2],
+        [0x7f, 0xff]
+    );
+    assert_eq!(
+        written(|w| w.string(Str::new(&max), true))[..3],
+        [0x80, 0x80, 0x02]
+    );
     // Decoding a compact string of 32768 bytes (N+1 = 32769 = 81 80 02), at an offset.
     let mut input = vec![0xaa];
     input.extend_from_slice(&[0x81, 0x80, 0x02]);
@@ -548,14 +560,54 @@ fn string_and_bytes_past_the_end_are_truncated() {
 }
 
 #[test]
-fn invalid_utf8_reports_the_first_string_byte() {
+fn strings_that_are_not_utf8_read_and_are_checked_where_asked() {
+    // A reader takes the bytes as they are; `to_str` checks them.
+    let s = Reader::new(&[0x00, 0x03, b'a', 0xc3, 0x28])
+        .decode_with(|r| r.string(false, P))
+        .unwrap();
+    assert_eq!(s.as_bytes(), b"a\xc3\x28");
+    assert_eq!(s.to_str().map_err(|e| e.valid_up_to()), Err(1));
+    assert!(!s.is_utf8());
+    assert_eq!(s.to_string(), r"a\xc3(");
+    #[cfg(feature = "alloc")]
+    assert_eq!(s.to_string_lossy(), "a\u{fffd}(");
+    let s = Reader::new(&[0x03, 0xff, 0xfe])
+        .decode_with(|r| r.nullable_string(true, P))
+        .unwrap()
+        .unwrap();
+    assert_eq!(s.as_bytes(), [0xff, 0xfe]);
+    assert_eq!(format!("{s:?}"), r#""\xff\xfe""#);
+    // Written back as read.
+    assert_eq!(written(|w| w.string(s, true)), [0x03, 0xff, 0xfe]);
+    assert_eq!(string_len(s, true, P), Ok(3));
+}
+
+#[test]
+fn invalid_utf8_reports_the_first_string_byte_when_checked() {
     assert_eq!(
-        Reader::new(&[0x00, 0x03, b'a', 0xc3, 0x28]).decode_with(|r| r.string(false, P)),
+        Reader::new(&[0x00, 0x03, b'a', 0xc3, 0x28])
+            .checking_utf8()
+            .decode_with(|r| r.string(false, P)),
         Err(err(2, DecodeErrorKind::InvalidUtf8))
     );
     assert_eq!(
-        Reader::new(&[0x03, 0xff, 0xfe]).decode_with(|r| r.nullable_string(true, P)),
+        Reader::new(&[0x03, 0xff, 0xfe])
+            .checking_utf8()
+            .decode_with(|r| r.nullable_string(true, P)),
         Err(err(1, DecodeErrorKind::InvalidUtf8))
+    );
+    // A null or empty string has nothing to check.
+    assert_eq!(
+        Reader::new(&[0x00])
+            .checking_utf8()
+            .decode_with(|r| r.nullable_string(true, P)),
+        Ok(None)
+    );
+    assert_eq!(
+        Reader::new(&[0x01])
+            .checking_utf8()
+            .decode_with(|r| r.string(true, P)),
+        Ok(Str::EMPTY)
     );
     // The same bytes are fine as `bytes`.
     assert_eq!(
@@ -634,10 +686,10 @@ proptest! {
         let prefix = leb128(len as u64 + 1);
         let text: String = (0..len).map(|i| char::from(b'a' + ((i + usize::from(seed)) % 26) as u8)).collect();
         if len <= 32_767 {
-            let out = written(|w| w.string(&text, true));
+            let out = written(|w| w.string(Str::new(&text), true));
             prop_assert_eq!(&out[..prefix.len()], prefix.as_slice());
-            prop_assert_eq!(Ok(out.len()), string_len(&text, true, P));
-            prop_assert_eq!(Reader::new(&out).decode_with(|r| r.string(true, P)), Ok(text.as_str()));
+            prop_assert_eq!(Ok(out.len()), string_len(Str::new(&text), true, P));
+            prop_assert_eq!(Reader::new(&out).decode_with(|r| r.string(true, P)), Ok(Str::new(&text)));
         }
         let bytes: Vec<u8> = (0..len).map(|i| (i as u8) ^ seed).collect();
         let out = written(|w| w.nullable_bytes(Some(&bytes), true));
@@ -657,12 +709,12 @@ proptest! {
             .expect("reads back");
         prop_assert_eq!(read.len(), len);
         prop_assert!(read.iter().eq(ints.iter().copied()));
-        let names: Vec<&str> = (0..len).map(|i| if i % 2 == 0 { "ab" } else { "" }).collect();
+        let names: Vec<Str<'_>> = (0..len).map(|i| Str::new(if i % 2 == 0 { "ab" } else { "" })).collect();
         let names = kwire::codec::Array::from(&names[..]);
         let mut buf = vec![0u8; names.encoded_len(0, true, P).expect("sized")];
         names.write(&mut Writer::new(&mut buf), 0, true);
         prop_assert_eq!(&buf[..prefix.len()], prefix.as_slice());
-        let read = kwire::codec::Array::<&str>::read(&mut Reader::new(&buf), 0, true, P)
+        let read = kwire::codec::Array::<Str<'_>>::read(&mut Reader::new(&buf), 0, true, P)
             .expect("reads back");
         prop_assert_eq!(read, names);
     }
@@ -760,8 +812,8 @@ proptest! {
 
     #[test]
     fn string_round_trip(s in "\\PC{0,80}", flexible in any::<bool>()) {
-        let out = written(|w| w.string(&s, flexible));
-        prop_assert_eq!(Ok(out.len()), string_len(&s, flexible, P));
+        let out = written(|w| w.string(Str::new(&s), flexible));
+        prop_assert_eq!(Ok(out.len()), string_len(Str::new(&s), flexible, P));
         let prefix = if flexible {
             leb128(s.len() as u64 + 1)
         } else {
@@ -770,30 +822,30 @@ proptest! {
         prop_assert_eq!(&out[..prefix.len()], prefix.as_slice());
         prop_assert_eq!(&out[prefix.len()..], s.as_bytes());
         let mut r = Reader::new(&out);
-        prop_assert_eq!(r.decode_with(|r| r.string(flexible, P)), Ok(s.as_str()));
+        prop_assert_eq!(r.decode_with(|r| r.string(flexible, P)), Ok(Str::new(&s)));
         prop_assert!(r.is_empty());
         let mut r = Reader::new(&out);
-        prop_assert_eq!(r.decode_with(|r| r.nullable_string(flexible, P)), Ok(Some(s.as_str())));
+        prop_assert_eq!(r.decode_with(|r| r.nullable_string(flexible, P)), Ok(Some(Str::new(&s))));
         prop_assert!(r.is_empty());
     }
 
     #[test]
     fn nullable_string_round_trip(s in proptest::option::of("[a-z0-9._-]{0,200}"), flexible in any::<bool>()) {
-        let out = written(|w| w.nullable_string(s.as_deref(), flexible));
-        prop_assert_eq!(Ok(out.len()), nullable_string_len(s.as_deref(), flexible, P));
+        let out = written(|w| w.nullable_string(s.as_deref().map(Str::new), flexible));
+        prop_assert_eq!(Ok(out.len()), nullable_string_len(s.as_deref().map(Str::new), flexible, P));
         if s.is_none() {
             let null: &[u8] = if flexible { &[0x00] } else { &[0xff, 0xff] };
             prop_assert_eq!(out.as_slice(), null);
         }
         let mut r = Reader::new(&out);
-        prop_assert_eq!(r.decode_with(|r| r.nullable_string(flexible, P)), Ok(s.as_deref()));
+        prop_assert_eq!(r.decode_with(|r| r.nullable_string(flexible, P)), Ok(s.as_deref().map(Str::new)));
         prop_assert!(r.is_empty());
     }
 
     #[test]
     fn string_lengths_near_the_limit(len in 32_700usize..32_900, flexible in any::<bool>()) {
         let s = "z".repeat(len);
-        let got = string_len(&s, flexible, P);
+        let got = string_len(Str::new(&s), flexible, P);
         if len <= 32_767 {
             let prefix = if flexible { uvarint_len(len as u32 + 1) } else { 2 };
             prop_assert_eq!(got, Ok(prefix + len));
@@ -844,14 +896,14 @@ proptest! {
             w.uvarint(a);
             w.varint(b);
             w.varlong(c);
-            w.nullable_string(s.as_deref(), flexible);
+            w.nullable_string(s.as_deref().map(Str::new), flexible);
             w.bytes(&d, flexible);
             w.i16(-2);
         });
         let expected_len = uvarint_len(a)
             + varint_len(b)
             + varlong_len(c)
-            + nullable_string_len(s.as_deref(), flexible, P).unwrap()
+            + nullable_string_len(s.as_deref().map(Str::new), flexible, P).unwrap()
             + bytes_len(&d, flexible, P).unwrap()
             + 2;
         prop_assert_eq!(out.len(), expected_len);
@@ -860,7 +912,7 @@ proptest! {
         prop_assert_eq!(r.offset(), uvarint_len(a));
         prop_assert_eq!(r.decode_with(|r| r.varint(P)), Ok(b));
         prop_assert_eq!(r.decode_with(|r| r.varlong(P)), Ok(c));
-        prop_assert_eq!(r.decode_with(|r| r.nullable_string(flexible, P)), Ok(s.as_deref()));
+        prop_assert_eq!(r.decode_with(|r| r.nullable_string(flexible, P)), Ok(s.as_deref().map(Str::new)));
         prop_assert_eq!(r.decode_with(|r| r.bytes(flexible, P)), Ok(d.as_slice()));
         prop_assert_eq!(r.decode_with(|r| r.i16(P)), Ok(-2));
         prop_assert_eq!(r.finish(P), Ok(()));
@@ -902,7 +954,7 @@ fn writer_into_a_short_buffer_counts_but_does_not_write() {
     assert_eq!(buf, [0xac, 0x02, 0xa5]);
     let mut empty: [u8; 0] = [];
     let mut w = Writer::new(&mut empty);
-    w.string("hello", true);
+    w.string(Str::new("hello"), true);
     assert_eq!(w.position(), 6);
     assert_eq!(
         Writer::new(&mut [0u8; 4]).check_capacity(5),

@@ -3,7 +3,7 @@
 //! bytes the pages lay out (sizes and offsets of every node of their object trees), and decode
 //! back to equal values.
 
-use kwire::codec::{Encode, VersionRange};
+use kwire::codec::{Encode, Str, VersionRange};
 use kwire::frame::{decode_request, decode_response, encode_request, encode_response};
 use kwire::header::{request_header_version, response_header_version};
 use kwire::messages::update_features_request::FeatureUpdateKey;
@@ -142,7 +142,7 @@ fn renew_delegation_token_v2_request_page() {
 
     let (dh, decoded) = decode_request(&frame).expect("decode");
     assert_eq!(dh, h);
-    assert_eq!(dh.client_id, Some(""));
+    assert_eq!(dh.client_id, Some(Str::EMPTY));
     assert_eq!(decoded, Request::RenewDelegationToken(body));
     // The decoded values encode to the same frame.
     assert_eq!(encode_req(&dh, &decoded), frame);
@@ -288,7 +288,7 @@ fn update_features_v2_response_page() {
     let Response::UpdateFeatures(ref d) = decoded else {
         unreachable!()
     };
-    assert_eq!(d.error_message, Some(""));
+    assert_eq!(d.error_message, Some(Str::EMPTY));
     assert!(d.results.is_empty());
     assert_eq!(encode_resp(&decoded, 2), frame);
 }

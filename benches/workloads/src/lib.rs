@@ -14,7 +14,7 @@
 use bytes::{Buf, Bytes, BytesMut};
 use kafka_protocol::messages as kp;
 use kafka_protocol::protocol::{Decodable, Encodable};
-use kwire::codec::{Reader, Uuid};
+use kwire::codec::{Reader, Str, Uuid};
 use kwire::messages::api_versions_response::{
     ApiVersion, FinalizedFeatureKey, SupportedFeatureKey,
 };
@@ -75,14 +75,30 @@ fn mix_uuid(acc: u64, u: &[u8; 16]) -> u64 {
     mix(mix(acc, hi), lo)
 }
 
-fn mix_str(acc: u64, s: &str) -> u64 {
+/// Folds a string read as `&str`: kwire's checked once here, where it is read, as
+/// `kafka-protocol`'s decode checks each string once.
+fn mix_str(acc: u64, s: Str<'_>) -> u64 {
+    match s.to_str() {
+        Ok(s) => mix_text(acc, s),
+        Err(_) => mix(acc, 1),
+    }
+}
+
+fn mix_text(acc: u64, s: &str) -> u64 {
     mix(
         acc,
         s.len() as u64 ^ u64::from(s.as_bytes().first().copied().unwrap_or(0)),
     )
 }
 
-fn mix_opt_str(acc: u64, s: Option<&str>) -> u64 {
+fn mix_opt_text(acc: u64, s: Option<&str>) -> u64 {
+    match s {
+        Some(s) => mix_text(acc, s),
+        None => mix(acc, u64::MAX),
+    }
+}
+
+fn mix_opt_str(acc: u64, s: Option<Str<'_>>) -> u64 {
     match s {
         Some(s) => mix_str(acc, s),
         None => mix(acc, u64::MAX),
@@ -742,15 +758,15 @@ pub fn theirs_metadata(body: &Bytes, version: i16) -> u64 {
     let mut acc = mix_i(0, i64::from(m.throttle_time_ms));
     for b in &m.brokers {
         acc = mix_i(acc, i64::from(b.node_id.0));
-        acc = mix_str(acc, &b.host);
+        acc = mix_text(acc, &b.host);
         acc = mix_i(acc, i64::from(b.port));
-        acc = mix_opt_str(acc, b.rack.as_deref());
+        acc = mix_opt_text(acc, b.rack.as_deref());
     }
-    acc = mix_opt_str(acc, m.cluster_id.as_deref());
+    acc = mix_opt_text(acc, m.cluster_id.as_deref());
     acc = mix_i(acc, i64::from(m.controller_id.0));
     for t in &m.topics {
         acc = mix_i(acc, i64::from(t.error_code));
-        acc = mix_opt_str(acc, t.name.as_ref().map(|n| &*n.0));
+        acc = mix_opt_text(acc, t.name.as_ref().map(|n| &*n.0));
         acc = mix_uuid(acc, t.topic_id.as_bytes());
         acc = mix(acc, u64::from(t.is_internal));
         for p in &t.partitions {
@@ -828,7 +844,7 @@ pub fn theirs_fetch(body: &Bytes, version: i16) -> u64 {
     acc = mix_i(acc, i64::from(m.error_code));
     acc = mix_i(acc, i64::from(m.session_id));
     for t in &m.responses {
-        acc = mix_str(acc, &t.topic.0);
+        acc = mix_text(acc, &t.topic.0);
         acc = mix_uuid(acc, t.topic_id.as_bytes());
         for p in &t.partitions {
             acc = mix_i(acc, i64::from(p.partition_index));
@@ -858,9 +874,9 @@ pub fn theirs_fetch(body: &Bytes, version: i16) -> u64 {
     }
     for e in &m.node_endpoints {
         acc = mix_i(acc, i64::from(e.node_id.0));
-        acc = mix_str(acc, &e.host);
+        acc = mix_text(acc, &e.host);
         acc = mix_i(acc, i64::from(e.port));
-        acc = mix_opt_str(acc, e.rack.as_deref());
+        acc = mix_opt_text(acc, e.rack.as_deref());
     }
     mix(acc, m.unknown_tagged_fields.len() as u64)
 }
@@ -885,11 +901,11 @@ pub fn ours_produce(body: &[u8], version: i16) -> u64 {
 
 pub fn theirs_produce(body: &Bytes, version: i16) -> u64 {
     let m = kp::ProduceRequest::decode(&mut body.clone(), version).expect("valid");
-    let mut acc = mix_opt_str(0, m.transactional_id.as_ref().map(|t| &*t.0));
+    let mut acc = mix_opt_text(0, m.transactional_id.as_ref().map(|t| &*t.0));
     acc = mix_i(acc, i64::from(m.acks));
     acc = mix_i(acc, i64::from(m.timeout_ms));
     for t in &m.topic_data {
-        acc = mix_str(acc, &t.name.0);
+        acc = mix_text(acc, &t.name.0);
         acc = mix_uuid(acc, t.topic_id.as_bytes());
         for p in &t.partition_data {
             acc = mix_i(acc, i64::from(p.index));
@@ -935,13 +951,13 @@ pub fn theirs_api_versions(body: &Bytes, version: i16) -> u64 {
     }
     acc = mix_i(acc, i64::from(m.throttle_time_ms));
     for f in &m.supported_features {
-        acc = mix_str(acc, &f.name);
+        acc = mix_text(acc, &f.name);
         acc = mix_i(acc, i64::from(f.min_version));
         acc = mix_i(acc, i64::from(f.max_version));
     }
     acc = mix_i(acc, m.finalized_features_epoch);
     for f in &m.finalized_features {
-        acc = mix_str(acc, &f.name);
+        acc = mix_text(acc, &f.name);
         acc = mix_i(acc, i64::from(f.max_version_level));
         acc = mix_i(acc, i64::from(f.min_version_level));
     }
@@ -972,18 +988,18 @@ pub fn ours_offset_commit(body: &[u8], version: i16) -> u64 {
 
 pub fn theirs_offset_commit(body: &Bytes, version: i16) -> u64 {
     let m = kp::OffsetCommitRequest::decode(&mut body.clone(), version).expect("valid");
-    let mut acc = mix_str(0, &m.group_id.0);
+    let mut acc = mix_text(0, &m.group_id.0);
     acc = mix_i(acc, i64::from(m.generation_id_or_member_epoch));
-    acc = mix_str(acc, &m.member_id);
-    acc = mix_opt_str(acc, m.group_instance_id.as_deref());
+    acc = mix_text(acc, &m.member_id);
+    acc = mix_opt_text(acc, m.group_instance_id.as_deref());
     acc = mix_i(acc, m.retention_time_ms);
     for t in &m.topics {
-        acc = mix_str(acc, &t.name.0);
+        acc = mix_text(acc, &t.name.0);
         for p in &t.partitions {
             acc = mix_i(acc, i64::from(p.partition_index));
             acc = mix_i(acc, p.committed_offset);
             acc = mix_i(acc, i64::from(p.committed_leader_epoch));
-            acc = mix_opt_str(acc, p.committed_metadata.as_deref());
+            acc = mix_opt_text(acc, p.committed_metadata.as_deref());
             acc = mix(acc, p.unknown_tagged_fields.len() as u64);
         }
         acc = mix(acc, t.unknown_tagged_fields.len() as u64);
@@ -1013,7 +1029,7 @@ pub fn theirs_list_offsets(body: &Bytes, version: i16) -> u64 {
     let m = kp::ListOffsetsResponse::decode(&mut body.clone(), version).expect("valid");
     let mut acc = mix_i(0, i64::from(m.throttle_time_ms));
     for t in &m.topics {
-        acc = mix_str(acc, &t.name.0);
+        acc = mix_text(acc, &t.name.0);
         for p in &t.partitions {
             acc = mix_i(acc, i64::from(p.partition_index));
             acc = mix_i(acc, i64::from(p.error_code));

@@ -33,7 +33,8 @@ pub struct Request {
     pub version: i16,
     /// The correlation id its response carries.
     pub correlation_id: i32,
-    /// The client id, `None` when null.
+    /// The client id, `None` when null; as Kafka reads it (each byte sequence that is not
+    /// UTF-8 replaced by U+FFFD; `--lint` shows the bytes).
     pub client_id: Option<String>,
     /// A Produce with `acks = 0`: the broker sends no response.
     pub acks_zero: bool,
@@ -339,7 +340,7 @@ fn read_request(f: Frame) -> Result<Request, (Frame, kwire::DecodeError)> {
         api_key: info.api_key,
         version: info.api_version,
         correlation_id: info.correlation_id,
-        client_id: info.client_id.map(str::to_owned),
+        client_id: info.client_id.map(|id| id.to_string_lossy().into_owned()),
         acks_zero,
         frame: f,
     })

@@ -451,11 +451,12 @@ fn is_default(d: DefaultValue, v: &Value<'_>) -> bool {
     match (d, *v) {
         (DefaultValue::Int(x), v) => v.int() == Some(x),
         (DefaultValue::Bool(b), Value::Bool(x)) => b == x,
-        (DefaultValue::Str(s), Value::Str(x, _)) => s == x,
+        (DefaultValue::Str(s), Value::Str(x, _)) => x == s,
         (DefaultValue::Float(f), Value::Float(x)) => f == x,
         (DefaultValue::Null, Value::Null(_) | Value::Absent) => true,
         (DefaultValue::Implicit, Value::Bool(false)) => true,
-        (DefaultValue::Implicit, Value::Str("", _) | Value::Bytes([], _)) => true,
+        (DefaultValue::Implicit, Value::Str(x, _)) => x.is_empty(),
+        (DefaultValue::Implicit, Value::Bytes([], _)) => true,
         (DefaultValue::Implicit, Value::Elements(0)) => true,
         (DefaultValue::Implicit, Value::Uuid(u)) => u.is_zero(),
         (DefaultValue::Implicit, Value::Float(x)) => x == 0.0,
@@ -473,6 +474,22 @@ impl Visit for Scan {
             self.tagged = None;
         }
         let size = n.size.unwrap_or(0);
+        if let Value::Str(s, _) = n.value
+            && let Err(e) = s.to_str()
+        {
+            // The first byte that is not UTF-8, after the length prefix.
+            let at = n.offset + size.saturating_sub(s.len()) + e.valid_up_to();
+            self.find(
+                Level::Warning,
+                "string-not-utf8",
+                at,
+                format!(
+                    "string {} {s:?} is not UTF-8: Kafka writes strings in UTF-8, and its Java \
+                     reader takes each byte that is not for U+FFFD",
+                    n.name
+                ),
+            );
+        }
         match (n.ty, n.value) {
             // A non-empty tagged section is the node of its entries; its count is a leaf.
             (TypeWord::Wire("uvarint"), Value::Uint(x))

@@ -11,7 +11,7 @@ use kwire::describe::{Name, Node, Value, Visit};
 pub enum Owned {
     /// An integer.
     Int(i64),
-    /// A string.
+    /// A string, as Kafka reads it (each byte sequence that is not UTF-8 replaced by U+FFFD).
     Str(String),
     /// A Uuid.
     Uuid(Uuid),
@@ -106,7 +106,7 @@ impl Visit for Structs {
             return Ok(());
         }
         let value = match n.value {
-            Value::Str(s, _) => Owned::Str(s.to_owned()),
+            Value::Str(s, _) => Owned::Str(s.to_string_lossy().into_owned()),
             Value::Uuid(u) => Owned::Uuid(u),
             v => v.int().map_or(Owned::Other, Owned::Int),
         };

@@ -1012,6 +1012,34 @@ fn lint_finds_reused_correlation_ids_size_prefixes_and_unknown_error_codes() {
 }
 
 #[test]
+fn lint_finds_strings_that_are_not_utf8() {
+    // Metadata v12 with the client id "t" (byte 14) made 0xff; Heartbeat v4 with the group id
+    // "g" (byte 17, after the header's tagged fields and the compact length) made 0xff.
+    let metadata = splice(&metadata_request(2), 14, 1, &[0xff]);
+    let heartbeat = splice(&heartbeat_request(3), 17, 1, &[0xff]);
+    let (code, out) = lint(&[
+        (true, metadata),
+        (false, metadata_response(2, 0)),
+        (true, heartbeat),
+        (false, heartbeat_response(3)),
+    ]);
+    assert!(
+        out.contains(r#"lint warning [string-not-utf8] request byte 14: string client_id "\xff" is not UTF-8"#),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            r#"lint warning [string-not-utf8] request byte 17: string GroupId "\xff" is not UTF-8"#
+        ),
+        "{out}"
+    );
+    // Both frames decode; the line names the client as Kafka reads its id.
+    assert!(out.contains("client \"\u{fffd}\""), "{out}");
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("; lint: 0 errors, 2 warnings"), "{out}");
+}
+
+#[test]
 fn lint_finds_leader_endpoints_that_disagree_with_the_metadata() {
     use kwire::messages::metadata_response::MetadataResponseBroker;
     use kwire::messages::produce_response::NodeEndpoint;

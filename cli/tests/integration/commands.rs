@@ -153,6 +153,21 @@ fn dissect_reads_hex_or_binary_and_reports_damage() {
 }
 
 #[test]
+fn dissect_shows_strings_that_are_not_utf8_escaped() {
+    // Heartbeat v4: client id "\xff", group id "g\xff", member id "m".
+    let mut frame = vec![0, 0, 0, 0, 0, 12, 0, 4, 0, 0, 0, 7, 0, 1, 0xff, 0];
+    frame.extend_from_slice(&[3, b'g', 0xff, 0, 0, 0, 1, 2, b'm', 0, 0]);
+    let size = u32::try_from(frame.len() - 4).unwrap();
+    frame[..4].copy_from_slice(&size.to_be_bytes());
+    let o = run(&["dissect", "-", "--request"], Some(&frame));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains(r#"= "\xff" (int16 len=1)"#), "{out}");
+    assert!(out.contains(r#"= "g\xff" (compact, len+1=3)"#), "{out}");
+    assert!(out.contains(r#"= "m" (compact, len+1=2)"#), "{out}");
+}
+
+#[test]
 fn dash_reads_standard_input() {
     let hex = stdout(&run(&["page", "Heartbeat", "--request", "--hex"], None));
     let from_stdin = run(&["dissect", "-", "--request"], Some(hex.as_bytes()));

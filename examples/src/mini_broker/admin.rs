@@ -150,24 +150,30 @@ pub fn describe_configs(
         .resources
         .iter()
         .map(|res| {
-            let found = match res.resource_type {
-                resource::TOPIC if topic_exists(res.resource_name) => Ok(topic_settings()),
-                resource::TOPIC => Err((ErrorCode::UNKNOWN_TOPIC_OR_PARTITION, None)),
+            let found = match (res.resource_type, res.resource_name.to_str()) {
+                (resource::TOPIC, Ok(name)) if topic_exists(name) => Ok(topic_settings()),
+                (resource::TOPIC, Ok(_)) => Err((ErrorCode::UNKNOWN_TOPIC_OR_PARTITION, None)),
+                // Kafka reads a name that is not UTF-8 with U+FFFD in place of the bytes, which
+                // its check of a topic name refuses.
+                (resource::TOPIC, Err(_)) => Err((
+                    ErrorCode::INVALID_TOPIC_EXCEPTION,
+                    Some(format!("Topic name \"{}\" is illegal", res.resource_name)),
+                )),
                 // The empty name asks for the defaults every broker shares.
-                resource::BROKER
+                (resource::BROKER, _)
                     if res.resource_name.is_empty()
-                        || res.resource_name == config.node_id.to_string() =>
+                        || res.resource_name == *config.node_id.to_string() =>
                 {
                     Ok(broker_settings(config))
                 }
-                resource::BROKER => Err((
+                (resource::BROKER, _) => Err((
                     ErrorCode::INVALID_REQUEST,
                     Some(format!(
                         "this is broker {}, not {}",
                         config.node_id, res.resource_name
                     )),
                 )),
-                other => Err((
+                (other, _) => Err((
                     ErrorCode::INVALID_REQUEST,
                     Some(format!("resource type {other} is not served here")),
                 )),
@@ -186,7 +192,8 @@ pub fn describe_configs(
                 error,
                 message,
                 ty: res.resource_type,
-                name: res.resource_name.to_owned(),
+                // As Kafka reads it.
+                name: res.resource_name.to_string_lossy().into_owned(),
                 settings,
             }
         })

@@ -1,11 +1,12 @@
 //! The broker: connections, request dispatch and the handlers of every API it serves.
 
+use std::borrow::Cow;
 use std::io::{self, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use kwire::codec::{Array, Uuid, VersionRange};
+use kwire::codec::{Array, Str, Uuid, VersionRange};
 use kwire::frame::{self, Body, RequestInfo};
 use kwire::messages::api_versions_response::ApiVersion;
 use kwire::messages::create_topics_request::CreatableTopic;
@@ -232,7 +233,7 @@ impl Broker {
             eprintln!(
                 "{key} v{version} correlation {} from {:?}",
                 header.correlation_id,
-                header.client_id.unwrap_or("")
+                header.client_id.unwrap_or(Str::EMPTY)
             );
         }
         self.dispatch(&header, &request, version)
@@ -260,7 +261,7 @@ impl Broker {
             Request::CreateTopics(r) => self.create_topics(id, r, v).map(Some),
             Request::DeleteTopics(r) => self.delete_topics(id, r, v).map(Some),
             Request::JoinGroup(r) => {
-                let client_id = header.client_id.unwrap_or("");
+                let client_id = header.client_id.unwrap_or(Str::EMPTY);
                 self.groups.join(id, client_id, r, v).map(Some)
             }
             Request::DescribeGroups(r) => self.groups.describe(id, r, v).map(Some),
@@ -312,12 +313,10 @@ impl Broker {
         let auto_create = v < 4 || r.allow_auto_topic_creation;
         let mut st = self.state();
         // Which topics: null (or, in v0, empty) means all of them.
-        let wanted: Option<Vec<(Option<String>, Uuid)>> = match &r.topics {
-            Some(t) if !(v == 0 && t.is_empty()) => Some(
-                t.iter()
-                    .map(|t| (t.name.map(str::to_owned), t.topic_id))
-                    .collect(),
-            ),
+        let wanted: Option<Vec<(Option<Str<'_>>, Uuid)>> = match &r.topics {
+            Some(t) if !(v == 0 && t.is_empty()) => {
+                Some(t.iter().map(|t| (t.name, t.topic_id)).collect())
+            }
             _ => None,
         };
         struct Row {
@@ -340,6 +339,20 @@ impl Broker {
             }
             Some(wanted) => {
                 for (name, tid) in wanted {
+                    let name = match name.map(Str::to_str).transpose() {
+                        Ok(name) => name.map(str::to_owned),
+                        // Kafka reads a name that is not UTF-8 with U+FFFD in place of the
+                        // bytes, an illegal name, and answers so.
+                        Err(_) => {
+                            rows.push(Row {
+                                name: name.map(|n| n.to_string_lossy().into_owned()),
+                                id: Uuid::ZERO,
+                                error: ErrorCode::INVALID_TOPIC_EXCEPTION.0,
+                                partitions: 0,
+                            });
+                            continue;
+                        }
+                    };
                     let name = name.or_else(|| st.topics.name_of(tid).map(str::to_owned));
                     let Some(name) = name else {
                         rows.push(Row {
@@ -443,19 +456,29 @@ impl Broker {
                     .iter()
                     .map(|p| (p.index, ErrorCode::INVALID_REQUIRED_ACKS.0, -1))
                     .collect();
-                results.push((Some(t.name.to_owned()), t.topic_id, parts));
+                results.push((
+                    Some(t.name.to_string_lossy().into_owned()),
+                    t.topic_id,
+                    parts,
+                ));
             }
         } else {
             let mut st = self.state();
             for t in &r.topic_data {
+                // The name to answer with: the topic's, or the one asked for as Kafka reads it.
                 let name = if v >= 13 {
                     st.topics.name_of(t.topic_id).map(str::to_owned)
                 } else {
-                    Some(t.name.to_owned())
+                    Some(t.name.to_string_lossy().into_owned())
                 };
                 let mut parts = Vec::new();
                 for p in &t.partition_data {
-                    let outcome = match name.as_deref().and_then(|n| st.topics.get_mut(n)) {
+                    let topic = if v >= 13 {
+                        name.as_deref().and_then(|n| st.topics.get_mut(n))
+                    } else {
+                        st.topics.named_mut(t.name)
+                    };
+                    let outcome = match topic {
                         None if v >= 13 => Err(ErrorCode::UNKNOWN_TOPIC_ID.0),
                         None => Err(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION.0),
                         Some(topic) => usize::try_from(p.index)
@@ -520,9 +543,9 @@ impl Broker {
 
     fn list_offsets(&self, id: i32, r: &ListOffsetsRequest<'_>, v: i16) -> Result<Vec<u8>, String> {
         let st = self.state();
-        let mut results: Vec<(&str, Vec<Found>)> = Vec::new();
+        let mut results: Vec<(Cow<'_, str>, Vec<Found>)> = Vec::new();
         for t in &r.topics {
-            let topic = st.topics.get(t.name);
+            let topic = st.topics.named(t.name);
             let parts = t
                 .partitions
                 .iter()
@@ -546,7 +569,7 @@ impl Broker {
                     }
                 })
                 .collect();
-            results.push((t.name, parts));
+            results.push((t.name.to_string_lossy(), parts));
         }
         drop(st);
         let old_style: Vec<[i64; 1]> = results
@@ -626,12 +649,17 @@ impl Broker {
             topics.clear();
             let mut errors = false;
             for (ti, t) in r.topics.iter().enumerate() {
+                // The name to answer with: the topic's, or the one asked for as Kafka reads it.
                 let name = if v >= 13 {
                     st.topics.name_of(t.topic_id).map(str::to_owned)
                 } else {
-                    Some(t.topic.to_owned())
+                    Some(t.topic.to_string_lossy().into_owned())
                 };
-                let topic = name.as_deref().and_then(|n| st.topics.get(n));
+                let topic = if v >= 13 {
+                    name.as_deref().and_then(|n| st.topics.get(n))
+                } else {
+                    st.topics.named(t.topic)
+                };
                 for p in &t.partitions {
                     let log = topic.and_then(|t| {
                         usize::try_from(p.partition)
@@ -721,8 +749,13 @@ impl Broker {
     ) -> Result<Vec<u8>, String> {
         let c = &self.config;
         if v >= 4 {
-            let rows: Vec<Coordinator<'_>> = r
+            // Each key as Kafka reads it, to answer with.
+            let keys: Vec<Cow<'_, str>> = r
                 .coordinator_keys
+                .iter()
+                .map(Str::to_string_lossy)
+                .collect();
+            let rows: Vec<Coordinator<'_>> = keys
                 .iter()
                 .map(|key| {
                     Coordinator::default()
@@ -771,17 +804,17 @@ impl Broker {
         let mut st = self.state();
         let mut rows: Vec<Created<'_>> = Vec::new();
         for t in &r.topics {
-            let outcome = self.check_new_topic(&st, &t).and_then(|n| {
+            let outcome = self.check_new_topic(&st, &t).and_then(|(name, n)| {
                 if r.validate_only {
                     Ok((Uuid::ZERO, n))
                 } else {
                     st.topics
-                        .create(t.name, n)
+                        .create(name, n)
                         .map(|t| (t.id, n))
-                        .map_err(|e| (e, format!("Topic '{}' cannot be created.", t.name)))
+                        .map_err(|e| (e, format!("Topic '{name}' cannot be created.")))
                 }
             });
-            rows.push((t.name, outcome));
+            rows.push((t.name.to_string_lossy(), outcome));
         }
         drop(st);
         let no_configs: [CreatableTopicConfigs<'_>; 0] = [];
@@ -815,18 +848,25 @@ impl Broker {
         encode(id, &body, v)
     }
 
-    /// Kafka's checks of a topic to create, in its order; the partition count on success.
-    fn check_new_topic(&self, st: &State, t: &CreatableTopic<'_>) -> Result<i32, Refusal> {
-        if !super::log::valid_name(t.name) {
+    /// Kafka's checks of a topic to create, in its order; the name and partition count on
+    /// success.
+    fn check_new_topic<'r>(
+        &self,
+        st: &State,
+        t: &CreatableTopic<'r>,
+    ) -> Result<(&'r str, i32), Refusal> {
+        // A name that is not UTF-8 is illegal: Kafka reads it with U+FFFD in place of the bytes.
+        let name = t.name.to_str().ok().filter(|n| super::log::valid_name(n));
+        let Some(name) = name else {
             return Err((
                 ErrorCode::INVALID_TOPIC_EXCEPTION.0,
                 format!("Topic name \"{}\" is illegal", t.name),
             ));
-        }
-        if st.topics.get(t.name).is_some() {
+        };
+        if st.topics.get(name).is_some() {
             return Err((
                 ErrorCode::TOPIC_ALREADY_EXISTS.0,
-                format!("Topic '{}' already exists.", t.name),
+                format!("Topic '{name}' already exists."),
             ));
         }
         if !t.assignments.is_empty() {
@@ -850,7 +890,7 @@ impl Broker {
                     ));
                 }
             }
-            return Ok(len_i32(t.assignments.len()));
+            return Ok((name, len_i32(t.assignments.len())));
         }
         let n = if t.num_partitions == -1 {
             self.config.partitions
@@ -864,7 +904,7 @@ impl Broker {
             ));
         }
         match t.replication_factor {
-            -1 | 1 => Ok(n),
+            -1 | 1 => Ok((name, n)),
             rf if rf < 1 => Err((
                 ErrorCode::INVALID_REPLICATION_FACTOR.0,
                 "Replication factor must be larger than 0, or -1 to use the default value.".into(),
@@ -887,9 +927,17 @@ impl Broker {
     ) -> Result<Vec<u8>, String> {
         let mut st = self.state();
         let mut rows: Vec<(Option<String>, Uuid, i16)> = Vec::new();
-        let mut delete = |st: &mut State, name: Option<String>, tid: Uuid| {
-            let name = name.or_else(|| st.topics.name_of(tid).map(str::to_owned));
-            let removed = name.as_deref().and_then(|n| st.topics.remove(n));
+        let mut delete = |st: &mut State, asked: Option<Str<'_>>, tid: Uuid| {
+            // The name to answer with: the one asked for as Kafka reads it, or the topic's.
+            let name = match asked {
+                Some(n) => Some(n.to_string_lossy().into_owned()),
+                None => st.topics.name_of(tid).map(str::to_owned),
+            };
+            // A name that is not UTF-8 names no topic.
+            let removed = match asked {
+                Some(n) => n.to_str().ok().and_then(|n| st.topics.remove(n)),
+                None => name.as_deref().and_then(|n| st.topics.remove(n)),
+            };
             let error = match (&removed, name.is_some()) {
                 (Some(_), _) => ErrorCode::NONE.0,
                 (None, false) => ErrorCode::UNKNOWN_TOPIC_ID.0,
@@ -899,11 +947,11 @@ impl Broker {
         };
         if v >= 6 {
             for t in &r.topics {
-                delete(&mut st, t.name.map(str::to_owned), t.topic_id);
+                delete(&mut st, t.name, t.topic_id);
             }
         } else {
             for name in &r.topic_names {
-                delete(&mut st, Some(name.to_owned()), Uuid::ZERO);
+                delete(&mut st, Some(name), Uuid::ZERO);
             }
         }
         drop(st);
@@ -926,8 +974,9 @@ impl Broker {
 
 /// Why a topic cannot be created: error code and message.
 type Refusal = (i16, String);
-/// A topic's CreateTopics outcome: name, and its id and partition count or the refusal.
-type Created<'a> = (&'a str, Result<(Uuid, i32), Refusal>);
+/// A topic's CreateTopics outcome: name (as Kafka reads it), and its id and partition count or
+/// the refusal.
+type Created<'a> = (Cow<'a, str>, Result<(Uuid, i32), Refusal>);
 /// A partition's Produce outcome: index, error code, base offset.
 type Appended = (i32, i16, i64);
 /// A partition's ListOffsets outcome: index, error code, offset, timestamp.

@@ -10,7 +10,7 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use kwire::ErrorCode;
-use kwire::codec::Uuid;
+use kwire::codec::{Str, Uuid};
 use kwire::messages::delete_groups_response::DeletableGroupResult;
 use kwire::messages::describe_groups_response::{DescribedGroup, DescribedGroupMember};
 use kwire::messages::join_group_response::JoinGroupResponseMember;
@@ -35,6 +35,19 @@ use super::broker::encode;
 
 /// A partition's OffsetCommit outcome: index, error code.
 type Committed = (i32, i16);
+
+/// A group id as text: groups are kept by `String`. One that is not UTF-8 is refused with
+/// INVALID_GROUP_ID.
+fn group_id(id: Str<'_>) -> Result<&str, i16> {
+    id.to_str().map_err(|_| ErrorCode::INVALID_GROUP_ID.0)
+}
+
+/// A string of a request that the broker keeps or answers with (a client id, a protocol's name,
+/// a member's instance id, a commit's metadata), as Kafka reads it: bytes that are not UTF-8
+/// become U+FFFD.
+fn as_kafka_reads(s: Str<'_>) -> String {
+    s.to_string_lossy().into_owned()
+}
 
 /// Every group, behind one lock; the condition variable wakes members waiting in JoinGroup and
 /// SyncGroup.
@@ -197,27 +210,39 @@ impl Groups {
     pub fn join(
         &self,
         id: i32,
-        client_id: &str,
+        client_id: Str<'_>,
         r: &JoinGroupRequest<'_>,
         v: i16,
     ) -> Result<Vec<u8>, String> {
-        let now = Instant::now();
-        let mut all = self.lock();
-        let g = all.entry(r.group_id.to_owned()).or_default();
-        g.expire(now);
         let fail = |error: i16, member: &str| {
             let body = JoinGroupResponse::default()
                 .with_error_code(error)
                 .with_member_id(member);
             encode(id, &body, v)
         };
+        let asked = r.member_id.to_string_lossy();
+        let group = match group_id(r.group_id) {
+            Ok(group) => group,
+            Err(e) => return fail(e, &asked),
+        };
+        let protocol_type = as_kafka_reads(r.protocol_type);
+        let now = Instant::now();
+        let mut all = self.lock();
+        let g = all.entry(group.to_owned()).or_default();
+        g.expire(now);
         if g.protocol_type
             .as_deref()
-            .is_some_and(|t| t != r.protocol_type)
+            .is_some_and(|t| t != protocol_type)
             && !g.members.is_empty()
         {
-            return fail(ErrorCode::INCONSISTENT_GROUP_PROTOCOL.0, r.member_id);
+            return fail(ErrorCode::INCONSISTENT_GROUP_PROTOCOL.0, &asked);
         }
+        // A member id that is not UTF-8 is none this broker handed out.
+        let known = r
+            .member_id
+            .to_str()
+            .ok()
+            .filter(|m| g.members.contains_key(*m) || g.pending.iter().any(|p| p == m));
         let member_id = if r.member_id.is_empty() {
             g.next_member += 1;
             let fresh = format!("member-{}-{}", g.next_member, std::process::id());
@@ -227,14 +252,13 @@ impl Groups {
                 return fail(ErrorCode::MEMBER_ID_REQUIRED.0, &fresh);
             }
             fresh
-        } else if g.members.contains_key(r.member_id) || g.pending.iter().any(|p| p == r.member_id)
-        {
-            r.member_id.to_owned()
+        } else if let Some(known) = known {
+            known.to_owned()
         } else {
-            return fail(ErrorCode::UNKNOWN_MEMBER_ID.0, r.member_id);
+            return fail(ErrorCode::UNKNOWN_MEMBER_ID.0, &asked);
         };
         g.pending.retain(|p| *p != member_id);
-        g.protocol_type = Some(r.protocol_type.to_owned());
+        g.protocol_type = Some(protocol_type);
         let session = Duration::from_millis(u64::try_from(r.session_timeout_ms).unwrap_or(0));
         let rebalance = if v >= 1 {
             Duration::from_millis(u64::try_from(r.rebalance_timeout_ms).unwrap_or(0))
@@ -242,12 +266,12 @@ impl Groups {
             session
         };
         let member = Member {
-            instance: r.group_instance_id.map(str::to_owned),
-            client_id: client_id.to_owned(),
+            instance: r.group_instance_id.map(as_kafka_reads),
+            client_id: as_kafka_reads(client_id),
             protocols: r
                 .protocols
                 .iter()
-                .map(|p| (p.name.to_owned(), p.metadata.to_vec()))
+                .map(|p| (as_kafka_reads(p.name), p.metadata.to_vec()))
                 .collect(),
             session_timeout: session,
             rebalance_timeout: rebalance,
@@ -265,7 +289,7 @@ impl Groups {
         }
         // Wait for the rebalance this join belongs to to complete.
         loop {
-            let g = all.get_mut(r.group_id).ok_or("group vanished")?;
+            let g = all.get_mut(group).ok_or("group vanished")?;
             if g.generation != generation {
                 break;
             }
@@ -286,7 +310,7 @@ impl Groups {
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
         }
-        let g = all.get(r.group_id).ok_or("group vanished")?;
+        let g = all.get(group).ok_or("group vanished")?;
         if !g.members.contains_key(&member_id) {
             return fail(ErrorCode::UNKNOWN_MEMBER_ID.0, &member_id);
         }
@@ -321,20 +345,31 @@ impl Groups {
     }
 
     pub fn sync(&self, id: i32, r: &SyncGroupRequest<'_>, v: i16) -> Result<Vec<u8>, String> {
-        let mut all = self.lock();
         let fail = |error: i16| encode(id, &SyncGroupResponse::default().with_error_code(error), v);
-        let Some(g) = all.get_mut(r.group_id) else {
+        let group = match group_id(r.group_id) {
+            Ok(group) => group,
+            Err(e) => return fail(e),
+        };
+        let mut all = self.lock();
+        let Some(g) = all.get_mut(group) else {
             return fail(ErrorCode::UNKNOWN_MEMBER_ID.0);
         };
-        let error = g.check(r.member_id, r.generation_id);
+        // A member id that is not UTF-8 is none this broker handed out.
+        let Ok(member) = r.member_id.to_str() else {
+            return fail(ErrorCode::UNKNOWN_MEMBER_ID.0);
+        };
+        let error = g.check(member, r.generation_id);
         if error != ErrorCode::NONE.0 {
             return fail(error);
         }
-        if g.leader.as_deref() == Some(r.member_id) {
+        if g.leader.as_deref() == Some(member) {
+            // An assignment to a member id that is not UTF-8 is one to no member.
             g.assignments = Some(
                 r.assignments
                     .iter()
-                    .map(|a| (a.member_id.to_owned(), a.assignment.to_vec()))
+                    .filter_map(|a| {
+                        Some((a.member_id.to_str().ok()?.to_owned(), a.assignment.to_vec()))
+                    })
                     .collect(),
             );
             self.changed.notify_all();
@@ -342,26 +377,26 @@ impl Groups {
         let generation = r.generation_id;
         let timeout = g
             .members
-            .get(r.member_id)
+            .get(member)
             .map_or(Duration::ZERO, |m| m.rebalance_timeout);
         let deadline = Instant::now() + timeout;
         loop {
-            let Some(g) = all.get_mut(r.group_id) else {
+            let Some(g) = all.get_mut(group) else {
                 return fail(ErrorCode::UNKNOWN_MEMBER_ID.0);
             };
-            let error = g.check(r.member_id, generation);
+            let error = g.check(member, generation);
             if error != ErrorCode::NONE.0 {
                 return fail(error);
             }
             if let Some(a) = &g.assignments {
-                let assignment = a.get(r.member_id).cloned().unwrap_or_default();
+                let assignment = a.get(member).cloned().unwrap_or_default();
                 let mut body = SyncGroupResponse::default().with_assignment(&assignment);
                 if v >= 5 {
                     body = body
                         .with_protocol_type(g.protocol_type.as_deref())
                         .with_protocol_name(g.protocol.as_deref());
                 }
-                if let Some(m) = g.members.get_mut(r.member_id) {
+                if let Some(m) = g.members.get_mut(member) {
                     m.last_seen = Instant::now();
                 }
                 return encode(id, &body, v);
@@ -383,17 +418,23 @@ impl Groups {
     pub fn heartbeat(&self, id: i32, r: &HeartbeatRequest<'_>, v: i16) -> Result<Vec<u8>, String> {
         let now = Instant::now();
         let mut all = self.lock();
-        let error = match all.get_mut(r.group_id) {
-            None => ErrorCode::UNKNOWN_MEMBER_ID.0,
-            Some(g) => {
+        let group = group_id(r.group_id).map(|group| all.get_mut(group));
+        let error = match group {
+            Err(e) => e,
+            Ok(None) => ErrorCode::UNKNOWN_MEMBER_ID.0,
+            Ok(Some(g)) => {
                 g.expire(now);
-                if let Some(m) = g.members.get_mut(r.member_id) {
+                // A member id that is not UTF-8 is none this broker handed out.
+                let member = r.member_id.to_str().ok();
+                if let Some(m) = member.and_then(|m| g.members.get_mut(m)) {
                     m.last_seen = now;
                 }
                 if g.try_complete(now) {
                     self.changed.notify_all();
                 }
-                g.check(r.member_id, r.generation_id)
+                member.map_or(ErrorCode::UNKNOWN_MEMBER_ID.0, |m| {
+                    g.check(m, r.generation_id)
+                })
             }
         };
         encode(id, &HeartbeatResponse::default().with_error_code(error), v)
@@ -402,30 +443,26 @@ impl Groups {
     pub fn leave(&self, id: i32, r: &LeaveGroupRequest<'_>, v: i16) -> Result<Vec<u8>, String> {
         let now = Instant::now();
         let mut all = self.lock();
-        let leaving: Vec<(String, Option<String>)> = if v >= 3 {
+        let leaving: Vec<(Str<'_>, Option<Str<'_>>)> = if v >= 3 {
             r.members
                 .iter()
-                .map(|m| {
-                    (
-                        m.member_id.to_owned(),
-                        m.group_instance_id.map(str::to_owned),
-                    )
-                })
+                .map(|m| (m.member_id, m.group_instance_id))
                 .collect()
         } else {
-            vec![(r.member_id.to_owned(), None)]
+            vec![(r.member_id, None)]
         };
         let mut results = Vec::new();
-        let g = all.get_mut(r.group_id);
         let mut top = ErrorCode::NONE.0;
-        match g {
-            None => top = ErrorCode::UNKNOWN_MEMBER_ID.0,
-            Some(g) => {
-                for (member, instance) in &leaving {
-                    let gone = g.members.remove(member).is_some();
+        match group_id(r.group_id).map(|group| all.get_mut(group)) {
+            Err(e) => top = e,
+            Ok(None) => top = ErrorCode::UNKNOWN_MEMBER_ID.0,
+            Ok(Some(g)) => {
+                for &(member, instance) in &leaving {
+                    // A member id that is not UTF-8 is none this broker handed out.
+                    let gone = member.to_str().is_ok_and(|m| g.members.remove(m).is_some());
                     results.push((
-                        member.clone(),
-                        instance.clone(),
+                        as_kafka_reads(member),
+                        instance.map(as_kafka_reads),
                         if gone {
                             ErrorCode::NONE.0
                         } else {
@@ -472,35 +509,54 @@ impl Groups {
         exists: &dyn Fn(&str, i32) -> bool,
     ) -> Result<Vec<u8>, String> {
         let mut all = self.lock();
-        let g = all.entry(r.group_id.to_owned()).or_default();
-        // A commit from outside the group (generation -1) is allowed while the group is empty.
-        let error = if r.generation_id_or_member_epoch < 0 && g.members.is_empty() {
-            ErrorCode::NONE.0
-        } else {
-            g.check(r.member_id, r.generation_id_or_member_epoch)
+        let mut group = group_id(r.group_id).map(|name| all.entry(name.to_owned()).or_default());
+        let error = match &group {
+            Err(e) => *e,
+            // A commit from outside the group (generation -1) is allowed while the group is
+            // empty.
+            Ok(g) if r.generation_id_or_member_epoch < 0 && g.members.is_empty() => {
+                ErrorCode::NONE.0
+            }
+            // A member id that is not UTF-8 is none this broker handed out.
+            Ok(g) => r
+                .member_id
+                .to_str()
+                .map_or(ErrorCode::UNKNOWN_MEMBER_ID.0, |m| {
+                    g.check(m, r.generation_id_or_member_epoch)
+                }),
         };
         let mut rows: Vec<(String, Uuid, Vec<Committed>)> = Vec::new();
         for t in &r.topics {
-            let name = if v >= 10 {
-                name_of(t.topic_id)
+            // The topic's name, and the name to answer with. A name that is not UTF-8 names no
+            // topic; the answer names it as Kafka reads it.
+            let (name, answer) = if v >= 10 {
+                let name = name_of(t.topic_id);
+                let answer = name.clone().unwrap_or_default();
+                (name, answer)
             } else {
-                Some(t.name.to_owned())
+                (
+                    t.name.to_str().ok().map(str::to_owned),
+                    as_kafka_reads(t.name),
+                )
             };
             let mut parts = Vec::new();
             for p in &t.partitions {
-                let e = match &name {
-                    None => ErrorCode::UNKNOWN_TOPIC_ID.0,
-                    Some(n) if !exists(n, p.partition_index) => {
+                let e = match (&mut group, &name) {
+                    // Kafka refuses a group id before it looks at the topics.
+                    (Err(e), _) => *e,
+                    (Ok(_), None) if v >= 10 => ErrorCode::UNKNOWN_TOPIC_ID.0,
+                    (Ok(_), None) => ErrorCode::UNKNOWN_TOPIC_OR_PARTITION.0,
+                    (Ok(_), Some(n)) if !exists(n, p.partition_index) => {
                         ErrorCode::UNKNOWN_TOPIC_OR_PARTITION.0
                     }
-                    Some(_) if error != ErrorCode::NONE.0 => error,
-                    Some(n) => {
+                    (Ok(_), Some(_)) if error != ErrorCode::NONE.0 => error,
+                    (Ok(g), Some(n)) => {
                         g.offsets.insert(
                             (n.clone(), p.partition_index),
                             (
                                 p.committed_offset,
                                 p.committed_leader_epoch,
-                                p.committed_metadata.map(str::to_owned),
+                                p.committed_metadata.map(as_kafka_reads),
                             ),
                         );
                         ErrorCode::NONE.0
@@ -508,7 +564,7 @@ impl Groups {
                 };
                 parts.push((p.partition_index, e));
             }
-            rows.push((name.unwrap_or_default(), t.topic_id, parts));
+            rows.push((answer, t.topic_id, parts));
         }
         drop(all);
         let parts: Vec<Vec<OffsetCommitResponsePartition<'_>>> = rows
@@ -556,7 +612,10 @@ impl Groups {
         let all = self.lock();
         // (topic name, topic id, [(partition, offset, leader epoch, metadata)]) per group.
         type Rows = Vec<(String, Uuid, Vec<(i32, i64, i32, Option<String>)>)>;
-        let lookup = |group: &str, wanted: Option<Vec<(String, Uuid, Vec<i32>)>>| -> Rows {
+        type Wanted = Option<Vec<(String, Uuid, Vec<i32>)>>;
+        // The topics asked for by name are named as Kafka reads them: a name that is not UTF-8
+        // names no topic, and has no offsets.
+        let lookup = |group: &str, wanted: Wanted| -> Rows {
             let offsets = all.get(group).map(|g| &g.offsets);
             let empty = BTreeMap::new();
             let offsets = offsets.unwrap_or(&empty);
@@ -590,14 +649,29 @@ impl Groups {
                 ts.iter()
                     .map(|t| {
                         (
-                            t.name.to_owned(),
+                            as_kafka_reads(t.name),
                             Uuid::ZERO,
                             t.partition_indexes.iter().collect(),
                         )
                     })
                     .collect()
             });
-            let rows = lookup(r.group_id, wanted);
+            let (error, rows) = match group_id(r.group_id) {
+                Ok(group) => (ErrorCode::NONE.0, lookup(group, wanted)),
+                // Versions 0-1 carry the error in each partition asked for, as Kafka answers;
+                // later ones in the response, with no topics.
+                Err(e) if v < 2 => {
+                    let rows = wanted
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(|(name, tid, ps)| {
+                            let ps = ps.into_iter().map(|p| (p, -1, -1, Some(String::new())));
+                            (name, tid, ps.collect())
+                        });
+                    (e, rows.collect())
+                }
+                Err(e) => (e, Vec::new()),
+            };
             drop(all);
             let parts: Vec<Vec<OffsetFetchResponsePartition<'_>>> = rows
                 .iter()
@@ -607,7 +681,8 @@ impl Groups {
                             let row = OffsetFetchResponsePartition::default()
                                 .with_partition_index(*p)
                                 .with_committed_offset(*o)
-                                .with_metadata(m.as_deref());
+                                .with_metadata(m.as_deref())
+                                .with_error_code(error);
                             if v >= 5 {
                                 row.with_committed_leader_epoch(*e)
                             } else {
@@ -627,9 +702,15 @@ impl Groups {
                 })
                 .collect();
             let body = OffsetFetchResponse::default().with_topics(&topics[..]);
+            let body = if v >= 2 {
+                body.with_error_code(error)
+            } else {
+                body
+            };
             return encode(id, &body, v);
         }
-        let groups: Vec<(&str, Rows)> = r
+        // (group id as Kafka reads it, error, rows) per group.
+        let groups: Vec<(String, i16, Rows)> = r
             .groups
             .iter()
             .map(|g| {
@@ -639,19 +720,23 @@ impl Groups {
                             let name = if v >= 10 {
                                 name_of(t.topic_id).unwrap_or_default()
                             } else {
-                                t.name.to_owned()
+                                as_kafka_reads(t.name)
                             };
                             (name, t.topic_id, t.partition_indexes.iter().collect())
                         })
                         .collect()
                 });
-                (g.group_id, lookup(g.group_id, wanted))
+                let (error, rows) = match group_id(g.group_id) {
+                    Ok(group) => (ErrorCode::NONE.0, lookup(group, wanted)),
+                    Err(e) => (e, Vec::new()),
+                };
+                (as_kafka_reads(g.group_id), error, rows)
             })
             .collect();
         drop(all);
         let parts: Vec<Vec<Vec<OffsetFetchResponsePartitions<'_>>>> = groups
             .iter()
-            .map(|(_, rows)| {
+            .map(|(_, _, rows)| {
                 rows.iter()
                     .map(|(_, _, ps)| {
                         ps.iter()
@@ -670,7 +755,7 @@ impl Groups {
         let topics: Vec<Vec<OffsetFetchResponseTopics<'_>>> = groups
             .iter()
             .zip(&parts)
-            .map(|((_, rows), parts)| {
+            .map(|((_, _, rows), parts)| {
                 rows.iter()
                     .zip(parts)
                     .map(|((n, tid, _), ps)| {
@@ -687,9 +772,10 @@ impl Groups {
         let rows: Vec<OffsetFetchResponseGroup<'_>> = groups
             .iter()
             .zip(&topics)
-            .map(|((g, _), ts)| {
+            .map(|((g, error, _), ts)| {
                 OffsetFetchResponseGroup::default()
                     .with_group_id(g)
+                    .with_error_code(*error)
                     .with_topics(&ts[..])
             })
             .collect();
@@ -730,58 +816,69 @@ impl Groups {
         let rows: Vec<Row> = r
             .groups
             .iter()
-            .map(|name| match all.get_mut(name) {
-                Some(g) => {
-                    g.expire(now);
-                    let protocol = g.protocol.clone().unwrap_or_default();
-                    let members = g
-                        .members
-                        .iter()
-                        .map(|(mid, m)| {
-                            let metadata = m
-                                .protocols
-                                .iter()
-                                .find(|(p, _)| *p == protocol)
-                                .map(|(_, meta)| meta.clone())
-                                .unwrap_or_default();
-                            let assignment = g
-                                .assignments
-                                .as_ref()
-                                .and_then(|a| a.get(mid))
-                                .cloned()
-                                .unwrap_or_default();
-                            MemberRow {
-                                id: mid.clone(),
-                                instance: m.instance.clone(),
-                                client_id: m.client_id.clone(),
-                                metadata,
-                                assignment,
-                            }
-                        })
-                        .collect();
-                    Row {
-                        group: name.to_owned(),
-                        error: ErrorCode::NONE.0,
-                        state: g.state(),
-                        protocol_type: g.protocol_type.clone().unwrap_or_default(),
-                        protocol,
-                        members,
+            .map(
+                |name| match group_id(name).map(|group| all.get_mut(group)) {
+                    Ok(Some(g)) => {
+                        g.expire(now);
+                        let protocol = g.protocol.clone().unwrap_or_default();
+                        let members = g
+                            .members
+                            .iter()
+                            .map(|(mid, m)| {
+                                let metadata = m
+                                    .protocols
+                                    .iter()
+                                    .find(|(p, _)| *p == protocol)
+                                    .map(|(_, meta)| meta.clone())
+                                    .unwrap_or_default();
+                                let assignment = g
+                                    .assignments
+                                    .as_ref()
+                                    .and_then(|a| a.get(mid))
+                                    .cloned()
+                                    .unwrap_or_default();
+                                MemberRow {
+                                    id: mid.clone(),
+                                    instance: m.instance.clone(),
+                                    client_id: m.client_id.clone(),
+                                    metadata,
+                                    assignment,
+                                }
+                            })
+                            .collect();
+                        Row {
+                            group: as_kafka_reads(name),
+                            error: ErrorCode::NONE.0,
+                            state: g.state(),
+                            protocol_type: g.protocol_type.clone().unwrap_or_default(),
+                            protocol,
+                            members,
+                        }
                     }
-                }
-                // Kafka describes an unknown group as Dead; from v6 on it also says so with an error.
-                None => Row {
-                    group: name.to_owned(),
-                    error: if v >= 6 {
-                        ErrorCode::GROUP_ID_NOT_FOUND.0
-                    } else {
-                        ErrorCode::NONE.0
+                    // Kafka describes an unknown group as Dead; from v6 on it also says so with an error.
+                    Ok(None) => Row {
+                        group: as_kafka_reads(name),
+                        error: if v >= 6 {
+                            ErrorCode::GROUP_ID_NOT_FOUND.0
+                        } else {
+                            ErrorCode::NONE.0
+                        },
+                        state: "Dead",
+                        protocol_type: String::new(),
+                        protocol: String::new(),
+                        members: Vec::new(),
                     },
-                    state: "Dead",
-                    protocol_type: String::new(),
-                    protocol: String::new(),
-                    members: Vec::new(),
+                    // A group id refused: no state, as Kafka describes a group it refuses.
+                    Err(e) => Row {
+                        group: as_kafka_reads(name),
+                        error: e,
+                        state: "",
+                        protocol_type: String::new(),
+                        protocol: String::new(),
+                        members: Vec::new(),
+                    },
                 },
-            })
+            )
             .collect();
         drop(all);
         let members: Vec<Vec<DescribedGroupMember<'_>>> = rows
@@ -817,7 +914,7 @@ impl Groups {
                     .with_protocol_type(&row.protocol_type)
                     .with_protocol_data(&row.protocol)
                     .with_members(&members[..]);
-                if v >= 6 && row.error != ErrorCode::NONE.0 {
+                if v >= 6 && row.error == ErrorCode::GROUP_ID_NOT_FOUND.0 {
                     g.with_error_message(Some("the group does not exist"))
                 } else {
                     g
@@ -838,12 +935,12 @@ impl Groups {
             let wanted_state = r.states_filter.is_empty()
                 || r.states_filter
                     .iter()
-                    .any(|s| s.eq_ignore_ascii_case(state));
+                    .any(|s| s.as_bytes().eq_ignore_ascii_case(state.as_bytes()));
             // Every group here is a classic group.
             let wanted_type = r.types_filter.is_empty()
                 || r.types_filter
                     .iter()
-                    .any(|t| t.eq_ignore_ascii_case("classic"));
+                    .any(|t| t.as_bytes().eq_ignore_ascii_case(b"classic"));
             if wanted_state && wanted_type {
                 rows.push((
                     name.clone(),
@@ -871,28 +968,37 @@ impl Groups {
     pub fn delete(&self, id: i32, r: &DeleteGroupsRequest<'_>, v: i16) -> Result<Vec<u8>, String> {
         let mut all = self.lock();
         let now = Instant::now();
-        let results: Vec<DeletableGroupResult<'_>> = r
+        let names: Vec<(String, ErrorCode)> = r
             .groups_names
             .iter()
             .map(|name| {
-                let error = match all.get_mut(name) {
-                    None => ErrorCode::GROUP_ID_NOT_FOUND,
-                    Some(g) => {
-                        g.expire(now);
-                        if g.members.is_empty() {
-                            all.remove(name);
-                            ErrorCode::NONE
-                        } else {
-                            ErrorCode::NON_EMPTY_GROUP
+                let error = match group_id(name) {
+                    Err(e) => ErrorCode(e),
+                    Ok(name) => match all.get_mut(name) {
+                        None => ErrorCode::GROUP_ID_NOT_FOUND,
+                        Some(g) => {
+                            g.expire(now);
+                            if g.members.is_empty() {
+                                all.remove(name);
+                                ErrorCode::NONE
+                            } else {
+                                ErrorCode::NON_EMPTY_GROUP
+                            }
                         }
-                    }
+                    },
                 };
+                (as_kafka_reads(name), error)
+            })
+            .collect();
+        drop(all);
+        let results: Vec<DeletableGroupResult<'_>> = names
+            .iter()
+            .map(|(name, error)| {
                 DeletableGroupResult::default()
                     .with_group_id(name)
                     .with_error_code(error.0)
             })
             .collect();
-        drop(all);
         let body = DeleteGroupsResponse::default().with_results(&results[..]);
         encode(id, &body, v)
     }

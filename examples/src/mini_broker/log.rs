@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::mem::offset_of;
 
-use kwire::codec::Uuid;
+use kwire::codec::{Str, Uuid};
 use kwire::records::compression::BuiltinCodecs;
 use kwire::records::{Compression, HEADER_LEN, LOG_OVERHEAD, RecordBatch, RecordBatchHeader};
 use kwire::{DecodeError, ErrorCode};
@@ -299,8 +299,20 @@ impl Topics {
         self.by_name.get(name)
     }
 
+    /// The topic a request names. A name that is not UTF-8 names none: Kafka reads it with
+    /// U+FFFD in place of the bytes, which no topic name holds, and answers as for a topic it
+    /// does not know.
+    pub fn named(&self, name: Str<'_>) -> Option<&Topic> {
+        self.get(name.to_str().ok()?)
+    }
+
     pub fn get_mut(&mut self, name: &str) -> Option<&mut Topic> {
         self.by_name.get_mut(name)
+    }
+
+    /// The topic a request names, to append to (see [`Topics::named`]).
+    pub fn named_mut(&mut self, name: Str<'_>) -> Option<&mut Topic> {
+        self.get_mut(name.to_str().ok()?)
     }
 
     /// The name of the topic with id `id`.

@@ -8,7 +8,7 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use kwire::codec::{Array, Uuid};
+use kwire::codec::{Array, Str, Uuid};
 use kwire::frame::{self, Body};
 use kwire::messages::create_topics_request::{CreatableReplicaAssignment, CreatableTopic};
 use kwire::messages::delete_topics_request::DeleteTopicState;
@@ -43,6 +43,11 @@ use kwire_examples::mini_broker::broker::{self, Broker, SERVED, served_versions}
 const PARTITIONS: i32 = 3;
 const TS: i64 = 1_700_000_000_000;
 
+/// A string of a response, which the broker writes as UTF-8.
+fn text(s: Str<'_>) -> &str {
+    s.to_str().expect("a UTF-8 string")
+}
+
 // --- a kwire client ------------------------------------------------------------------------
 
 fn start() -> SocketAddr {
@@ -55,6 +60,8 @@ struct Client {
     next_id: i32,
     /// Every (API key, version) a request was sent with.
     covered: BTreeSet<(i16, i16)>,
+    /// The client id of the requests.
+    client_id: Str<'static>,
 }
 
 impl Client {
@@ -68,6 +75,7 @@ impl Client {
             buf: Vec::new(),
             next_id: 1,
             covered: BTreeSet::new(),
+            client_id: Str::new("mini-broker-test"),
         }
     }
 
@@ -76,11 +84,11 @@ impl Client {
         let key = body.body_api_key();
         let id = self.next_id;
         self.next_id += 1;
-        let header = RequestHeader::default()
+        let mut header = RequestHeader::default()
             .with_request_api_key(key.0)
             .with_request_api_version(version)
-            .with_correlation_id(id)
-            .with_client_id(Some("mini-broker-test"));
+            .with_correlation_id(id);
+        header.client_id = Some(self.client_id);
         let n = frame::request_len(&header, body)
             .unwrap_or_else(|e| panic!("{key} v{version}: sizing the request: {e}"));
         let mut out = vec![0u8; n];
@@ -361,9 +369,13 @@ fn join_once(c: &mut Client, v: i16, group: &str, member: &str) -> Joined {
     let f = c.call(v, &req);
     let r = decode_as!(f, JoinGroup, ApiKey::JOIN_GROUP, v);
     if r.error_code == ErrorCode::NONE {
-        assert_eq!(r.protocol_name, Some("range"), "JoinGroup v{v}");
+        assert_eq!(r.protocol_name, Some(Str::new("range")), "JoinGroup v{v}");
         if v >= 7 {
-            assert_eq!(r.protocol_type, Some("consumer"), "JoinGroup v{v}");
+            assert_eq!(
+                r.protocol_type,
+                Some(Str::new("consumer")),
+                "JoinGroup v{v}"
+            );
         }
         for m in &r.members {
             assert_eq!(m.metadata, b"subscription");
@@ -372,8 +384,8 @@ fn join_once(c: &mut Client, v: i16, group: &str, member: &str) -> Joined {
     Joined {
         error: r.error_code,
         generation: r.generation_id,
-        member: r.member_id.to_owned(),
-        leader: r.leader.to_owned(),
+        member: text(r.member_id).to_owned(),
+        leader: text(r.leader).to_owned(),
         members: r.members.len(),
     }
 }
@@ -418,8 +430,8 @@ fn sync_at(
     let f = c.call(v, &req);
     let r = decode_as!(f, SyncGroup, ApiKey::SYNC_GROUP, v);
     if v >= 5 && r.error_code == ErrorCode::NONE {
-        assert_eq!(r.protocol_type, Some("consumer"));
-        assert_eq!(r.protocol_name, Some("range"));
+        assert_eq!(r.protocol_type, Some(Str::new("consumer")));
+        assert_eq!(r.protocol_name, Some(Str::new("range")));
     }
     (r.error_code, r.assignment.to_vec())
 }
@@ -527,7 +539,7 @@ fn offset_fetch_at(
                 rows.push((
                     p.partition_index,
                     p.committed_offset,
-                    p.metadata.map(str::to_owned),
+                    p.metadata.map(|m| text(m).to_owned()),
                 ));
             }
         }
@@ -546,7 +558,7 @@ fn offset_fetch_at(
                 rows.push((
                     p.partition_index,
                     p.committed_offset,
-                    p.metadata.map(str::to_owned),
+                    p.metadata.map(|m| text(m).to_owned()),
                 ));
             }
         }
@@ -599,14 +611,21 @@ fn group_admin(c: &mut Client) {
     );
 
     for v in versions(ApiKey::DESCRIBE_GROUPS) {
-        let names = ["admin-stable", "admin-empty", "admin-unknown"];
+        let names = ["admin-stable", "admin-empty", "admin-unknown"].map(Str::new);
         let req = DescribeGroupsRequest::default().with_groups(&names);
         let f = c.call(v, &req);
         let r = decode_as!(f, DescribeGroups, ApiKey::DESCRIBE_GROUPS, v);
         let rows: Vec<_> = r
             .groups
             .iter()
-            .map(|g| (g.group_id, g.group_state, g.error_code, g.members.len()))
+            .map(|g| {
+                (
+                    text(g.group_id),
+                    text(g.group_state),
+                    g.error_code,
+                    g.members.len(),
+                )
+            })
             .collect();
         let unknown = if v >= 6 {
             ErrorCode::GROUP_ID_NOT_FOUND.0
@@ -639,8 +658,15 @@ fn group_admin(c: &mut Client) {
         let listed: Vec<_> = r
             .groups
             .iter()
-            .filter(|g| g.group_id.starts_with("admin-"))
-            .map(|g| (g.group_id, g.protocol_type, g.group_state, g.group_type))
+            .map(|g| {
+                (
+                    text(g.group_id),
+                    text(g.protocol_type),
+                    text(g.group_state),
+                    text(g.group_type),
+                )
+            })
+            .filter(|g| g.0.starts_with("admin-"))
             .collect();
         let (stable, empty) = match v {
             0..=3 => (("", ""), ("", "")),
@@ -656,7 +682,7 @@ fn group_admin(c: &mut Client) {
             "ListGroups v{v}"
         );
         if v >= 4 {
-            let states = ["empty"];
+            let states = [Str::new("empty")];
             let req = ListGroupsRequest::default().with_states_filter(&states);
             let f = c.call(v, &req);
             let r = decode_as!(f, ListGroups, ApiKey::LIST_GROUPS, v);
@@ -664,7 +690,7 @@ fn group_admin(c: &mut Client) {
             assert!(r.groups.iter().any(|g| g.group_id == "admin-empty"), "v{v}");
         }
         if v >= 5 {
-            let types = ["consumer"];
+            let types = [Str::new("consumer")];
             let req = ListGroupsRequest::default().with_types_filter(&types);
             let f = c.call(v, &req);
             assert!(
@@ -683,14 +709,14 @@ fn group_admin(c: &mut Client) {
             .with_group_id(&empty)
             .with_members(&gone);
         c.call(3, &req);
-        let names = ["admin-stable", empty.as_str(), "admin-unknown"];
+        let names = ["admin-stable", empty.as_str(), "admin-unknown"].map(Str::new);
         let req = DeleteGroupsRequest::default().with_groups_names(&names);
         let f = c.call(v, &req);
         let r = decode_as!(f, DeleteGroups, ApiKey::DELETE_GROUPS, v);
         let results: Vec<_> = r
             .results
             .iter()
-            .map(|g| (g.group_id, g.error_code))
+            .map(|g| (text(g.group_id), g.error_code))
             .collect();
         assert_eq!(
             results,
@@ -708,7 +734,7 @@ fn group_admin(c: &mut Client) {
 fn configs_and_cluster(c: &mut Client, addr: SocketAddr) {
     create(c, "configured", 1);
     for v in versions(ApiKey::DESCRIBE_CONFIGS) {
-        let keys = ["retention.ms", "no.such.setting"];
+        let keys = [Str::new("retention.ms"), Str::new("no.such.setting")];
         let resources = [
             DescribeConfigsResource::default()
                 .with_resource_type(2)
@@ -750,7 +776,7 @@ fn configs_and_cluster(c: &mut Client, addr: SocketAddr) {
         let retention = one[0];
         assert_eq!(
             (retention.name, retention.value),
-            ("retention.ms", Some("604800000"))
+            (Str::new("retention.ms"), Some(Str::new("604800000")))
         );
         match v {
             0 => assert!(retention.is_default),
@@ -763,7 +789,7 @@ fn configs_and_cluster(c: &mut Client, addr: SocketAddr) {
         if v >= 3 {
             assert_eq!(retention.config_type, 5, "LONG");
         }
-        let all: Vec<_> = results[1].configs.iter().map(|c| c.name).collect();
+        let all: Vec<_> = results[1].configs.iter().map(|c| text(c.name)).collect();
         assert!(
             all.contains(&"cleanup.policy") && all.contains(&"segment.bytes"),
             "{all:?}"
@@ -771,7 +797,7 @@ fn configs_and_cluster(c: &mut Client, addr: SocketAddr) {
         let broker: Vec<_> = results[2]
             .configs
             .iter()
-            .map(|c| (c.name, c.value))
+            .map(|c| (text(c.name), c.value.map(text)))
             .collect();
         assert!(broker.contains(&("broker.id", Some("1"))), "{broker:?}");
         assert!(
@@ -784,11 +810,14 @@ fn configs_and_cluster(c: &mut Client, addr: SocketAddr) {
         let f = c.call(v, &DescribeClusterRequest::default().with_endpoint_type(1));
         let r = decode_as!(f, DescribeCluster, ApiKey::DESCRIBE_CLUSTER, v);
         assert_eq!(r.error_code, ErrorCode::NONE);
-        assert_eq!((r.cluster_id, r.controller_id), (broker::CLUSTER_ID, 1));
+        assert_eq!(
+            (text(r.cluster_id), r.controller_id),
+            (broker::CLUSTER_ID, 1)
+        );
         let brokers: Vec<_> = r
             .brokers
             .iter()
-            .map(|b| (b.broker_id, b.host.to_owned(), b.port))
+            .map(|b| (b.broker_id, text(b.host).to_owned(), b.port))
             .collect();
         assert_eq!(
             brokers,
@@ -883,18 +912,18 @@ fn metadata(c: &mut Client, addr: SocketAddr) {
         let r = decode_as!(f, Metadata, ApiKey::METADATA, v);
         let b = r.brokers.iter().next().unwrap();
         assert_eq!(
-            (b.node_id, b.host, b.port),
+            (b.node_id, text(b.host), b.port),
             (1, "127.0.0.1", i32::from(addr.port()))
         );
         if v >= 1 {
             assert_eq!(r.controller_id, 1);
         }
         if v >= 2 {
-            assert_eq!(r.cluster_id, Some(broker::CLUSTER_ID));
+            assert_eq!(r.cluster_id, Some(Str::new(broker::CLUSTER_ID)));
         }
         let t = r.topics.iter().next().unwrap();
         assert_eq!(
-            (t.error_code, t.name),
+            (t.error_code, t.name.map(text)),
             (ErrorCode::NONE.0, Some(name.as_str()))
         );
         if v >= 10 {
@@ -986,7 +1015,11 @@ fn create_and_delete_topics(c: &mut Client) {
                 assert_ne!(rows[0].topic_id, Uuid::ZERO);
             }
             if v >= 1 {
-                assert!(rows[1].error_message.is_some_and(|m| m.contains("illegal")));
+                assert!(
+                    rows[1]
+                        .error_message
+                        .is_some_and(|m| text(m).contains("illegal"))
+                );
             }
         }
         // validate_only creates nothing; a replica assignment on this broker is accepted.
@@ -1028,7 +1061,7 @@ fn create_and_delete_topics(c: &mut Client) {
             (0, ErrorCode::NONE),
             (1, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION),
         ] {
-            let names = [name.as_str()];
+            let names = [Str::new(&name)];
             let states = [DeleteTopicState::default().with_name(Some(&name))];
             let req = DeleteTopicsRequest::default().with_timeout_ms(5000);
             let req = if v >= 6 {
@@ -1039,7 +1072,7 @@ fn create_and_delete_topics(c: &mut Client) {
             let f = c.call(v, &req);
             let r = decode_as!(f, DeleteTopics, ApiKey::DELETE_TOPICS, v);
             let row = r.responses.iter().next().unwrap();
-            assert_eq!(row.name, Some(name.as_str()));
+            assert_eq!(row.name, Some(Str::new(&name)));
             assert_eq!(row.error_code, want, "DeleteTopics v{v} round {round}");
             if v >= 6 && round == 0 {
                 assert_eq!(row.topic_id, id);
@@ -1285,11 +1318,11 @@ fn coordinator_and_producer_ids(c: &mut Client) {
             let f = c.call(v, &FindCoordinatorRequest::default().with_key("g"));
             let r = decode_as!(f, FindCoordinator, ApiKey::FIND_COORDINATOR, v);
             assert_eq!(
-                (r.error_code, r.node_id, r.host, r.port),
+                (r.error_code, r.node_id, text(r.host), r.port),
                 (ErrorCode::NONE.0, 1, "127.0.0.1", port)
             );
         } else {
-            let keys = ["g1", "g2"];
+            let keys = [Str::new("g1"), Str::new("g2")];
             let f = c.call(
                 v,
                 &FindCoordinatorRequest::default().with_coordinator_keys(&keys),
@@ -1298,7 +1331,7 @@ fn coordinator_and_producer_ids(c: &mut Client) {
             let rows: Vec<_> = r
                 .coordinators
                 .iter()
-                .map(|c| (c.key, c.node_id, c.port, c.error_code))
+                .map(|c| (text(c.key), c.node_id, c.port, c.error_code))
                 .collect();
             assert_eq!(
                 rows,
@@ -1394,7 +1427,7 @@ fn groups(c: &mut Client, _topic: (&str, Uuid)) {
             if v >= 3 {
                 assert_eq!(r.error_code, ErrorCode::NONE);
                 let m = r.members.iter().next().unwrap();
-                assert_eq!((m.member_id, m.error_code), (member.as_str(), want.0));
+                assert_eq!((text(m.member_id), m.error_code), (member.as_str(), want.0));
             } else {
                 assert_eq!(r.error_code, want, "LeaveGroup v{v}");
             }
@@ -1459,4 +1492,322 @@ fn offsets(c: &mut Client, topic: (&str, Uuid)) {
             );
         }
     }
+}
+
+// --- strings that are not UTF-8 -----------------------------------------------------------------
+
+/// A string of `bytes`, which need not be UTF-8. Builders take `&str`: this one is read off the
+/// wire, as the broker reads it.
+fn wire_str(bytes: &[u8]) -> Str<'static> {
+    let len = i16::try_from(bytes.len()).unwrap().to_be_bytes();
+    let wire: &'static [u8] = [&len[..], bytes].concat().leak();
+    kwire::codec::Reader::new(wire)
+        .decode_with(|r| r.string(false, "s"))
+        .unwrap()
+}
+
+/// Topic names, group ids, a member id and a client id that are not UTF-8: the broker answers
+/// each with the error Kafka gives for a name it cannot use, names them in its answers as Kafka
+/// reads them (U+FFFD for the bytes that are not UTF-8), and creates nothing.
+#[test]
+fn strings_that_are_not_utf8() {
+    let addr = start();
+    let mut c = Client::connect(addr);
+    let bad = wire_str(b"bad\xff");
+    let read = "bad\u{fffd}";
+    let data = ("data", create(&mut c, "data", 1));
+
+    for v in versions(ApiKey::METADATA) {
+        let mut t = MetadataRequestTopic::default();
+        t.name = Some(bad);
+        let t = [t];
+        let mut req = MetadataRequest::default().with_topics(Some(Array::from(&t)));
+        if v >= 4 {
+            req = req.with_allow_auto_topic_creation(true);
+        }
+        let f = c.call(v, &req);
+        let r = decode_as!(f, Metadata, ApiKey::METADATA, v);
+        let rows: Vec<_> = r
+            .topics
+            .iter()
+            .map(|t| (t.error_code, t.name.map(text)))
+            .collect();
+        assert_eq!(
+            rows,
+            [(ErrorCode::INVALID_TOPIC_EXCEPTION.0, Some(read))],
+            "Metadata v{v}"
+        );
+    }
+    for v in versions(ApiKey::CREATE_TOPICS) {
+        let mut t = CreatableTopic::default()
+            .with_num_partitions(1)
+            .with_replication_factor(1);
+        t.name = bad;
+        let t = [t];
+        let req = CreateTopicsRequest::default()
+            .with_topics(&t)
+            .with_timeout_ms(5000);
+        let f = c.call(v, &req);
+        let r = decode_as!(f, CreateTopics, ApiKey::CREATE_TOPICS, v);
+        let row = r.topics.iter().next().unwrap();
+        assert_eq!(
+            (row.error_code, text(row.name)),
+            (ErrorCode::INVALID_TOPIC_EXCEPTION.0, read),
+            "CreateTopics v{v}"
+        );
+        if v >= 1 {
+            // The message shows the bytes.
+            let message = row.error_message.map(text);
+            assert_eq!(message, Some(r#"Topic name "bad\xff" is illegal"#));
+        }
+    }
+    // Nothing was created.
+    let f = c.call(12, &MetadataRequest::default().with_topics(None));
+    let r = decode_as!(f, Metadata, ApiKey::METADATA, 12);
+    let names: Vec<_> = r.topics.iter().map(|t| t.name.map(text)).collect();
+    assert_eq!(names, [Some("data")]);
+
+    // Produce, Fetch, ListOffsets and DeleteTopics by that name: a topic Kafka does not know.
+    let records = batch("x", 1);
+    for v in versions(ApiKey::PRODUCE).filter(|&v| v < 13) {
+        let pd = [PartitionProduceData::default().with_records(Some(records[..].into()))];
+        let mut td = TopicProduceData::default().with_partition_data(&pd);
+        td.name = bad;
+        let td = [td];
+        let req = ProduceRequest::default()
+            .with_acks(-1)
+            .with_timeout_ms(5000)
+            .with_topic_data(&td);
+        let f = c.call(v, &req);
+        let r = decode_as!(f, Produce, ApiKey::PRODUCE, v);
+        let t = r.responses.iter().next().unwrap();
+        let p = t.partition_responses.iter().next().unwrap();
+        assert_eq!(
+            (text(t.name), p.error_code),
+            (read, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION.0),
+            "Produce v{v}"
+        );
+    }
+    for v in versions(ApiKey::FETCH).filter(|&v| v < 13) {
+        let parts = [FetchPartition::default().with_partition_max_bytes(1024)];
+        let mut t = FetchTopic::default().with_partitions(&parts);
+        t.topic = bad;
+        let t = [t];
+        let req = FetchRequest::default().with_max_bytes(1024).with_topics(&t);
+        let f = c.call(v, &req);
+        let r = decode_as!(f, Fetch, ApiKey::FETCH, v);
+        let t = r.responses.iter().next().unwrap();
+        let p = t.partitions.iter().next().unwrap();
+        assert_eq!(
+            (text(t.topic), p.error_code),
+            (read, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION.0),
+            "Fetch v{v}"
+        );
+    }
+    for v in versions(ApiKey::LIST_OFFSETS) {
+        let p = [ListOffsetsPartition::default().with_timestamp(-1)];
+        let mut t = ListOffsetsTopic::default().with_partitions(&p);
+        t.name = bad;
+        let t = [t];
+        let req = ListOffsetsRequest::default()
+            .with_replica_id(-1)
+            .with_topics(&t);
+        let f = c.call(v, &req);
+        let r = decode_as!(f, ListOffsets, ApiKey::LIST_OFFSETS, v);
+        let t = r.topics.iter().next().unwrap();
+        let p = t.partitions.iter().next().unwrap();
+        assert_eq!(
+            (text(t.name), p.error_code),
+            (read, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION.0),
+            "ListOffsets v{v}"
+        );
+    }
+    for v in versions(ApiKey::DELETE_TOPICS) {
+        let names = [bad];
+        let mut state = DeleteTopicState::default();
+        state.name = Some(bad);
+        let states = [state];
+        let req = DeleteTopicsRequest::default().with_timeout_ms(5000);
+        let req = if v >= 6 {
+            req.with_topics(&states)
+        } else {
+            req.with_topic_names(&names)
+        };
+        let f = c.call(v, &req);
+        let r = decode_as!(f, DeleteTopics, ApiKey::DELETE_TOPICS, v);
+        let row = r.responses.iter().next().unwrap();
+        assert_eq!(
+            (row.name.map(text), row.error_code),
+            (Some(read), ErrorCode::UNKNOWN_TOPIC_OR_PARTITION.0),
+            "DeleteTopics v{v}"
+        );
+    }
+    for v in versions(ApiKey::DESCRIBE_CONFIGS) {
+        let mut res = DescribeConfigsResource::default().with_resource_type(2);
+        res.resource_name = bad;
+        let res = [res];
+        let f = c.call(v, &DescribeConfigsRequest::default().with_resources(&res));
+        let r = decode_as!(f, DescribeConfigs, ApiKey::DESCRIBE_CONFIGS, v);
+        let row = r.results.iter().next().unwrap();
+        assert_eq!(
+            (text(row.resource_name), row.error_code),
+            (read, ErrorCode::INVALID_TOPIC_EXCEPTION.0),
+            "DescribeConfigs v{v}"
+        );
+    }
+
+    // Group ids: INVALID_GROUP_ID, and no group.
+    let invalid = ErrorCode::INVALID_GROUP_ID.0;
+    for v in versions(ApiKey::JOIN_GROUP) {
+        let protocols = [JoinGroupRequestProtocol::default().with_name("range")];
+        let mut req = JoinGroupRequest::default()
+            .with_session_timeout_ms(10_000)
+            .with_protocol_type("consumer")
+            .with_protocols(&protocols);
+        req.group_id = bad;
+        let f = c.call(v, &req);
+        let error = decode_as!(f, JoinGroup, ApiKey::JOIN_GROUP, v).error_code;
+        assert_eq!(error, invalid, "JoinGroup v{v}");
+    }
+    for v in versions(ApiKey::SYNC_GROUP) {
+        let mut req = SyncGroupRequest::default().with_member_id("m");
+        req.group_id = bad;
+        let f = c.call(v, &req);
+        let error = decode_as!(f, SyncGroup, ApiKey::SYNC_GROUP, v).error_code;
+        assert_eq!(error, invalid, "SyncGroup v{v}");
+    }
+    for v in versions(ApiKey::HEARTBEAT) {
+        let mut req = HeartbeatRequest::default().with_member_id("m");
+        req.group_id = bad;
+        let f = c.call(v, &req);
+        let error = decode_as!(f, Heartbeat, ApiKey::HEARTBEAT, v).error_code;
+        assert_eq!(error, invalid, "Heartbeat v{v}");
+    }
+    for v in versions(ApiKey::LEAVE_GROUP) {
+        let members = [MemberIdentity::default().with_member_id("m")];
+        let req = LeaveGroupRequest::default();
+        let mut req = if v >= 3 {
+            req.with_members(&members)
+        } else {
+            req.with_member_id("m")
+        };
+        req.group_id = bad;
+        let f = c.call(v, &req);
+        let error = decode_as!(f, LeaveGroup, ApiKey::LEAVE_GROUP, v).error_code;
+        assert_eq!(error, invalid, "LeaveGroup v{v}");
+    }
+    for v in versions(ApiKey::OFFSET_COMMIT) {
+        let parts = [OffsetCommitRequestPartition::default().with_committed_offset(1)];
+        let t = OffsetCommitRequestTopic::default().with_partitions(&parts);
+        let t = [if v >= 10 {
+            t.with_topic_id(data.1)
+        } else {
+            t.with_name(data.0)
+        }];
+        let mut req = OffsetCommitRequest::default()
+            .with_generation_id_or_member_epoch(-1)
+            .with_topics(&t);
+        req.group_id = bad;
+        let f = c.call(v, &req);
+        let r = decode_as!(f, OffsetCommit, ApiKey::OFFSET_COMMIT, v);
+        let errors: Vec<_> = r
+            .topics
+            .iter()
+            .flat_map(|t| t.partitions.iter().map(|p| p.error_code))
+            .collect();
+        assert_eq!(errors, [invalid], "OffsetCommit v{v}");
+    }
+    for v in versions(ApiKey::OFFSET_FETCH) {
+        let indexes = [0];
+        let f = if v < 8 {
+            let t = [OffsetFetchRequestTopic::default()
+                .with_name(data.0)
+                .with_partition_indexes(&indexes)];
+            let mut req = OffsetFetchRequest::default().with_topics(Some(Array::from(&t)));
+            req.group_id = bad;
+            c.call(v, &req)
+        } else {
+            let mut g = OffsetFetchRequestGroup::default();
+            g.group_id = bad;
+            let g = [g];
+            c.call(v, &OffsetFetchRequest::default().with_groups(&g))
+        };
+        let r = decode_as!(f, OffsetFetch, ApiKey::OFFSET_FETCH, v);
+        match v {
+            // The error of each partition asked for.
+            0..=1 => {
+                let p = r
+                    .topics
+                    .iter()
+                    .next()
+                    .unwrap()
+                    .partitions
+                    .iter()
+                    .next()
+                    .unwrap();
+                assert_eq!((p.error_code, p.committed_offset), (invalid, -1));
+            }
+            2..=7 => assert_eq!((r.error_code, r.topics.len()), (invalid, 0), "v{v}"),
+            _ => {
+                let g = r.groups.iter().next().unwrap();
+                assert_eq!((text(g.group_id), g.error_code), (read, invalid), "v{v}");
+            }
+        }
+    }
+    for v in versions(ApiKey::DESCRIBE_GROUPS) {
+        let groups = [bad];
+        let f = c.call(v, &DescribeGroupsRequest::default().with_groups(&groups));
+        let r = decode_as!(f, DescribeGroups, ApiKey::DESCRIBE_GROUPS, v);
+        let rows: Vec<_> = r
+            .groups
+            .iter()
+            .map(|g| (text(g.group_id), g.error_code, text(g.group_state)))
+            .collect();
+        assert_eq!(rows, [(read, invalid, "")], "DescribeGroups v{v}");
+    }
+    for v in versions(ApiKey::DELETE_GROUPS) {
+        let groups = [bad];
+        let f = c.call(
+            v,
+            &DeleteGroupsRequest::default().with_groups_names(&groups),
+        );
+        let r = decode_as!(f, DeleteGroups, ApiKey::DELETE_GROUPS, v);
+        let rows: Vec<_> = r
+            .results
+            .iter()
+            .map(|g| (text(g.group_id), g.error_code))
+            .collect();
+        assert_eq!(rows, [(read, invalid)], "DeleteGroups v{v}");
+    }
+    let f = c.call(4, &ListGroupsRequest::default());
+    assert!(
+        decode_as!(f, ListGroups, ApiKey::LIST_GROUPS, 4)
+            .groups
+            .is_empty()
+    );
+
+    // A member id that is not UTF-8 is no member; a client id that is not UTF-8 is kept as
+    // Kafka reads it.
+    c.client_id = wire_str(b"client-\xff");
+    let (generation, _) = stable_group(&mut c, "named");
+    let mut req = HeartbeatRequest::default()
+        .with_group_id("named")
+        .with_generation_id(generation);
+    req.member_id = bad;
+    let f = c.call(4, &req);
+    let error = decode_as!(f, Heartbeat, ApiKey::HEARTBEAT, 4).error_code;
+    assert_eq!(error, ErrorCode::UNKNOWN_MEMBER_ID);
+    let groups = [Str::new("named")];
+    let f = c.call(5, &DescribeGroupsRequest::default().with_groups(&groups));
+    let r = decode_as!(f, DescribeGroups, ApiKey::DESCRIBE_GROUPS, 5);
+    let m = r
+        .groups
+        .iter()
+        .next()
+        .unwrap()
+        .members
+        .iter()
+        .next()
+        .unwrap();
+    assert_eq!(text(m.client_id), "client-\u{fffd}");
 }

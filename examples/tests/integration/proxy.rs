@@ -47,34 +47,36 @@ fn endpoints(out: &[u8], key: ApiKey, version: i16) -> Vec<(i32, String, i32)> {
         Response::Fetch(r) => r
             .node_endpoints
             .iter()
-            .map(|e| (e.node_id, e.host.to_owned(), e.port))
+            .map(|e| (e.node_id, e.host.to_string(), e.port))
             .collect(),
         Response::Produce(r) => r
             .node_endpoints
             .iter()
-            .map(|e| (e.node_id, e.host.to_owned(), e.port))
+            .map(|e| (e.node_id, e.host.to_string(), e.port))
             .collect(),
         Response::ShareFetch(r) => r
             .node_endpoints
             .iter()
-            .map(|e| (e.node_id, e.host.to_owned(), e.port))
+            .map(|e| (e.node_id, e.host.to_string(), e.port))
             .collect(),
         Response::ShareAcknowledge(r) => r
             .node_endpoints
             .iter()
-            .map(|e| (e.node_id, e.host.to_owned(), e.port))
+            .map(|e| (e.node_id, e.host.to_string(), e.port))
             .collect(),
         Response::Metadata(r) => r
             .brokers
             .iter()
-            .map(|b| (b.node_id, b.host.to_owned(), b.port))
+            .map(|b| (b.node_id, b.host.to_string(), b.port))
             .collect(),
         // One coordinator at the top level before v4, a list from v4 on.
-        Response::FindCoordinator(r) if version < 4 => vec![(r.node_id, r.host.to_owned(), r.port)],
+        Response::FindCoordinator(r) if version < 4 => {
+            vec![(r.node_id, r.host.to_string(), r.port)]
+        }
         Response::FindCoordinator(r) => r
             .coordinators
             .iter()
-            .map(|c| (c.node_id, c.host.to_owned(), c.port))
+            .map(|c| (c.node_id, c.host.to_string(), c.port))
             .collect(),
         other => panic!("unexpected {}", other.api_key()),
     }

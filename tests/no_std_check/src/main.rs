@@ -13,6 +13,7 @@
 
 use core::panic::PanicInfo;
 
+use kwire::codec::Str;
 use kwire::messages::{RenewDelegationTokenRequest, RequestHeader};
 use kwire::records::{BatchBuilder, NewHeader, NewRecord, RecordBatch};
 use kwire::{ApiKey, Request, frame};
@@ -60,7 +61,7 @@ fn round_trip() -> Result<(), i32> {
     }
     let frame = buf.get(..n).ok_or(12)?;
     let (decoded_header, decoded) = frame::decode_request(frame).map_err(|_| 13)?;
-    if decoded_header.correlation_id != 7 || decoded_header.client_id != Some("no_std") {
+    if decoded_header.correlation_id != 7 || decoded_header.client_id != Some(Str::new("no_std")) {
         return Err(14);
     }
     let Request::RenewDelegationToken(decoded) = decoded else {
