@@ -881,15 +881,17 @@ fn class_patterns(classes: &[Range]) -> String {
 /// `read_fast_wire`: the read of a value through a `FastReader`, which iterating a decoded
 /// array and `Decode::decode` run before (and instead of) the reader's `read`. It checks what
 /// `read` checks but records no error, reads each run of fixed-width fields present at every
-/// version with one bounds check. A message with tagged fields of its own reads a non-empty
-/// tagged section with its reader; the others leave it to `read`.
+/// version with one bounds check. A message with tagged fields of its own (`own_tags`) and a
+/// struct held as a field read a non-empty tagged section; an array's element (`element`) leaves
+/// it to its `read_fast_sections`, and a message without tagged fields of its own to `read`.
 fn emit_take(
     out: &mut String,
     s: &StructDef,
     fields: &[F<'_>],
     flex: &Cond,
     flex_let: &str,
-    tail: bool,
+    element: bool,
+    own_tags: bool,
 ) -> Result<(), String> {
     let name = &s.name;
     // An element's take is copied into each version class of `ReadFast::read_fast`.
@@ -898,21 +900,24 @@ fn emit_take(
     } else {
         "#[inline(always)]"
     };
-    let (body, refuses) = take_body(s, fields, flex, flex_let, tail)?;
+    let refuse = element || (s.is_root && !own_tags);
+    let (body, refuses) = take_body(s, fields, flex, flex_let, refuse, element)?;
     let _ = writeln!(
         out,
         "impl<'a> {name}<'a> {{\n/// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`\n/// wherever [`c::Decode::read`] would fail{}.\n#[cfg(feature = \"perf\")]\n{inline}\npub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {{\n{body}}}\n",
         if refuses {
-            ", and on a non-empty tagged section, which\n/// [`Self::read_fast_sections`] reads"
+            ", and on a non-empty tagged section, which\n/// [`Self::read_fast_sections`] reads too"
         } else {
             ""
         }
     );
     // What iteration reads an element with where `read_fast_wire` refused it.
-    let sections = if refuses {
-        take_body(s, fields, flex, flex_let, false)?.0
-    } else {
+    let sections = if !refuses {
         "Self::read_fast_wire(w, version)\n".to_string()
+    } else if s.is_root {
+        "w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))\n".to_string()
+    } else {
+        take_body(s, fields, flex, flex_let, false, false)?.0
     };
     let _ = writeln!(
         out,
@@ -934,15 +939,16 @@ fn is_field_struct(structs: &Structs, name: &str) -> bool {
 }
 
 /// The body of a struct's read through a fast reader, and whether it refuses a non-empty tagged
-/// section. An element (`tail`) refuses one, which keeps its read small where it is inlined
-/// into the array loops, and reads its last run of fixed-width fields with its section's count
-/// byte; a message and a struct held as a field read the section.
+/// section (`refuse`), which keeps the read small where it is inlined (an element's, into the
+/// array loops) and builds the value in place; an element (`element`) also reads its last run
+/// of fixed-width fields with its section's count byte.
 fn take_body(
     s: &StructDef,
     fields: &[F<'_>],
     flex: &Cond,
     flex_let: &str,
-    tail: bool,
+    refuse: bool,
+    element: bool,
 ) -> Result<(String, bool), String> {
     let mut body = String::new();
     if s.is_root {
@@ -991,7 +997,7 @@ fn take_body(
     }
     // An element that ends with a run of fixed-width fields reads the run and the empty
     // section's count byte with one bounds check.
-    let tail_run = tail && !matches!(flex, Cond::Never) && !run.is_empty();
+    let tail_run = refuse && element && !matches!(flex, Cond::Never) && !run.is_empty();
     if tail_run {
         take_tail_run(&mut body, &run, flex);
         run.clear();
@@ -1008,8 +1014,7 @@ fn take_body(
     // The tail run refused a non-empty section.
     if tail_run || matches!(flex, Cond::Never) {
         let _ = write!(body, "Some(Self {{\n{init}}})\n");
-    } else if tail {
-        // An element leaves a non-empty section to `read_fast_sections`.
+    } else if refuse {
         let section = match flex {
             Cond::Always => "w.empty_tagged_section()?;\n",
             _ => "if flexible { w.empty_tagged_section()?; }\n",
@@ -1035,7 +1040,7 @@ fn take_body(
     }
     Ok((
         format!("{head}{body}"),
-        tail && !matches!(flex, Cond::Never),
+        refuse && !matches!(flex, Cond::Never),
     ))
 }
 
@@ -1116,8 +1121,16 @@ fn emit_struct(
     }
     emit_decode(out, &c)?;
     emit_walk(out, &c)?;
-    let tail = !s.is_root && !is_field_struct(c.structs, &s.name);
-    emit_take(out, s, &c.fields, &c.flex, &c.flex_let, tail)?;
+    let element = !s.is_root && !is_field_struct(c.structs, &s.name);
+    emit_take(
+        out,
+        s,
+        &c.fields,
+        &c.flex,
+        &c.flex_let,
+        element,
+        c.tag_count > 0,
+    )?;
     emit_encode(out, &c)?;
     let (name, classes) = (c.name, &c.element_classes);
     if s.is_root || classes.is_empty() {

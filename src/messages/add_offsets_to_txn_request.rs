@@ -208,7 +208,8 @@ impl<'a> AddOffsetsToTxnRequest<'a> {
 
 impl<'a> AddOffsetsToTxnRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -223,17 +224,16 @@ impl<'a> AddOffsetsToTxnRequest<'a> {
         let f1 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
         let f2 = i16::from_be_bytes([b8, b9]);
         let f3: c::Str<'a> = w.string(flexible)?;
-        let this = Self {
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
             transactional_id: f0,
             producer_id: f1,
             producer_epoch: f2,
             group_id: f3,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -245,7 +245,7 @@ impl<'a> AddOffsetsToTxnRequest<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        Self::read_fast_wire(w, version)
+        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
     }
 }
 

@@ -240,7 +240,8 @@ impl<'a> AddRaftVoterRequest<'a> {
 
 impl<'a> AddRaftVoterRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -283,7 +284,8 @@ impl<'a> AddRaftVoterRequest<'a> {
         ]);
         let f4: c::Array<'a, Listener<'a>> = c::Array::read_fast(w, version, true)?;
         let f5: bool = if version >= 1 { w.bool()? } else { true };
-        let this = Self {
+        w.empty_tagged_section()?;
+        Some(Self {
             cluster_id: f0,
             timeout_ms: f1,
             voter_id: f2,
@@ -291,11 +293,7 @@ impl<'a> AddRaftVoterRequest<'a> {
             listeners: f4,
             ack_when_committed: f5,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -307,7 +305,7 @@ impl<'a> AddRaftVoterRequest<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        Self::read_fast_wire(w, version)
+        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
     }
 }
 
@@ -561,7 +559,7 @@ impl<'a> Listener<'a> {
 impl<'a> Listener<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads.
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {

@@ -316,7 +316,8 @@ impl<'a> ConsumerGroupHeartbeatRequest<'a> {
 
 impl<'a> ConsumerGroupHeartbeatRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -340,7 +341,8 @@ impl<'a> ConsumerGroupHeartbeatRequest<'a> {
         let f8: Option<c::Str<'a>> = w.nullable_string(true)?;
         let f9: Option<c::Array<'a, TopicPartitions<'a>>> =
             c::Array::read_fast_nullable(w, version, true)?;
-        let this = Self {
+        w.empty_tagged_section()?;
+        Some(Self {
             group_id: f0,
             member_id: f1,
             member_epoch: f2,
@@ -352,11 +354,7 @@ impl<'a> ConsumerGroupHeartbeatRequest<'a> {
             server_assignor: f8,
             topic_partitions: f9,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -368,7 +366,7 @@ impl<'a> ConsumerGroupHeartbeatRequest<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        Self::read_fast_wire(w, version)
+        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
     }
 }
 
@@ -650,7 +648,7 @@ impl<'a> TopicPartitions<'a> {
 impl<'a> TopicPartitions<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads.
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {

@@ -255,7 +255,8 @@ impl<'a> ConsumerGroupHeartbeatResponse<'a> {
 
 impl<'a> ConsumerGroupHeartbeatResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -277,7 +278,8 @@ impl<'a> ConsumerGroupHeartbeatResponse<'a> {
         } else {
             None
         };
-        let this = Self {
+        w.empty_tagged_section()?;
+        Some(Self {
             throttle_time_ms: f0,
             error_code: f1,
             error_message: f2,
@@ -286,11 +288,7 @@ impl<'a> ConsumerGroupHeartbeatResponse<'a> {
             heartbeat_interval_ms: f5,
             assignment: f6,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -302,7 +300,7 @@ impl<'a> ConsumerGroupHeartbeatResponse<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        Self::read_fast_wire(w, version)
+        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
     }
 }
 
@@ -775,7 +773,7 @@ impl<'a> TopicPartitions<'a> {
 impl<'a> TopicPartitions<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads.
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {

@@ -333,7 +333,8 @@ impl<'a> CreateDelegationTokenResponse<'a> {
 
 impl<'a> CreateDelegationTokenResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -388,7 +389,10 @@ impl<'a> CreateDelegationTokenResponse<'a> {
         let f8: c::Str<'a> = w.string(flexible)?;
         let f9: &'a [u8] = w.bytes(flexible)?;
         let f10 = w.i32()?;
-        let this = Self {
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
             error_code: f0,
             principal_type: f1,
             principal_name: f2,
@@ -401,11 +405,7 @@ impl<'a> CreateDelegationTokenResponse<'a> {
             hmac: f9,
             throttle_time_ms: f10,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -417,7 +417,7 @@ impl<'a> CreateDelegationTokenResponse<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        Self::read_fast_wire(w, version)
+        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
     }
 }
 

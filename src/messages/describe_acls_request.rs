@@ -266,7 +266,8 @@ impl<'a> DescribeAclsRequest<'a> {
 
 impl<'a> DescribeAclsRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -284,7 +285,10 @@ impl<'a> DescribeAclsRequest<'a> {
         let [b0, b1] = *w.array::<2>()?;
         let f5 = b0.cast_signed();
         let f6 = b1.cast_signed();
-        let this = Self {
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
             resource_type_filter: f0,
             resource_name_filter: f1,
             pattern_type_filter: f2,
@@ -293,11 +297,7 @@ impl<'a> DescribeAclsRequest<'a> {
             operation: f5,
             permission_type: f6,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -309,7 +309,7 @@ impl<'a> DescribeAclsRequest<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        Self::read_fast_wire(w, version)
+        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
     }
 }
 

@@ -205,7 +205,8 @@ impl<'a> DescribeClusterRequest<'a> {
 
 impl<'a> DescribeClusterRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -217,16 +218,13 @@ impl<'a> DescribeClusterRequest<'a> {
         let f0 = w.bool()?;
         let f1: i8 = if version >= 1 { w.i8()? } else { 1 };
         let f2: bool = if version >= 2 { w.bool()? } else { false };
-        let this = Self {
+        w.empty_tagged_section()?;
+        Some(Self {
             include_cluster_authorized_operations: f0,
             endpoint_type: f1,
             include_fenced_brokers: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -238,7 +236,7 @@ impl<'a> DescribeClusterRequest<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        Self::read_fast_wire(w, version)
+        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
     }
 }
 

@@ -203,7 +203,8 @@ impl<'a> DescribeDelegationTokenResponse<'a> {
 
 impl<'a> DescribeDelegationTokenResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -217,16 +218,15 @@ impl<'a> DescribeDelegationTokenResponse<'a> {
         let f1: c::Array<'a, DescribedDelegationToken<'a>> =
             c::Array::read_fast(w, version, flexible)?;
         let f2 = w.i32()?;
-        let this = Self {
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
             error_code: f0,
             tokens: f1,
             throttle_time_ms: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -238,7 +238,7 @@ impl<'a> DescribeDelegationTokenResponse<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        Self::read_fast_wire(w, version)
+        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
     }
 }
 
@@ -621,7 +621,7 @@ impl<'a> DescribedDelegationToken<'a> {
 impl<'a> DescribedDelegationToken<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads.
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -1077,7 +1077,7 @@ impl<'a> DescribedDelegationTokenRenewer<'a> {
 impl<'a> DescribedDelegationTokenRenewer<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads.
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {

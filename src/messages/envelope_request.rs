@@ -189,28 +189,24 @@ impl<'a> EnvelopeRequest<'a> {
 
 impl<'a> EnvelopeRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         if !BUILT.range().contains(version) {
             return None;
         }
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
         let f0: &'a [u8] = w.bytes(true)?;
         let f1: Option<&'a [u8]> = w.nullable_bytes(true)?;
         let f2: &'a [u8] = w.bytes(true)?;
-        let this = Self {
+        w.empty_tagged_section()?;
+        Some(Self {
             request_data: f0,
             request_principal: f1,
             client_host_address: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -222,7 +218,7 @@ impl<'a> EnvelopeRequest<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        Self::read_fast_wire(w, version)
+        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
     }
 }
 

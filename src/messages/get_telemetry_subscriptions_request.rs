@@ -160,24 +160,20 @@ impl<'a> GetTelemetrySubscriptionsRequest<'a> {
 
 impl<'a> GetTelemetrySubscriptionsRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         if !BUILT.range().contains(version) {
             return None;
         }
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
         let f0 = w.uuid()?;
-        let this = Self {
+        w.empty_tagged_section()?;
+        Some(Self {
             client_instance_id: f0,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -189,7 +185,7 @@ impl<'a> GetTelemetrySubscriptionsRequest<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        Self::read_fast_wire(w, version)
+        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
     }
 }
 

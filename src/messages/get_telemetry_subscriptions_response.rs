@@ -285,7 +285,8 @@ impl<'a> GetTelemetrySubscriptionsResponse<'a> {
 
 impl<'a> GetTelemetrySubscriptionsResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -334,7 +335,8 @@ impl<'a> GetTelemetrySubscriptionsResponse<'a> {
         let f6 = i32::from_be_bytes([b4, b5, b6, b7]);
         let f7 = b8 != 0;
         let f8: c::Array<'a, c::Str<'a>> = c::Array::read_fast(w, version, true)?;
-        let this = Self {
+        w.empty_tagged_section()?;
+        Some(Self {
             throttle_time_ms: f0,
             error_code: f1,
             client_instance_id: f2,
@@ -345,11 +347,7 @@ impl<'a> GetTelemetrySubscriptionsResponse<'a> {
             delta_temporality: f7,
             requested_metrics: f8,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -361,7 +359,7 @@ impl<'a> GetTelemetrySubscriptionsResponse<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        Self::read_fast_wire(w, version)
+        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
     }
 }
 

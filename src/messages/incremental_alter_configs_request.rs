@@ -187,7 +187,8 @@ impl<'a> IncrementalAlterConfigsRequest<'a> {
 
 impl<'a> IncrementalAlterConfigsRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -199,15 +200,14 @@ impl<'a> IncrementalAlterConfigsRequest<'a> {
         let flexible = version >= 1;
         let f0: c::Array<'a, AlterConfigsResource<'a>> = c::Array::read_fast(w, version, flexible)?;
         let f1 = w.bool()?;
-        let this = Self {
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
             resources: f0,
             validate_only: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -219,7 +219,7 @@ impl<'a> IncrementalAlterConfigsRequest<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        Self::read_fast_wire(w, version)
+        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
     }
 }
 
@@ -470,7 +470,7 @@ impl<'a> AlterConfigsResource<'a> {
 impl<'a> AlterConfigsResource<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads.
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -773,7 +773,7 @@ impl<'a> AlterableConfig<'a> {
 impl<'a> AlterableConfig<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads.
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {

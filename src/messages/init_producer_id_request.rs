@@ -268,7 +268,8 @@ impl<'a> InitProducerIdRequest<'a> {
 
 impl<'a> InitProducerIdRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -284,7 +285,10 @@ impl<'a> InitProducerIdRequest<'a> {
         let f3: i16 = if version >= 3 { w.i16()? } else { -1 };
         let f4: bool = if version >= 6 { w.bool()? } else { false };
         let f5: bool = if version >= 6 { w.bool()? } else { false };
-        let this = Self {
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
             transactional_id: f0,
             transaction_timeout_ms: f1,
             producer_id: f2,
@@ -292,11 +296,7 @@ impl<'a> InitProducerIdRequest<'a> {
             enable2_pc: f4,
             keep_prepared_txn: f5,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -308,7 +308,7 @@ impl<'a> InitProducerIdRequest<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        Self::read_fast_wire(w, version)
+        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
     }
 }
 

@@ -250,7 +250,8 @@ impl<'a> InitProducerIdResponse<'a> {
 
 impl<'a> InitProducerIdResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -284,7 +285,10 @@ impl<'a> InitProducerIdResponse<'a> {
         let f3 = i16::from_be_bytes([b14, b15]);
         let f4: i64 = if version >= 6 { w.i64()? } else { -1 };
         let f5: i16 = if version >= 6 { w.i16()? } else { -1 };
-        let this = Self {
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
             throttle_time_ms: f0,
             error_code: f1,
             producer_id: f2,
@@ -292,11 +296,7 @@ impl<'a> InitProducerIdResponse<'a> {
             ongoing_txn_producer_id: f4,
             ongoing_txn_producer_epoch: f5,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -308,7 +308,7 @@ impl<'a> InitProducerIdResponse<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        Self::read_fast_wire(w, version)
+        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
     }
 }
 

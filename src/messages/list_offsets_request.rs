@@ -224,7 +224,8 @@ impl<'a> ListOffsetsRequest<'a> {
 
 impl<'a> ListOffsetsRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -238,17 +239,16 @@ impl<'a> ListOffsetsRequest<'a> {
         let f1: i8 = if version >= 2 { w.i8()? } else { 0 };
         let f2: c::Array<'a, ListOffsetsTopic<'a>> = c::Array::read_fast(w, version, flexible)?;
         let f3: i32 = if version >= 10 { w.i32()? } else { 0 };
-        let this = Self {
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
             replica_id: f0,
             isolation_level: f1,
             topics: f2,
             timeout_ms: f3,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -260,7 +260,7 @@ impl<'a> ListOffsetsRequest<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        Self::read_fast_wire(w, version)
+        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
     }
 }
 
@@ -539,7 +539,7 @@ impl<'a> ListOffsetsTopic<'a> {
 impl<'a> ListOffsetsTopic<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads.
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -869,7 +869,7 @@ impl<'a> ListOffsetsPartition<'a> {
 impl<'a> ListOffsetsPartition<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads.
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {

@@ -183,7 +183,8 @@ impl<'a> ListPartitionReassignmentsRequest<'a> {
 
 impl<'a> ListPartitionReassignmentsRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -195,15 +196,12 @@ impl<'a> ListPartitionReassignmentsRequest<'a> {
         let f0 = w.i32()?;
         let f1: Option<c::Array<'a, ListPartitionReassignmentsTopics<'a>>> =
             c::Array::read_fast_nullable(w, version, true)?;
-        let this = Self {
+        w.empty_tagged_section()?;
+        Some(Self {
             timeout_ms: f0,
             topics: f1,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -215,7 +213,7 @@ impl<'a> ListPartitionReassignmentsRequest<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        Self::read_fast_wire(w, version)
+        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
     }
 }
 
@@ -430,7 +428,7 @@ impl<'a> ListPartitionReassignmentsTopics<'a> {
 impl<'a> ListPartitionReassignmentsTopics<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads.
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {

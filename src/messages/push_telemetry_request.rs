@@ -217,15 +217,14 @@ impl<'a> PushTelemetryRequest<'a> {
 
 impl<'a> PushTelemetryRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         if !BUILT.range().contains(version) {
             return None;
         }
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
         let [
             b0,
             b1,
@@ -257,18 +256,15 @@ impl<'a> PushTelemetryRequest<'a> {
         let f2 = b20 != 0;
         let f3 = b21.cast_signed();
         let f4: &'a [u8] = w.bytes(true)?;
-        let this = Self {
+        w.empty_tagged_section()?;
+        Some(Self {
             client_instance_id: f0,
             subscription_id: f1,
             terminating: f2,
             compression_type: f3,
             metrics: f4,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -280,7 +276,7 @@ impl<'a> PushTelemetryRequest<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        Self::read_fast_wire(w, version)
+        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
     }
 }
 

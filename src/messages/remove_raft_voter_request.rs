@@ -189,15 +189,14 @@ impl<'a> RemoveRaftVoterRequest<'a> {
 
 impl<'a> RemoveRaftVoterRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         if !BUILT.range().contains(version) {
             return None;
         }
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
         let f0: Option<c::Str<'a>> = w.nullable_string(true)?;
         let [
             b0,
@@ -225,16 +224,13 @@ impl<'a> RemoveRaftVoterRequest<'a> {
         let f2 = c::Uuid([
             b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15, b16, b17, b18, b19,
         ]);
-        let this = Self {
+        w.empty_tagged_section()?;
+        Some(Self {
             cluster_id: f0,
             voter_id: f1,
             voter_directory_id: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -246,7 +242,7 @@ impl<'a> RemoveRaftVoterRequest<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        Self::read_fast_wire(w, version)
+        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
     }
 }
 

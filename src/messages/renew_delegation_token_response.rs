@@ -193,7 +193,8 @@ impl<'a> RenewDelegationTokenResponse<'a> {
 
 impl<'a> RenewDelegationTokenResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -207,16 +208,15 @@ impl<'a> RenewDelegationTokenResponse<'a> {
         let f0 = i16::from_be_bytes([b0, b1]);
         let f1 = i64::from_be_bytes([b2, b3, b4, b5, b6, b7, b8, b9]);
         let f2 = i32::from_be_bytes([b10, b11, b12, b13]);
-        let this = Self {
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
             error_code: f0,
             expiry_timestamp_ms: f1,
             throttle_time_ms: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -228,7 +228,7 @@ impl<'a> RenewDelegationTokenResponse<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        Self::read_fast_wire(w, version)
+        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
     }
 }
 

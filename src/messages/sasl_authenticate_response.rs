@@ -216,7 +216,8 @@ impl<'a> SaslAuthenticateResponse<'a> {
 
 impl<'a> SaslAuthenticateResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -230,17 +231,16 @@ impl<'a> SaslAuthenticateResponse<'a> {
         let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
         let f2: &'a [u8] = w.bytes(flexible)?;
         let f3: i64 = if version >= 1 { w.i64()? } else { 0 };
-        let this = Self {
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
             error_code: f0,
             error_message: f1,
             auth_bytes: f2,
             session_lifetime_ms: f3,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -252,7 +252,7 @@ impl<'a> SaslAuthenticateResponse<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        Self::read_fast_wire(w, version)
+        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
     }
 }
 

@@ -249,7 +249,8 @@ impl<'a> ShareAcknowledgeResponse<'a> {
 
 impl<'a> ShareAcknowledgeResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -266,7 +267,8 @@ impl<'a> ShareAcknowledgeResponse<'a> {
         let f4: c::Array<'a, ShareAcknowledgeTopicResponse<'a>> =
             c::Array::read_fast(w, version, true)?;
         let f5: c::Array<'a, NodeEndpoint<'a>> = c::Array::read_fast(w, version, true)?;
-        let this = Self {
+        w.empty_tagged_section()?;
+        Some(Self {
             throttle_time_ms: f0,
             error_code: f1,
             error_message: f2,
@@ -274,11 +276,7 @@ impl<'a> ShareAcknowledgeResponse<'a> {
             responses: f4,
             node_endpoints: f5,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -290,7 +288,7 @@ impl<'a> ShareAcknowledgeResponse<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        Self::read_fast_wire(w, version)
+        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
     }
 }
 
@@ -542,7 +540,7 @@ impl<'a> ShareAcknowledgeTopicResponse<'a> {
 impl<'a> ShareAcknowledgeTopicResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads.
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -822,7 +820,7 @@ impl<'a> PartitionData<'a> {
 impl<'a> PartitionData<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads.
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -1350,7 +1348,7 @@ impl<'a> NodeEndpoint<'a> {
 impl<'a> NodeEndpoint<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads.
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {

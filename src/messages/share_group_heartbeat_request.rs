@@ -225,7 +225,8 @@ impl<'a> ShareGroupHeartbeatRequest<'a> {
 
 impl<'a> ShareGroupHeartbeatRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -239,18 +240,15 @@ impl<'a> ShareGroupHeartbeatRequest<'a> {
         let f2 = w.i32()?;
         let f3: Option<c::Str<'a>> = w.nullable_string(true)?;
         let f4: Option<c::Array<'a, c::Str<'a>>> = c::Array::read_fast_nullable(w, version, true)?;
-        let this = Self {
+        w.empty_tagged_section()?;
+        Some(Self {
             group_id: f0,
             member_id: f1,
             member_epoch: f2,
             rack_id: f3,
             subscribed_topic_names: f4,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -262,7 +260,7 @@ impl<'a> ShareGroupHeartbeatRequest<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        Self::read_fast_wire(w, version)
+        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
     }
 }
 

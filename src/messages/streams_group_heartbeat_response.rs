@@ -433,7 +433,8 @@ impl<'a> StreamsGroupHeartbeatResponse<'a> {
 
 impl<'a> StreamsGroupHeartbeatResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -464,7 +465,8 @@ impl<'a> StreamsGroupHeartbeatResponse<'a> {
         let f14 = w.i32()?;
         let f15: Option<c::Array<'a, EndpointToPartitions<'a>>> =
             c::Array::read_fast_nullable(w, version, true)?;
-        let this = Self {
+        w.empty_tagged_section()?;
+        Some(Self {
             throttle_time_ms: f0,
             error_code: f1,
             error_message: f2,
@@ -482,11 +484,7 @@ impl<'a> StreamsGroupHeartbeatResponse<'a> {
             endpoint_information_epoch: f14,
             partitions_by_user_endpoint: f15,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -498,7 +496,7 @@ impl<'a> StreamsGroupHeartbeatResponse<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        Self::read_fast_wire(w, version)
+        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
     }
 }
 
@@ -865,7 +863,7 @@ impl<'a> EndpointToPartitions<'a> {
 impl<'a> EndpointToPartitions<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads.
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -1123,7 +1121,7 @@ impl<'a> Status<'a> {
 impl<'a> Status<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads.
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -1370,7 +1368,7 @@ impl<'a> TopicPartition<'a> {
 impl<'a> TopicPartition<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads.
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -1627,7 +1625,7 @@ impl<'a> TaskIds<'a> {
 impl<'a> TaskIds<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads.
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {

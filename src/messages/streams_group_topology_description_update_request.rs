@@ -210,7 +210,8 @@ impl<'a> StreamsGroupTopologyDescriptionUpdateRequest<'a> {
 
 impl<'a> StreamsGroupTopologyDescriptionUpdateRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -223,17 +224,14 @@ impl<'a> StreamsGroupTopologyDescriptionUpdateRequest<'a> {
         let f1: c::Str<'a> = w.string(true)?;
         let f2 = w.i32()?;
         let f3: TopologyDescription<'a> = TopologyDescription::read_fast_wire(w, version)?;
-        let this = Self {
+        w.empty_tagged_section()?;
+        Some(Self {
             group_id: f0,
             member_id: f1,
             topology_epoch: f2,
             topology_description: f3,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -245,7 +243,7 @@ impl<'a> StreamsGroupTopologyDescriptionUpdateRequest<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        Self::read_fast_wire(w, version)
+        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
     }
 }
 
@@ -727,7 +725,7 @@ impl<'a> TopologyDescriptionSubtopology<'a> {
 impl<'a> TopologyDescriptionSubtopology<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads.
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -1332,7 +1330,7 @@ impl<'a> TopologyDescriptionGlobalStore<'a> {
 impl<'a> TopologyDescriptionGlobalStore<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads.
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {

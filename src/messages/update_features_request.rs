@@ -205,7 +205,8 @@ impl<'a> UpdateFeaturesRequest<'a> {
 
 impl<'a> UpdateFeaturesRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -217,16 +218,13 @@ impl<'a> UpdateFeaturesRequest<'a> {
         let f0 = w.i32()?;
         let f1: c::Array<'a, FeatureUpdateKey<'a>> = c::Array::read_fast(w, version, true)?;
         let f2: bool = if version >= 1 { w.bool()? } else { false };
-        let this = Self {
+        w.empty_tagged_section()?;
+        Some(Self {
             timeout_ms: f0,
             feature_updates: f1,
             validate_only: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -238,7 +236,7 @@ impl<'a> UpdateFeaturesRequest<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        Self::read_fast_wire(w, version)
+        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
     }
 }
 
@@ -510,7 +508,7 @@ impl<'a> FeatureUpdateKey<'a> {
 impl<'a> FeatureUpdateKey<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads.
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {

@@ -233,7 +233,8 @@ impl<'a> UpdateRaftVoterRequest<'a> {
 
 impl<'a> UpdateRaftVoterRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -276,7 +277,8 @@ impl<'a> UpdateRaftVoterRequest<'a> {
         ]);
         let f4: c::Array<'a, Listener<'a>> = c::Array::read_fast(w, version, true)?;
         let f5: KRaftVersionFeature<'a> = KRaftVersionFeature::read_fast_wire(w, version)?;
-        let this = Self {
+        w.empty_tagged_section()?;
+        Some(Self {
             cluster_id: f0,
             current_leader_epoch: f1,
             voter_id: f2,
@@ -284,11 +286,7 @@ impl<'a> UpdateRaftVoterRequest<'a> {
             listeners: f4,
             k_raft_version_feature: f5,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -300,7 +298,7 @@ impl<'a> UpdateRaftVoterRequest<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        Self::read_fast_wire(w, version)
+        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
     }
 }
 
@@ -543,7 +541,7 @@ impl<'a> Listener<'a> {
 impl<'a> Listener<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads.
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {

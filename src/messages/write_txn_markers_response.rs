@@ -168,7 +168,8 @@ impl<'a> WriteTxnMarkersResponse<'a> {
 
 impl<'a> WriteTxnMarkersResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -180,14 +181,13 @@ impl<'a> WriteTxnMarkersResponse<'a> {
         let flexible = version >= 1;
         let f0: c::Array<'a, WritableTxnMarkerResult<'a>> =
             c::Array::read_fast(w, version, flexible)?;
-        let this = Self {
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
             markers: f0,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -199,7 +199,7 @@ impl<'a> WriteTxnMarkersResponse<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        Self::read_fast_wire(w, version)
+        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
     }
 }
 
@@ -430,7 +430,7 @@ impl<'a> WritableTxnMarkerResult<'a> {
 impl<'a> WritableTxnMarkerResult<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads.
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -710,7 +710,7 @@ impl<'a> WritableTxnMarkerTopicResult<'a> {
 impl<'a> WritableTxnMarkerTopicResult<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads.
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -986,7 +986,7 @@ impl<'a> WritableTxnMarkerPartitionResult<'a> {
 impl<'a> WritableTxnMarkerPartitionResult<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads.
+    /// [`Self::read_fast_sections`] reads too.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
