@@ -900,21 +900,20 @@ impl<'a, T: Element<'a>> Iterator for ArrayIter<'a, T> {
                 // a read that cannot fail. If it ever did (a walk accepting what a read refuses),
                 // the iterator ends, and builds with debug assertions, the tests and the fuzz
                 // targets among them, say so.
-                let start = w.rest();
-                if cfg!(feature = "perf")
-                    && let Some(v) = T::read_fast(w, *version, *flexible)
-                {
-                    return Some(v);
-                }
-                w.set_rest(start);
-                let read = if cfg!(feature = "perf") {
+                #[cfg(feature = "perf")]
+                let read = {
+                    let start = w.rest();
+                    if let Some(v) = T::read_fast(w, *version, *flexible) {
+                        return Some(v);
+                    }
+                    w.set_rest(start);
                     T::read_fast_sections(*w, *version, *flexible).map(|(v, rest)| {
                         w.set_rest(rest);
                         v
                     })
-                } else {
-                    w.read_with(|r| T::read_element(r, *version, *flexible, ""))
                 };
+                #[cfg(not(feature = "perf"))]
+                let read = w.read_with(|r| T::read_element(r, *version, *flexible, ""));
                 match read {
                     Some(v) => Some(v),
                     None => {

@@ -75,13 +75,7 @@ impl<'a> FastReader<'a> {
     /// A reader over the bytes not yet walked over, with the same offsets, for a step the
     /// fast reader leaves to a read.
     pub(crate) const fn reader(&self) -> Reader<'a> {
-        if self.validated {
-            Reader::validated(self.rest, self.offset())
-        } else if self.check_utf8 {
-            Reader::with_offset(self.rest, self.offset()).checking_utf8()
-        } else {
-            Reader::with_offset(self.rest, self.offset())
-        }
+        Reader::with_flags(self.rest, self.offset(), self.validated, self.check_utf8)
     }
 
     /// Steps over `n` bytes.

@@ -72,19 +72,33 @@ impl<'a> Reader<'a> {
     }
 
     /// A reader over bytes that an earlier decode at the same version has already read without
-    /// error (such as the elements of a decoded array). Decoding through it gives the same values,
-    /// but nested arrays of structs are walked over instead of being validated again.
-    ///
-    /// Over bytes that were never validated it stays memory-safe and panic-free, but a nested
-    /// array's errors are then only found (and end its iteration early) when it is iterated.
-    /// Crate-private: the crate's iterators build it over the bytes of a decoded array.
+    /// error: what iteration reads the elements of a decoded array with, made by tests.
+    #[cfg(test)]
     #[must_use]
     pub(crate) const fn validated(bytes: &'a [u8], offset: usize) -> Self {
+        Self::with_flags(bytes, offset, true, false)
+    }
+
+    /// A reader over `bytes` from absolute offset `offset`, checking UTF-8 (see
+    /// [`Reader::checking_utf8`]) as `check_utf8` says, and, when `validated`, over bytes that an
+    /// earlier decode at the same version has already read without error (the elements of a
+    /// decoded array): decoding through it gives the same values, but nested arrays of structs
+    /// are walked over instead of being validated again. Over bytes that were never validated
+    /// such a reader stays memory-safe and panic-free, but a nested array's errors are then only
+    /// found (and end its iteration early) when it is iterated. A fast reader's reader, made
+    /// without a branch.
+    #[must_use]
+    pub(crate) const fn with_flags(
+        bytes: &'a [u8],
+        offset: usize,
+        validated: bool,
+        check_utf8: bool,
+    ) -> Self {
         Self {
             rest: bytes,
             end: offset.wrapping_add(bytes.len()),
-            validated: true,
-            check_utf8: false,
+            validated,
+            check_utf8,
             error: None,
         }
     }
@@ -122,7 +136,7 @@ impl<'a> Reader<'a> {
         self.check_utf8
     }
 
-    /// True for a reader made by [`Reader::validated`] (or taken from one).
+    /// True for a reader over validated bytes (see [`Reader::with_flags`]).
     #[must_use]
     pub(crate) const fn is_validated(&self) -> bool {
         self.validated
