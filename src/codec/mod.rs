@@ -30,7 +30,7 @@
 //!   present.
 //!
 //! * A string need not be UTF-8: decoding checks its length, and [`Str::to_str`] its bytes
-//!   (Java substitutes U+FFFD; [`Str::to_string_lossy`] does too). A decode through
+//!   (Java substitutes U+FFFD; `Str::to_string_lossy`, with `alloc`, does too). A decode through
 //!   [`Reader::checking_utf8`] refuses such a string.
 //!
 //! Stricter than Java: tagged fields must come in strictly increasing tag order, and a known
