@@ -369,7 +369,7 @@ pub fn produce<T: Transport>(
                 if by_id {
                     t.topic_id == target.id
                 } else {
-                    t.name == target.name
+                    t.name == target.name.as_str()
                 }
             })
             .ok_or(Error::Unexpected(
@@ -463,7 +463,7 @@ pub fn consume<T: Transport>(
                 if by_id {
                     t.topic_id == target.id
                 } else {
-                    t.topic == target.name
+                    t.topic == target.name.as_str()
                 }
             })
             .flat_map(|t| t.partitions.iter())
