@@ -604,7 +604,7 @@ mod tests {
                 }
             })
             .collect();
-        let topics = [FetchableTopicResponse::default().with_partitions(&partitions)];
+        let topics = [FetchableTopicResponse::default().with_partitions(&partitions[..])];
         let m = FetchResponse::default().with_responses(&topics);
         let mut bytes = vec![0u8; m.encoded_len(16).unwrap()];
         m.encode(16, &mut bytes).unwrap();
