@@ -802,22 +802,36 @@ fn run_locals(body: &mut String, run: &[(usize, Prim)]) {
 const WALK_SECTION: &str = "#[cfg(feature = \"perf\")]\nw.tagged_section_with(|w| Self::default().read_tagged_fast(w, version).map(|(_, rest)| rest))?;\n#[cfg(not(feature = \"perf\"))]\nw.tagged_section_with(|mut w| { w.read_with(|r| Self::default().read_tagged(r, version))?; Some(w.rest()) })?;";
 
 /// The read of a struct's last run of fixed-width fields together with the count byte of its
-/// tagged section (where `flex` holds), which must be zero: bytes `b0..` and locals `f{i}` as a
-/// run's, with one bounds check.
-fn take_tail_run(body: &mut String, run: &[(usize, Prim)], flex: &Cond) {
+/// tagged section (where `flex` holds): bytes `b0..` and locals `f{i}` as a run's, with one bounds
+/// check. A struct with tagged fields of its own (`section`: `Refuse`) refuses a non-empty
+/// section; one without (`Unknown`) reads it out of line into the local `tagged`.
+fn take_tail_run(body: &mut String, run: &[(usize, Prim)], flex: &Cond, section: Section) {
     let total = run_total(run);
     let names = byte_names(total);
-    let with_count = format!(
-        "let [{names}, count] = *w.array::<{}>()?;\nif count != 0 {{ return None; }}\n",
-        total + 1
-    );
-    if let Cond::Expr(_) = flex {
-        let _ = writeln!(
-            body,
-            "let [{names}] = if flexible {{\n{with_count}[{names}]\n}} else {{\n*w.array::<{total}>()?\n}};"
-        );
+    let m = total + 1;
+    let take = if section == Section::Unknown {
+        // The run and the count byte are read before the fast reader moves, so that a
+        // non-empty section is read from the same fast reader, out of line.
+        format!(
+            "let (&[{names}, count], rest) = w.peek_array::<{m}>()?;\nlet tagged = if count == 0 {{ w.set_rest(rest); c::TaggedFields::EMPTY }} else {{ w.unknown_section_at({total})? }};\n"
+        )
     } else {
-        body.push_str(&with_count);
+        format!("let [{names}, count] = *w.array::<{m}>()?;\nif count != 0 {{ return None; }}\n")
+    };
+    match (section, flex) {
+        (Section::Unknown, Cond::Expr(_)) => {
+            let _ = writeln!(
+                body,
+                "let ([{names}], tagged) = if flexible {{\n{take}([{names}], tagged)\n}} else {{\n(*w.array::<{total}>()?, c::TaggedFields::EMPTY)\n}};"
+            );
+        }
+        (_, Cond::Expr(_)) => {
+            let _ = writeln!(
+                body,
+                "let [{names}] = if flexible {{\n{take}[{names}]\n}} else {{\n*w.array::<{total}>()?\n}};"
+            );
+        }
+        _ => body.push_str(&take),
     }
     run_locals(body, run);
 }
@@ -878,12 +892,24 @@ fn class_patterns(classes: &[Range]) -> String {
         .join(", ")
 }
 
+/// How a struct's read through a fast reader takes its tagged section when it is not empty.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Section {
+    /// Refuses it: an element with tagged fields of its own, whose read is inlined into the
+    /// array loops, leaves the section to its `read_fast_sections`.
+    Refuse,
+    /// Reads it with the struct's `read_tagged_fast`, out of line.
+    Read,
+    /// Keeps its fields as unknown, out of line: a struct without tagged fields of its own.
+    Unknown,
+}
+
 /// `read_fast_wire`: the read of a value through a `FastReader`, which iterating a decoded
 /// array and `Decode::decode` run before (and instead of) the reader's `read`. It checks what
 /// `read` checks but records no error, reads each run of fixed-width fields present at every
-/// version with one bounds check. A message with tagged fields of its own (`own_tags`) and a
-/// struct held as a field read a non-empty tagged section; an array's element (`element`) leaves
-/// it to its `read_fast_sections`, and a message without tagged fields of its own to `read`.
+/// version with one bounds check. A non-empty tagged section is read out of line, except by an
+/// array's element (`element`) with tagged fields of its own (`own_tags`), which leaves it to
+/// its `read_fast_sections` (and says so with `FAST_READ_REFUSES`).
 fn emit_take(
     out: &mut String,
     s: &StructDef,
@@ -900,11 +926,15 @@ fn emit_take(
     } else {
         "#[inline(always)]"
     };
-    let refuse = element || (s.is_root && !own_tags);
-    let (body, refuses) = take_body(s, fields, flex, flex_let, refuse, element)?;
+    let section = match (own_tags, element) {
+        (false, _) => Section::Unknown,
+        (true, true) => Section::Refuse,
+        (true, false) => Section::Read,
+    };
+    let (body, refuses) = take_body(s, fields, flex, flex_let, section, element)?;
     let _ = writeln!(
         out,
-        "impl<'a> {name}<'a> {{\n/// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`\n/// wherever [`c::Decode::read`] would fail{}.\n#[cfg(feature = \"perf\")]\n{inline}\npub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {{\n{body}}}\n",
+        "impl<'a> {name}<'a> {{\n/// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which\n/// [`Self::read_fast_sections`] reads.\n#[cfg(feature = \"perf\")]\npub(crate) const FAST_READ_REFUSES: bool = {refuses};\n\n/// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`\n/// wherever [`c::Decode::read`] would fail{}.\n#[cfg(feature = \"perf\")]\n{inline}\npub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {{\n{body}}}\n",
         if refuses {
             ", and on a non-empty tagged section, which\n/// [`Self::read_fast_sections`] reads too"
         } else {
@@ -912,12 +942,10 @@ fn emit_take(
         }
     );
     // What iteration reads an element with where `read_fast_wire` refused it.
-    let sections = if !refuses {
-        "Self::read_fast_wire(w, version)\n".to_string()
-    } else if s.is_root {
-        "w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))\n".to_string()
+    let sections = if refuses {
+        take_body(s, fields, flex, flex_let, Section::Read, false)?.0
     } else {
-        take_body(s, fields, flex, flex_let, false, false)?.0
+        "Self::read_fast_wire(w, version)\n".to_string()
     };
     let _ = writeln!(
         out,
@@ -939,15 +967,16 @@ fn is_field_struct(structs: &Structs, name: &str) -> bool {
 }
 
 /// The body of a struct's read through a fast reader, and whether it refuses a non-empty tagged
-/// section (`refuse`), which keeps the read small where it is inlined (an element's, into the
-/// array loops) and builds the value in place; an element (`element`) also reads its last run
-/// of fixed-width fields with its section's count byte.
+/// section (see [`Section`]). Refusing keeps the read small where it is inlined (an element's,
+/// into the array loops) and builds the value in place; an element (`element`) that refuses or
+/// has no tagged fields also reads its last run of fixed-width fields with its section's count
+/// byte.
 fn take_body(
     s: &StructDef,
     fields: &[F<'_>],
     flex: &Cond,
     flex_let: &str,
-    refuse: bool,
+    section: Section,
     element: bool,
 ) -> Result<(String, bool), String> {
     let mut body = String::new();
@@ -997,9 +1026,10 @@ fn take_body(
     }
     // An element that ends with a run of fixed-width fields reads the run and the empty
     // section's count byte with one bounds check.
-    let tail_run = refuse && element && !matches!(flex, Cond::Never) && !run.is_empty();
+    let tail_run =
+        element && section != Section::Read && !matches!(flex, Cond::Never) && !run.is_empty();
     if tail_run {
-        take_tail_run(&mut body, &run, flex);
+        take_tail_run(&mut body, &run, flex, section);
         run.clear();
     }
     flush(&mut body, &mut run);
@@ -1007,14 +1037,27 @@ fn take_body(
     for (i, x) in fields.iter().enumerate() {
         let _ = writeln!(init, "{}: f{i},", x.ident);
     }
-    init.push_str("unknown_tagged_fields: c::TaggedFields::EMPTY,\n");
+    let unknown = section == Section::Unknown && !matches!(flex, Cond::Never);
+    init.push_str(if unknown {
+        "unknown_tagged_fields: tagged,\n"
+    } else {
+        "unknown_tagged_fields: c::TaggedFields::EMPTY,\n"
+    });
     // A non-empty section (a FetchResponse's node endpoints, an element's tagged fields) is read
     // by the struct's `read_tagged_fast`, out of line.
     let read = "return w.section_into(this, |this, w| this.read_tagged_fast(w, version));";
-    // The tail run refused a non-empty section.
+    // The tail run took the section.
     if tail_run || matches!(flex, Cond::Never) {
         let _ = write!(body, "Some(Self {{\n{init}}})\n");
-    } else if refuse {
+    } else if unknown {
+        let take = match flex {
+            Cond::Always => "let tagged = w.unknown_tagged_section()?;\n",
+            _ => {
+                "let tagged = if flexible { w.unknown_tagged_section()? } else { c::TaggedFields::EMPTY };\n"
+            }
+        };
+        let _ = write!(body, "{take}Some(Self {{\n{init}}})\n");
+    } else if section == Section::Refuse {
         let section = match flex {
             Cond::Always => "w.empty_tagged_section()?;\n",
             _ => "if flexible { w.empty_tagged_section()?; }\n",
@@ -1040,7 +1083,7 @@ fn take_body(
     }
     Ok((
         format!("{head}{body}"),
-        refuse && !matches!(flex, Cond::Never),
+        section == Section::Refuse && !matches!(flex, Cond::Never),
     ))
 }
 

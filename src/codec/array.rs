@@ -49,6 +49,12 @@ pub trait ElementCodec<'a>: Copy {
     /// element.
     const WIRE_SIZE: Option<usize> = None;
 
+    /// True when [`ElementCodec::read_fast`] may refuse an element that
+    /// [`ElementCodec::read_element`] accepts, leaving it to [`ElementCodec::read_fast_sections`]:
+    /// generated structs with tagged fields of their own, whose non-empty sections are read out
+    /// of line.
+    const FAST_READ_REFUSES: bool = false;
+
     /// Reads one element at `version`; `flexible` selects compact lengths for strings.
     ///
     /// # Errors
@@ -90,9 +96,11 @@ pub trait ElementCodec<'a>: Copy {
     }
 
     /// Reads one element at `version` through a fast reader: what iterating a decoded array runs.
-    /// `None` wherever [`ElementCodec::read_element`] would fail; it may also refuse what
-    /// `read_element` accepts (generated structs leave a non-empty tagged section to it), and
-    /// the caller then reads the element from the same place with `read_element`.
+    /// `None` wherever [`ElementCodec::read_element`] would fail; where
+    /// [`ElementCodec::FAST_READ_REFUSES`] holds, it may also refuse what `read_element` accepts
+    /// (generated structs leave a non-empty tagged section of their own fields to it), and the
+    /// caller then reads the element from the same place with
+    /// [`ElementCodec::read_fast_sections`].
     ///
     /// The default reads the element through a [`Reader`].
     #[inline]
@@ -101,8 +109,8 @@ pub trait ElementCodec<'a>: Copy {
     }
 
     /// Reads one element through a fast reader where [`ElementCodec::read_fast`] refused it:
-    /// a generated struct's `read_fast` leaves a non-empty tagged section, which keeps the read
-    /// inlined into the array loops small, to this read. `None` only where `read_element` would
+    /// a generated struct's `read_fast` leaves a non-empty tagged section of its own fields,
+    /// which keeps the read inlined into the array loops small, to this read. `None` only where `read_element` would
     /// fail.
     ///
     /// It takes the fast reader by value and returns the element with the bytes after it, so
@@ -277,16 +285,28 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
         if count == 0 {
             return Some(());
         }
-        let rest = Self::walk_run(*w, count, version, flexible)?;
+        let (rest, end, validated, check_utf8) = w.into_parts();
+        let rest = Self::walk_run(rest, end, validated, check_utf8, count, version, flexible)?;
         w.set_rest(rest);
         Some(())
     }
 
     /// The loop of [`ArrayView::walk_each`] ([`ElementCodec::walk_many`]), out of line: it takes
-    /// the fast reader by value and returns the bytes after the elements, so that neither its fast
-    /// reader nor the caller's has its address taken, and both stay in registers.
+    /// the fast reader's parts (see [`FastReader::into_parts`]) and returns the bytes after the
+    /// elements, so that neither its fast reader nor the caller's has its address taken, and both
+    /// stay in registers.
     #[inline(never)]
-    fn walk_run(w: FastReader<'a>, count: usize, version: i16, flexible: bool) -> Option<&'a [u8]> {
+    #[allow(clippy::too_many_arguments, reason = "a fast reader in registers")]
+    fn walk_run(
+        rest: &'a [u8],
+        end: usize,
+        validated: bool,
+        check_utf8: bool,
+        count: usize,
+        version: i16,
+        flexible: bool,
+    ) -> Option<&'a [u8]> {
+        let w = FastReader::from_parts(rest, end, validated, check_utf8);
         T::walk_many(w, count, version, flexible)
     }
 
@@ -901,7 +921,7 @@ impl<'a, T: Element<'a>> Iterator for ArrayIter<'a, T> {
                 // the iterator ends, and builds with debug assertions, the tests and the fuzz
                 // targets among them, say so.
                 #[cfg(feature = "perf")]
-                let read = {
+                let read = if T::FAST_READ_REFUSES {
                     let start = w.rest();
                     if let Some(v) = T::read_fast(w, *version, *flexible) {
                         return Some(v);
@@ -911,6 +931,8 @@ impl<'a, T: Element<'a>> Iterator for ArrayIter<'a, T> {
                         w.set_rest(rest);
                         v
                     })
+                } else {
+                    T::read_fast(w, *version, *flexible)
                 };
                 #[cfg(not(feature = "perf"))]
                 let read = w.read_with(|r| T::read_element(r, *version, *flexible, ""));

@@ -54,6 +54,30 @@ impl<'a> FastReader<'a> {
         }
     }
 
+    /// The fast reader as scalars, for a call that is not inlined: a fast reader passed whole
+    /// crosses the call in memory, and a loop over one the callee got that way stores its cursor
+    /// at every step. [`FastReader::from_parts`] puts it together again.
+    #[inline(always)]
+    pub(crate) const fn into_parts(self) -> (&'a [u8], usize, bool, bool) {
+        (self.rest, self.end, self.validated, self.check_utf8)
+    }
+
+    /// The fast reader [`FastReader::into_parts`] took apart.
+    #[inline(always)]
+    pub(crate) const fn from_parts(
+        rest: &'a [u8],
+        end: usize,
+        validated: bool,
+        check_utf8: bool,
+    ) -> Self {
+        Self {
+            rest,
+            end,
+            validated,
+            check_utf8,
+        }
+    }
+
     /// The bytes not yet walked over.
     #[must_use]
     pub const fn rest(&self) -> &'a [u8] {
@@ -396,6 +420,54 @@ impl<'a> FastReader<'a> {
         }
     }
 
+    /// Takes the next `N` bytes, the last of which is the count of the tagged section that
+    /// follows a struct's last run of fixed-width fields (one bounds check for the run and an
+    /// empty section), with the bytes after them. The caller moves to those bytes when the
+    /// count is zero, and reads the section with [`FastReader::unknown_section_at`] otherwise.
+    #[cfg(feature = "perf")]
+    #[inline(always)]
+    pub(crate) fn peek_array<const N: usize>(&self) -> Option<(&'a [u8; N], &'a [u8])> {
+        self.rest.split_first_chunk::<N>()
+    }
+
+    /// Reads, out of line, the non-empty tagged section that starts `at` bytes on, of a struct
+    /// that defines no tagged field.
+    #[cfg(feature = "perf")]
+    #[inline(always)]
+    pub(crate) fn unknown_section_at(&mut self, at: usize) -> Option<TaggedFields<'a>> {
+        let (fields, rest) = Self::read_unknown_section(*self, at)?;
+        self.rest = rest;
+        Some(fields)
+    }
+
+    /// Reads the tagged section of a struct that defines no tagged field, an empty one inline,
+    /// keeping every field as unknown.
+    #[cfg(feature = "perf")]
+    #[inline(always)]
+    pub(crate) fn unknown_tagged_section(&mut self) -> Option<TaggedFields<'a>> {
+        if self.empty_tagged_section().is_some() {
+            return Some(TaggedFields::EMPTY);
+        }
+        self.unknown_section()
+    }
+
+    /// Reads a non-empty tagged section of a struct that defines no tagged field, out of line.
+    #[cfg(feature = "perf")]
+    #[inline(always)]
+    pub(crate) fn unknown_section(&mut self) -> Option<TaggedFields<'a>> {
+        self.unknown_section_at(0)
+    }
+
+    /// The read of [`FastReader::unknown_section_at`], taking the fast reader by value so that
+    /// the caller's, whose address is never taken, stays in registers.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn read_unknown_section(mut w: Self, at: usize) -> Option<(TaggedFields<'a>, &'a [u8])> {
+        w.skip(at)?;
+        let fields = FastSection::read_unknown(&mut w)?;
+        Some((fields, w.rest))
+    }
+
     /// Steps over a validated non-empty tagged section: the bytes after it.
     #[inline(never)]
     fn tagged_entries(rest: &'a [u8]) -> Option<&'a [u8]> {
@@ -618,6 +690,81 @@ mod tests {
             .map(|p| p.current_leader.leader_id)
             .collect();
         assert_eq!(leaders, [0, -1, 2, -1, 4]);
+    }
+
+    /// Array elements without tagged fields of their own keep a non-empty section's fields as
+    /// unknown when iterated, whether their read ends with a run of fixed-width fields
+    /// (ApiVersionsResponse's keys) or not (ListOffsetsResponse's partitions at v10, whose last
+    /// fields are version-dependent).
+    #[cfg(all(feature = "ApiVersions", feature = "ListOffsets"))]
+    #[test]
+    fn elements_keep_unknown_tagged_fields() {
+        use crate::codec::{RawTaggedField, TaggedFields};
+        use crate::messages::api_versions_response::ApiVersion;
+        use crate::messages::list_offsets_response::{
+            ListOffsetsPartitionResponse, ListOffsetsTopicResponse,
+        };
+        use crate::messages::{ApiVersionsResponse, ListOffsetsResponse};
+
+        let raw = [
+            RawTaggedField {
+                tag: 7,
+                data: b"abc",
+            },
+            RawTaggedField {
+                tag: 300,
+                data: &[],
+            },
+        ];
+        let unknown = TaggedFields::from(&raw[..]);
+        let tags = |t: &TaggedFields<'_>| -> std::vec::Vec<(u32, std::vec::Vec<u8>)> {
+            t.iter().map(|f| (f.tag, f.data.to_vec())).collect()
+        };
+
+        let keys: std::vec::Vec<_> = (0..4)
+            .map(|i| {
+                let k = ApiVersion::default()
+                    .with_api_key(i)
+                    .with_max_version(i + 1);
+                if i % 2 == 1 {
+                    k.with_unknown_tagged_fields(unknown)
+                } else {
+                    k
+                }
+            })
+            .collect();
+        let m = ApiVersionsResponse::default().with_api_keys(&keys[..]);
+        let mut bytes = vec![0u8; m.encoded_len(3).unwrap()];
+        m.encode(3, &mut bytes).unwrap();
+        let decoded = ApiVersionsResponse::decode(&mut Reader::new(&bytes), 3).unwrap();
+        let read: std::vec::Vec<_> = decoded.api_keys.iter().collect();
+        assert_eq!(read, keys);
+        assert_eq!(tags(&read[1].unknown_tagged_fields), tags(&unknown));
+        same_through_both_paths(&bytes, 3, |r| ApiVersionsResponse::decode(r, 3)).unwrap();
+
+        let partitions: std::vec::Vec<_> = (0..3)
+            .map(|i| {
+                let p = ListOffsetsPartitionResponse::default().with_partition_index(i);
+                if i == 0 {
+                    p.with_unknown_tagged_fields(unknown)
+                } else {
+                    p
+                }
+            })
+            .collect();
+        let topics = [ListOffsetsTopicResponse::default().with_partitions(&partitions[..])];
+        let m = ListOffsetsResponse::default().with_topics(&topics);
+        let mut bytes = vec![0u8; m.encoded_len(10).unwrap()];
+        m.encode(10, &mut bytes).unwrap();
+        let decoded = ListOffsetsResponse::decode(&mut Reader::new(&bytes), 10).unwrap();
+        let read: std::vec::Vec<_> = decoded
+            .topics
+            .iter()
+            .flat_map(|t| t.partitions.iter())
+            .collect();
+        assert_eq!(read, partitions);
+        assert_eq!(tags(&read[0].unknown_tagged_fields), tags(&unknown));
+        same_through_both_paths(&bytes, 10, |r| ListOffsetsResponse::decode(r, 10)).unwrap();
     }
 
     #[cfg(feature = "all-apis")]

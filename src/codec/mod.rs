@@ -645,6 +645,8 @@ pub(crate) use per_class;
 macro_rules! struct_element {
     ($t:ident $(; $($lo:literal $(..= $hi:literal)?),+)?) => {
         impl<'a> $crate::codec::ElementCodec<'a> for $t<'a> {
+            #[cfg(feature = "perf")]
+            const FAST_READ_REFUSES: bool = $t::FAST_READ_REFUSES;
             // Inlined into the array loops and iterators with the `perf` feature; one
             // out-of-line copy per struct without it.
             #[cfg_attr(feature = "perf", inline)]

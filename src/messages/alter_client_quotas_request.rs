@@ -178,9 +178,13 @@ impl<'a> AlterClientQuotasRequest<'a> {
 }
 
 impl<'a> AlterClientQuotasRequest<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -192,13 +196,15 @@ impl<'a> AlterClientQuotasRequest<'a> {
         let flexible = version >= 1;
         let f0: c::Array<'a, EntryData<'a>> = c::Array::read_fast(w, version, flexible)?;
         let f1 = w.bool()?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             entries: f0,
             validate_only: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -211,7 +217,7 @@ impl<'a> AlterClientQuotasRequest<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -440,9 +446,13 @@ impl<'a> EntryData<'a> {
 }
 
 impl<'a> EntryData<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -451,13 +461,15 @@ impl<'a> EntryData<'a> {
         let flexible = version >= 1;
         let f0: c::Array<'a, EntityData<'a>> = c::Array::read_fast(w, version, flexible)?;
         let f1: c::Array<'a, OpData<'a>> = c::Array::read_fast(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             entity: f0,
             ops: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -470,20 +482,7 @@ impl<'a> EntryData<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let flexible = version >= 1;
-        let f0: c::Array<'a, EntityData<'a>> = c::Array::read_fast(w, version, flexible)?;
-        let f1: c::Array<'a, OpData<'a>> = c::Array::read_fast(w, version, flexible)?;
-        let this = Self {
-            entity: f0,
-            ops: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -720,9 +719,13 @@ impl<'a> EntityData<'a> {
 }
 
 impl<'a> EntityData<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -731,13 +734,15 @@ impl<'a> EntityData<'a> {
         let flexible = version >= 1;
         let f0: c::Str<'a> = w.string(flexible)?;
         let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             entity_type: f0,
             entity_name: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -750,20 +755,7 @@ impl<'a> EntityData<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let flexible = version >= 1;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
-        let this = Self {
-            entity_type: f0,
-            entity_name: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1008,9 +1000,13 @@ impl<'a> OpData<'a> {
 }
 
 impl<'a> OpData<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -1018,14 +1014,17 @@ impl<'a> OpData<'a> {
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         let f0: c::Str<'a> = w.string(flexible)?;
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8] = if flexible {
-            let [b0, b1, b2, b3, b4, b5, b6, b7, b8, count] = *w.array::<10>()?;
-            if count != 0 {
-                return None;
-            }
-            [b0, b1, b2, b3, b4, b5, b6, b7, b8]
+        let ([b0, b1, b2, b3, b4, b5, b6, b7, b8], tagged) = if flexible {
+            let (&[b0, b1, b2, b3, b4, b5, b6, b7, b8, count], rest) = w.peek_array::<10>()?;
+            let tagged = if count == 0 {
+                w.set_rest(rest);
+                c::TaggedFields::EMPTY
+            } else {
+                w.unknown_section_at(9)?
+            };
+            ([b0, b1, b2, b3, b4, b5, b6, b7, b8], tagged)
         } else {
-            *w.array::<9>()?
+            (*w.array::<9>()?, c::TaggedFields::EMPTY)
         };
         let f1 = f64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
         let f2 = b8 != 0;
@@ -1033,7 +1032,7 @@ impl<'a> OpData<'a> {
             key: f0,
             value: f1,
             remove: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -1046,23 +1045,7 @@ impl<'a> OpData<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let flexible = version >= 1;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8] = *w.array::<9>()?;
-        let f1 = f64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
-        let f2 = b8 != 0;
-        let this = Self {
-            key: f0,
-            value: f1,
-            remove: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 

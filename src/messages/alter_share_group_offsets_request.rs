@@ -177,9 +177,13 @@ impl<'a> AlterShareGroupOffsetsRequest<'a> {
 }
 
 impl<'a> AlterShareGroupOffsetsRequest<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -191,11 +195,11 @@ impl<'a> AlterShareGroupOffsetsRequest<'a> {
         let f0: c::Str<'a> = w.string(true)?;
         let f1: c::Array<'a, AlterShareGroupOffsetsRequestTopic<'a>> =
             c::Array::read_fast(w, version, true)?;
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             group_id: f0,
             topics: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -208,7 +212,7 @@ impl<'a> AlterShareGroupOffsetsRequest<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -427,9 +431,13 @@ impl<'a> AlterShareGroupOffsetsRequestTopic<'a> {
 }
 
 impl<'a> AlterShareGroupOffsetsRequestTopic<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -438,11 +446,11 @@ impl<'a> AlterShareGroupOffsetsRequestTopic<'a> {
         let f0: c::Str<'a> = w.string(true)?;
         let f1: c::Array<'a, AlterShareGroupOffsetsRequestPartition<'a>> =
             c::Array::read_fast(w, version, true)?;
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             topic_name: f0,
             partitions: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -455,20 +463,7 @@ impl<'a> AlterShareGroupOffsetsRequestTopic<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let f0: c::Str<'a> = w.string(true)?;
-        let f1: c::Array<'a, AlterShareGroupOffsetsRequestPartition<'a>> =
-            c::Array::read_fast(w, version, true)?;
-        let this = Self {
-            topic_name: f0,
-            partitions: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -680,23 +675,31 @@ impl<'a> AlterShareGroupOffsetsRequestPartition<'a> {
 }
 
 impl<'a> AlterShareGroupOffsetsRequestPartition<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         let _ = version;
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, count] = *w.array::<13>()?;
-        if count != 0 {
-            return None;
-        }
+        let (&[b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, count], rest) =
+            w.peek_array::<13>()?;
+        let tagged = if count == 0 {
+            w.set_rest(rest);
+            c::TaggedFields::EMPTY
+        } else {
+            w.unknown_section_at(12)?
+        };
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
         Some(Self {
             partition_index: f0,
             start_offset: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -709,20 +712,7 @@ impl<'a> AlterShareGroupOffsetsRequestPartition<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
-        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
-        let this = Self {
-            partition_index: f0,
-            start_offset: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 

@@ -190,9 +190,13 @@ impl<'a> AlterUserScramCredentialsRequest<'a> {
 }
 
 impl<'a> AlterUserScramCredentialsRequest<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -203,11 +207,11 @@ impl<'a> AlterUserScramCredentialsRequest<'a> {
         let version = BUILT.pin(version);
         let f0: c::Array<'a, ScramCredentialDeletion<'a>> = c::Array::read_fast(w, version, true)?;
         let f1: c::Array<'a, ScramCredentialUpsertion<'a>> = c::Array::read_fast(w, version, true)?;
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             deletions: f0,
             upsertions: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -220,7 +224,7 @@ impl<'a> AlterUserScramCredentialsRequest<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -431,23 +435,30 @@ impl<'a> ScramCredentialDeletion<'a> {
 }
 
 impl<'a> ScramCredentialDeletion<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         let _ = version;
         let f0: c::Str<'a> = w.string(true)?;
-        let [b0, count] = *w.array::<2>()?;
-        if count != 0 {
-            return None;
-        }
+        let (&[b0, count], rest) = w.peek_array::<2>()?;
+        let tagged = if count == 0 {
+            w.set_rest(rest);
+            c::TaggedFields::EMPTY
+        } else {
+            w.unknown_section_at(1)?
+        };
         let f1 = b0.cast_signed();
         Some(Self {
             name: f0,
             mechanism: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -460,19 +471,7 @@ impl<'a> ScramCredentialDeletion<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let f0: c::Str<'a> = w.string(true)?;
-        let f1 = w.i8()?;
-        let this = Self {
-            name: f0,
-            mechanism: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -730,9 +729,13 @@ impl<'a> ScramCredentialUpsertion<'a> {
 }
 
 impl<'a> ScramCredentialUpsertion<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -743,14 +746,14 @@ impl<'a> ScramCredentialUpsertion<'a> {
         let f2 = i32::from_be_bytes([b1, b2, b3, b4]);
         let f3: &'a [u8] = w.bytes(true)?;
         let f4: &'a [u8] = w.bytes(true)?;
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             name: f0,
             mechanism: f1,
             iterations: f2,
             salt: f3,
             salted_password: f4,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -763,26 +766,7 @@ impl<'a> ScramCredentialUpsertion<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let f0: c::Str<'a> = w.string(true)?;
-        let [b0, b1, b2, b3, b4] = *w.array::<5>()?;
-        let f1 = b0.cast_signed();
-        let f2 = i32::from_be_bytes([b1, b2, b3, b4]);
-        let f3: &'a [u8] = w.bytes(true)?;
-        let f4: &'a [u8] = w.bytes(true)?;
-        let this = Self {
-            name: f0,
-            mechanism: f1,
-            iterations: f2,
-            salt: f3,
-            salted_password: f4,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 

@@ -353,6 +353,11 @@ impl<'a> ApiVersionsResponse<'a> {
 }
 
 impl<'a> ApiVersionsResponse<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
@@ -783,23 +788,30 @@ impl<'a> ApiVersion<'a> {
 }
 
 impl<'a> ApiVersion<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
-        let [b0, b1, b2, b3, b4, b5] = if flexible {
-            let [b0, b1, b2, b3, b4, b5, count] = *w.array::<7>()?;
-            if count != 0 {
-                return None;
-            }
-            [b0, b1, b2, b3, b4, b5]
+        let ([b0, b1, b2, b3, b4, b5], tagged) = if flexible {
+            let (&[b0, b1, b2, b3, b4, b5, count], rest) = w.peek_array::<7>()?;
+            let tagged = if count == 0 {
+                w.set_rest(rest);
+                c::TaggedFields::EMPTY
+            } else {
+                w.unknown_section_at(6)?
+            };
+            ([b0, b1, b2, b3, b4, b5], tagged)
         } else {
-            *w.array::<6>()?
+            (*w.array::<6>()?, c::TaggedFields::EMPTY)
         };
         let f0 = i16::from_be_bytes([b0, b1]);
         let f1 = i16::from_be_bytes([b2, b3]);
@@ -808,7 +820,7 @@ impl<'a> ApiVersion<'a> {
             api_key: f0,
             min_version: f1,
             max_version: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -821,23 +833,7 @@ impl<'a> ApiVersion<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let flexible = version >= 3;
-        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
-        let f0 = i16::from_be_bytes([b0, b1]);
-        let f1 = i16::from_be_bytes([b2, b3]);
-        let f2 = i16::from_be_bytes([b4, b5]);
-        let this = Self {
-            api_key: f0,
-            min_version: f1,
-            max_version: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1082,25 +1078,32 @@ impl<'a> SupportedFeatureKey<'a> {
 }
 
 impl<'a> SupportedFeatureKey<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         let _ = version;
         let f0: c::Str<'a> = w.string(true)?;
-        let [b0, b1, b2, b3, count] = *w.array::<5>()?;
-        if count != 0 {
-            return None;
-        }
+        let (&[b0, b1, b2, b3, count], rest) = w.peek_array::<5>()?;
+        let tagged = if count == 0 {
+            w.set_rest(rest);
+            c::TaggedFields::EMPTY
+        } else {
+            w.unknown_section_at(4)?
+        };
         let f1 = i16::from_be_bytes([b0, b1]);
         let f2 = i16::from_be_bytes([b2, b3]);
         Some(Self {
             name: f0,
             min_version: f1,
             max_version: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -1113,22 +1116,7 @@ impl<'a> SupportedFeatureKey<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let f0: c::Str<'a> = w.string(true)?;
-        let [b0, b1, b2, b3] = *w.array::<4>()?;
-        let f1 = i16::from_be_bytes([b0, b1]);
-        let f2 = i16::from_be_bytes([b2, b3]);
-        let this = Self {
-            name: f0,
-            min_version: f1,
-            max_version: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1359,25 +1347,32 @@ impl<'a> FinalizedFeatureKey<'a> {
 }
 
 impl<'a> FinalizedFeatureKey<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         let _ = version;
         let f0: c::Str<'a> = w.string(true)?;
-        let [b0, b1, b2, b3, count] = *w.array::<5>()?;
-        if count != 0 {
-            return None;
-        }
+        let (&[b0, b1, b2, b3, count], rest) = w.peek_array::<5>()?;
+        let tagged = if count == 0 {
+            w.set_rest(rest);
+            c::TaggedFields::EMPTY
+        } else {
+            w.unknown_section_at(4)?
+        };
         let f1 = i16::from_be_bytes([b0, b1]);
         let f2 = i16::from_be_bytes([b2, b3]);
         Some(Self {
             name: f0,
             max_version_level: f1,
             min_version_level: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -1390,22 +1385,7 @@ impl<'a> FinalizedFeatureKey<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let f0: c::Str<'a> = w.string(true)?;
-        let [b0, b1, b2, b3] = *w.array::<4>()?;
-        let f1 = i16::from_be_bytes([b0, b1]);
-        let f2 = i16::from_be_bytes([b2, b3]);
-        let this = Self {
-            name: f0,
-            max_version_level: f1,
-            min_version_level: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 

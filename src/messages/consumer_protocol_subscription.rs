@@ -202,6 +202,11 @@ impl<'a> ConsumerProtocolSubscription<'a> {
 }
 
 impl<'a> ConsumerProtocolSubscription<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
@@ -467,6 +472,11 @@ impl<'a> TopicPartition<'a> {
 }
 
 impl<'a> TopicPartition<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]

@@ -164,9 +164,13 @@ impl<'a> DeleteAclsRequest<'a> {
 }
 
 impl<'a> DeleteAclsRequest<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -177,12 +181,14 @@ impl<'a> DeleteAclsRequest<'a> {
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0: c::Array<'a, DeleteAclsFilter<'a>> = c::Array::read_fast(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             filters: f0,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -195,7 +201,7 @@ impl<'a> DeleteAclsRequest<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -503,9 +509,13 @@ impl<'a> DeleteAclsFilter<'a> {
 }
 
 impl<'a> DeleteAclsFilter<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -517,14 +527,17 @@ impl<'a> DeleteAclsFilter<'a> {
         let f2: i8 = if version >= 1 { w.i8()? } else { 3 };
         let f3: Option<c::Str<'a>> = w.nullable_string(flexible)?;
         let f4: Option<c::Str<'a>> = w.nullable_string(flexible)?;
-        let [b0, b1] = if flexible {
-            let [b0, b1, count] = *w.array::<3>()?;
-            if count != 0 {
-                return None;
-            }
-            [b0, b1]
+        let ([b0, b1], tagged) = if flexible {
+            let (&[b0, b1, count], rest) = w.peek_array::<3>()?;
+            let tagged = if count == 0 {
+                w.set_rest(rest);
+                c::TaggedFields::EMPTY
+            } else {
+                w.unknown_section_at(2)?
+            };
+            ([b0, b1], tagged)
         } else {
-            *w.array::<2>()?
+            (*w.array::<2>()?, c::TaggedFields::EMPTY)
         };
         let f5 = b0.cast_signed();
         let f6 = b1.cast_signed();
@@ -536,7 +549,7 @@ impl<'a> DeleteAclsFilter<'a> {
             host_filter: f4,
             operation: f5,
             permission_type: f6,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -549,31 +562,7 @@ impl<'a> DeleteAclsFilter<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let flexible = version >= 2;
-        let f0 = w.i8()?;
-        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
-        let f2: i8 = if version >= 1 { w.i8()? } else { 3 };
-        let f3: Option<c::Str<'a>> = w.nullable_string(flexible)?;
-        let f4: Option<c::Str<'a>> = w.nullable_string(flexible)?;
-        let [b0, b1] = *w.array::<2>()?;
-        let f5 = b0.cast_signed();
-        let f6 = b1.cast_signed();
-        let this = Self {
-            resource_type_filter: f0,
-            resource_name_filter: f1,
-            pattern_type_filter: f2,
-            principal_filter: f3,
-            host_filter: f4,
-            operation: f5,
-            permission_type: f6,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 

@@ -187,9 +187,13 @@ impl<'a> DeleteAclsResponse<'a> {
 }
 
 impl<'a> DeleteAclsResponse<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -202,13 +206,15 @@ impl<'a> DeleteAclsResponse<'a> {
         let f0 = w.i32()?;
         let f1: c::Array<'a, DeleteAclsFilterResult<'a>> =
             c::Array::read_fast(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             throttle_time_ms: f0,
             filter_results: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -221,7 +227,7 @@ impl<'a> DeleteAclsResponse<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -469,9 +475,13 @@ impl<'a> DeleteAclsFilterResult<'a> {
 }
 
 impl<'a> DeleteAclsFilterResult<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -482,14 +492,16 @@ impl<'a> DeleteAclsFilterResult<'a> {
         let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
         let f2: c::Array<'a, DeleteAclsMatchingAcl<'a>> =
             c::Array::read_fast(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             error_code: f0,
             error_message: f1,
             matching_acls: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -502,23 +514,7 @@ impl<'a> DeleteAclsFilterResult<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let flexible = version >= 2;
-        let f0 = w.i16()?;
-        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
-        let f2: c::Array<'a, DeleteAclsMatchingAcl<'a>> =
-            c::Array::read_fast(w, version, flexible)?;
-        let this = Self {
-            error_code: f0,
-            error_message: f1,
-            matching_acls: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -876,9 +872,13 @@ impl<'a> DeleteAclsMatchingAcl<'a> {
 }
 
 impl<'a> DeleteAclsMatchingAcl<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -892,14 +892,17 @@ impl<'a> DeleteAclsMatchingAcl<'a> {
         let f4: i8 = if version >= 1 { w.i8()? } else { 3 };
         let f5: c::Str<'a> = w.string(flexible)?;
         let f6: c::Str<'a> = w.string(flexible)?;
-        let [b0, b1] = if flexible {
-            let [b0, b1, count] = *w.array::<3>()?;
-            if count != 0 {
-                return None;
-            }
-            [b0, b1]
+        let ([b0, b1], tagged) = if flexible {
+            let (&[b0, b1, count], rest) = w.peek_array::<3>()?;
+            let tagged = if count == 0 {
+                w.set_rest(rest);
+                c::TaggedFields::EMPTY
+            } else {
+                w.unknown_section_at(2)?
+            };
+            ([b0, b1], tagged)
         } else {
-            *w.array::<2>()?
+            (*w.array::<2>()?, c::TaggedFields::EMPTY)
         };
         let f7 = b0.cast_signed();
         let f8 = b1.cast_signed();
@@ -913,7 +916,7 @@ impl<'a> DeleteAclsMatchingAcl<'a> {
             host: f6,
             operation: f7,
             permission_type: f8,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -926,35 +929,7 @@ impl<'a> DeleteAclsMatchingAcl<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let flexible = version >= 2;
-        let f0 = w.i16()?;
-        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
-        let f2 = w.i8()?;
-        let f3: c::Str<'a> = w.string(flexible)?;
-        let f4: i8 = if version >= 1 { w.i8()? } else { 3 };
-        let f5: c::Str<'a> = w.string(flexible)?;
-        let f6: c::Str<'a> = w.string(flexible)?;
-        let [b0, b1] = *w.array::<2>()?;
-        let f7 = b0.cast_signed();
-        let f8 = b1.cast_signed();
-        let this = Self {
-            error_code: f0,
-            error_message: f1,
-            resource_type: f2,
-            resource_name: f3,
-            pattern_type: f4,
-            principal: f5,
-            host: f6,
-            operation: f7,
-            permission_type: f8,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 

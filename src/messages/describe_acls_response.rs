@@ -211,9 +211,13 @@ impl<'a> DescribeAclsResponse<'a> {
 }
 
 impl<'a> DescribeAclsResponse<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -228,15 +232,17 @@ impl<'a> DescribeAclsResponse<'a> {
         let f1 = i16::from_be_bytes([b4, b5]);
         let f2: Option<c::Str<'a>> = w.nullable_string(flexible)?;
         let f3: c::Array<'a, DescribeAclsResource<'a>> = c::Array::read_fast(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             throttle_time_ms: f0,
             error_code: f1,
             error_message: f2,
             resources: f3,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -249,7 +255,7 @@ impl<'a> DescribeAclsResponse<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -522,9 +528,13 @@ impl<'a> DescribeAclsResource<'a> {
 }
 
 impl<'a> DescribeAclsResource<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -535,15 +545,17 @@ impl<'a> DescribeAclsResource<'a> {
         let f1: c::Str<'a> = w.string(flexible)?;
         let f2: i8 = if version >= 1 { w.i8()? } else { 3 };
         let f3: c::Array<'a, AclDescription<'a>> = c::Array::read_fast(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             resource_type: f0,
             resource_name: f1,
             pattern_type: f2,
             acls: f3,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -556,24 +568,7 @@ impl<'a> DescribeAclsResource<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let flexible = version >= 2;
-        let f0 = w.i8()?;
-        let f1: c::Str<'a> = w.string(flexible)?;
-        let f2: i8 = if version >= 1 { w.i8()? } else { 3 };
-        let f3: c::Array<'a, AclDescription<'a>> = c::Array::read_fast(w, version, flexible)?;
-        let this = Self {
-            resource_type: f0,
-            resource_name: f1,
-            pattern_type: f2,
-            acls: f3,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -851,9 +846,13 @@ impl<'a> AclDescription<'a> {
 }
 
 impl<'a> AclDescription<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -862,14 +861,17 @@ impl<'a> AclDescription<'a> {
         let flexible = version >= 2;
         let f0: c::Str<'a> = w.string(flexible)?;
         let f1: c::Str<'a> = w.string(flexible)?;
-        let [b0, b1] = if flexible {
-            let [b0, b1, count] = *w.array::<3>()?;
-            if count != 0 {
-                return None;
-            }
-            [b0, b1]
+        let ([b0, b1], tagged) = if flexible {
+            let (&[b0, b1, count], rest) = w.peek_array::<3>()?;
+            let tagged = if count == 0 {
+                w.set_rest(rest);
+                c::TaggedFields::EMPTY
+            } else {
+                w.unknown_section_at(2)?
+            };
+            ([b0, b1], tagged)
         } else {
-            *w.array::<2>()?
+            (*w.array::<2>()?, c::TaggedFields::EMPTY)
         };
         let f2 = b0.cast_signed();
         let f3 = b1.cast_signed();
@@ -878,7 +880,7 @@ impl<'a> AclDescription<'a> {
             host: f1,
             operation: f2,
             permission_type: f3,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -891,25 +893,7 @@ impl<'a> AclDescription<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let flexible = version >= 2;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: c::Str<'a> = w.string(flexible)?;
-        let [b0, b1] = *w.array::<2>()?;
-        let f2 = b0.cast_signed();
-        let f3 = b1.cast_signed();
-        let this = Self {
-            principal: f0,
-            host: f1,
-            operation: f2,
-            permission_type: f3,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 

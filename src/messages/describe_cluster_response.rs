@@ -274,9 +274,13 @@ impl<'a> DescribeClusterResponse<'a> {
 }
 
 impl<'a> DescribeClusterResponse<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -294,7 +298,7 @@ impl<'a> DescribeClusterResponse<'a> {
         let f5 = w.i32()?;
         let f6: c::Array<'a, DescribeClusterBroker<'a>> = c::Array::read_fast(w, version, true)?;
         let f7 = w.i32()?;
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             throttle_time_ms: f0,
             error_code: f1,
@@ -304,7 +308,7 @@ impl<'a> DescribeClusterResponse<'a> {
             controller_id: f5,
             brokers: f6,
             cluster_authorized_operations: f7,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -317,7 +321,7 @@ impl<'a> DescribeClusterResponse<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -618,9 +622,13 @@ impl<'a> DescribeClusterBroker<'a> {
 }
 
 impl<'a> DescribeClusterBroker<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -631,14 +639,14 @@ impl<'a> DescribeClusterBroker<'a> {
         let f2 = w.i32()?;
         let f3: Option<c::Str<'a>> = w.nullable_string(true)?;
         let f4: bool = if version >= 2 { w.bool()? } else { false };
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             broker_id: f0,
             host: f1,
             port: f2,
             rack: f3,
             is_fenced: f4,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -651,25 +659,7 @@ impl<'a> DescribeClusterBroker<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let f0 = w.i32()?;
-        let f1: c::Str<'a> = w.string(true)?;
-        let f2 = w.i32()?;
-        let f3: Option<c::Str<'a>> = w.nullable_string(true)?;
-        let f4: bool = if version >= 2 { w.bool()? } else { false };
-        let this = Self {
-            broker_id: f0,
-            host: f1,
-            port: f2,
-            rack: f3,
-            is_fenced: f4,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 

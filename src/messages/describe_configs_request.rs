@@ -211,9 +211,13 @@ impl<'a> DescribeConfigsRequest<'a> {
 }
 
 impl<'a> DescribeConfigsRequest<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -227,14 +231,16 @@ impl<'a> DescribeConfigsRequest<'a> {
             c::Array::read_fast(w, version, flexible)?;
         let f1: bool = if version >= 1 { w.bool()? } else { false };
         let f2: bool = if version >= 3 { w.bool()? } else { false };
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             resources: f0,
             include_synonyms: f1,
             include_documentation: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -247,7 +253,7 @@ impl<'a> DescribeConfigsRequest<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -532,9 +538,13 @@ impl<'a> DescribeConfigsResource<'a> {
 }
 
 impl<'a> DescribeConfigsResource<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -545,14 +555,16 @@ impl<'a> DescribeConfigsResource<'a> {
         let f1: c::Str<'a> = w.string(flexible)?;
         let f2: Option<c::Array<'a, c::Str<'a>>> =
             c::Array::read_fast_nullable(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             resource_type: f0,
             resource_name: f1,
             configuration_keys: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -565,23 +577,7 @@ impl<'a> DescribeConfigsResource<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let flexible = version >= 4;
-        let f0 = w.i8()?;
-        let f1: c::Str<'a> = w.string(flexible)?;
-        let f2: Option<c::Array<'a, c::Str<'a>>> =
-            c::Array::read_fast_nullable(w, version, flexible)?;
-        let this = Self {
-            resource_type: f0,
-            resource_name: f1,
-            configuration_keys: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 

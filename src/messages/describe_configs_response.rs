@@ -182,9 +182,13 @@ impl<'a> DescribeConfigsResponse<'a> {
 }
 
 impl<'a> DescribeConfigsResponse<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -197,13 +201,15 @@ impl<'a> DescribeConfigsResponse<'a> {
         let f0 = w.i32()?;
         let f1: c::Array<'a, DescribeConfigsResult<'a>> =
             c::Array::read_fast(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             throttle_time_ms: f0,
             results: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -216,7 +222,7 @@ impl<'a> DescribeConfigsResponse<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -506,9 +512,13 @@ impl<'a> DescribeConfigsResult<'a> {
 }
 
 impl<'a> DescribeConfigsResult<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -521,16 +531,18 @@ impl<'a> DescribeConfigsResult<'a> {
         let f3: c::Str<'a> = w.string(flexible)?;
         let f4: c::Array<'a, DescribeConfigsResourceResult<'a>> =
             c::Array::read_fast(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             error_code: f0,
             error_message: f1,
             resource_type: f2,
             resource_name: f3,
             configs: f4,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -543,27 +555,7 @@ impl<'a> DescribeConfigsResult<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let flexible = version >= 4;
-        let f0 = w.i16()?;
-        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
-        let f2 = w.i8()?;
-        let f3: c::Str<'a> = w.string(flexible)?;
-        let f4: c::Array<'a, DescribeConfigsResourceResult<'a>> =
-            c::Array::read_fast(w, version, flexible)?;
-        let this = Self {
-            error_code: f0,
-            error_message: f1,
-            resource_type: f2,
-            resource_name: f3,
-            configs: f4,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -970,9 +962,13 @@ impl<'a> DescribeConfigsResourceResult<'a> {
 }
 
 impl<'a> DescribeConfigsResourceResult<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -996,9 +992,11 @@ impl<'a> DescribeConfigsResourceResult<'a> {
         } else {
             Some(c::Str::EMPTY)
         };
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             name: f0,
             value: f1,
@@ -1009,7 +1007,7 @@ impl<'a> DescribeConfigsResourceResult<'a> {
             synonyms: f6,
             config_type: f7,
             documentation: f8,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -1022,42 +1020,7 @@ impl<'a> DescribeConfigsResourceResult<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let flexible = version >= 4;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
-        let f2 = w.bool()?;
-        let f3: bool = if version <= 0 { w.bool()? } else { false };
-        let f4: i8 = if version >= 1 { w.i8()? } else { -1 };
-        let f5 = w.bool()?;
-        let f6: c::Array<'a, DescribeConfigsSynonym<'a>> = if version >= 1 {
-            c::Array::read_fast(w, version, flexible)?
-        } else {
-            c::Array::Slice(&[])
-        };
-        let f7: i8 = if version >= 3 { w.i8()? } else { 0 };
-        let f8: Option<c::Str<'a>> = if version >= 3 {
-            w.nullable_string(flexible)?
-        } else {
-            Some(c::Str::EMPTY)
-        };
-        let this = Self {
-            name: f0,
-            value: f1,
-            read_only: f2,
-            is_default: f3,
-            config_source: f4,
-            is_sensitive: f5,
-            synonyms: f6,
-            config_type: f7,
-            documentation: f8,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1403,9 +1366,13 @@ impl<'a> DescribeConfigsSynonym<'a> {
 }
 
 impl<'a> DescribeConfigsSynonym<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -1414,21 +1381,24 @@ impl<'a> DescribeConfigsSynonym<'a> {
         let flexible = version >= 4;
         let f0: c::Str<'a> = w.string(flexible)?;
         let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
-        let [b0] = if flexible {
-            let [b0, count] = *w.array::<2>()?;
-            if count != 0 {
-                return None;
-            }
-            [b0]
+        let ([b0], tagged) = if flexible {
+            let (&[b0, count], rest) = w.peek_array::<2>()?;
+            let tagged = if count == 0 {
+                w.set_rest(rest);
+                c::TaggedFields::EMPTY
+            } else {
+                w.unknown_section_at(1)?
+            };
+            ([b0], tagged)
         } else {
-            *w.array::<1>()?
+            (*w.array::<1>()?, c::TaggedFields::EMPTY)
         };
         let f2 = b0.cast_signed();
         Some(Self {
             name: f0,
             value: f1,
             source: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -1441,22 +1411,7 @@ impl<'a> DescribeConfigsSynonym<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let flexible = version >= 4;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
-        let f2 = w.i8()?;
-        let this = Self {
-            name: f0,
-            value: f1,
-            source: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 

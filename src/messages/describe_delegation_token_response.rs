@@ -202,9 +202,13 @@ impl<'a> DescribeDelegationTokenResponse<'a> {
 }
 
 impl<'a> DescribeDelegationTokenResponse<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -218,14 +222,16 @@ impl<'a> DescribeDelegationTokenResponse<'a> {
         let f1: c::Array<'a, DescribedDelegationToken<'a>> =
             c::Array::read_fast(w, version, flexible)?;
         let f2 = w.i32()?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             error_code: f0,
             tokens: f1,
             throttle_time_ms: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -238,7 +244,7 @@ impl<'a> DescribeDelegationTokenResponse<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -619,9 +625,13 @@ impl<'a> DescribedDelegationToken<'a> {
 }
 
 impl<'a> DescribedDelegationToken<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -673,9 +683,11 @@ impl<'a> DescribedDelegationToken<'a> {
         let f8: &'a [u8] = w.bytes(flexible)?;
         let f9: c::Array<'a, DescribedDelegationTokenRenewer<'a>> =
             c::Array::read_fast(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             principal_type: f0,
             principal_name: f1,
@@ -687,7 +699,7 @@ impl<'a> DescribedDelegationToken<'a> {
             token_id: f7,
             hmac: f8,
             renewers: f9,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -700,71 +712,7 @@ impl<'a> DescribedDelegationToken<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let flexible = version >= 2;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: c::Str<'a> = w.string(flexible)?;
-        let f2: c::Str<'a> = if version >= 3 {
-            w.string(flexible)?
-        } else {
-            c::Str::EMPTY
-        };
-        let f3: c::Str<'a> = if version >= 3 {
-            w.string(flexible)?
-        } else {
-            c::Str::EMPTY
-        };
-        let [
-            b0,
-            b1,
-            b2,
-            b3,
-            b4,
-            b5,
-            b6,
-            b7,
-            b8,
-            b9,
-            b10,
-            b11,
-            b12,
-            b13,
-            b14,
-            b15,
-            b16,
-            b17,
-            b18,
-            b19,
-            b20,
-            b21,
-            b22,
-            b23,
-        ] = *w.array::<24>()?;
-        let f4 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
-        let f5 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
-        let f6 = i64::from_be_bytes([b16, b17, b18, b19, b20, b21, b22, b23]);
-        let f7: c::Str<'a> = w.string(flexible)?;
-        let f8: &'a [u8] = w.bytes(flexible)?;
-        let f9: c::Array<'a, DescribedDelegationTokenRenewer<'a>> =
-            c::Array::read_fast(w, version, flexible)?;
-        let this = Self {
-            principal_type: f0,
-            principal_name: f1,
-            token_requester_principal_type: f2,
-            token_requester_principal_name: f3,
-            issue_timestamp: f4,
-            expiry_timestamp: f5,
-            max_timestamp: f6,
-            token_id: f7,
-            hmac: f8,
-            renewers: f9,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1075,9 +1023,13 @@ impl<'a> DescribedDelegationTokenRenewer<'a> {
 }
 
 impl<'a> DescribedDelegationTokenRenewer<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -1086,13 +1038,15 @@ impl<'a> DescribedDelegationTokenRenewer<'a> {
         let flexible = version >= 2;
         let f0: c::Str<'a> = w.string(flexible)?;
         let f1: c::Str<'a> = w.string(flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             principal_type: f0,
             principal_name: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -1105,20 +1059,7 @@ impl<'a> DescribedDelegationTokenRenewer<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let flexible = version >= 2;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: c::Str<'a> = w.string(flexible)?;
-        let this = Self {
-            principal_type: f0,
-            principal_name: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 

@@ -185,9 +185,13 @@ impl<'a> DescribeGroupsResponse<'a> {
 }
 
 impl<'a> DescribeGroupsResponse<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -199,13 +203,15 @@ impl<'a> DescribeGroupsResponse<'a> {
         let flexible = version >= 5;
         let f0: i32 = if version >= 1 { w.i32()? } else { 0 };
         let f1: c::Array<'a, DescribedGroup<'a>> = c::Array::read_fast(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             throttle_time_ms: f0,
             groups: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -218,7 +224,7 @@ impl<'a> DescribeGroupsResponse<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -575,9 +581,13 @@ impl<'a> DescribedGroup<'a> {
 }
 
 impl<'a> DescribedGroup<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -596,9 +606,11 @@ impl<'a> DescribedGroup<'a> {
         let f5: c::Str<'a> = w.string(flexible)?;
         let f6: c::Array<'a, DescribedGroupMember<'a>> = c::Array::read_fast(w, version, flexible)?;
         let f7: i32 = if version >= 3 { w.i32()? } else { -2147483648 };
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             error_code: f0,
             error_message: f1,
@@ -608,7 +620,7 @@ impl<'a> DescribedGroup<'a> {
             protocol_data: f5,
             members: f6,
             authorized_operations: f7,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -621,36 +633,7 @@ impl<'a> DescribedGroup<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let flexible = version >= 5;
-        let f0 = w.i16()?;
-        let f1: Option<c::Str<'a>> = if version >= 6 {
-            w.nullable_string(flexible)?
-        } else {
-            None
-        };
-        let f2: c::Str<'a> = w.string(flexible)?;
-        let f3: c::Str<'a> = w.string(flexible)?;
-        let f4: c::Str<'a> = w.string(flexible)?;
-        let f5: c::Str<'a> = w.string(flexible)?;
-        let f6: c::Array<'a, DescribedGroupMember<'a>> = c::Array::read_fast(w, version, flexible)?;
-        let f7: i32 = if version >= 3 { w.i32()? } else { -2147483648 };
-        let this = Self {
-            error_code: f0,
-            error_message: f1,
-            group_id: f2,
-            group_state: f3,
-            protocol_type: f4,
-            protocol_data: f5,
-            members: f6,
-            authorized_operations: f7,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1031,9 +1014,13 @@ impl<'a> DescribedGroupMember<'a> {
 }
 
 impl<'a> DescribedGroupMember<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -1050,9 +1037,11 @@ impl<'a> DescribedGroupMember<'a> {
         let f3: c::Str<'a> = w.string(flexible)?;
         let f4: &'a [u8] = w.bytes(flexible)?;
         let f5: &'a [u8] = w.bytes(flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             member_id: f0,
             group_instance_id: f1,
@@ -1060,7 +1049,7 @@ impl<'a> DescribedGroupMember<'a> {
             client_host: f3,
             member_metadata: f4,
             member_assignment: f5,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -1073,32 +1062,7 @@ impl<'a> DescribedGroupMember<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let flexible = version >= 5;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: Option<c::Str<'a>> = if version >= 4 {
-            w.nullable_string(flexible)?
-        } else {
-            None
-        };
-        let f2: c::Str<'a> = w.string(flexible)?;
-        let f3: c::Str<'a> = w.string(flexible)?;
-        let f4: &'a [u8] = w.bytes(flexible)?;
-        let f5: &'a [u8] = w.bytes(flexible)?;
-        let this = Self {
-            member_id: f0,
-            group_instance_id: f1,
-            client_id: f2,
-            client_host: f3,
-            member_metadata: f4,
-            member_assignment: f5,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 

@@ -204,9 +204,13 @@ impl<'a> DescribeLogDirsResponse<'a> {
 }
 
 impl<'a> DescribeLogDirsResponse<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -220,14 +224,16 @@ impl<'a> DescribeLogDirsResponse<'a> {
         let f1: i16 = if version >= 3 { w.i16()? } else { 0 };
         let f2: c::Array<'a, DescribeLogDirsResult<'a>> =
             c::Array::read_fast(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             throttle_time_ms: f0,
             error_code: f1,
             results: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -240,7 +246,7 @@ impl<'a> DescribeLogDirsResponse<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -576,9 +582,13 @@ impl<'a> DescribeLogDirsResult<'a> {
 }
 
 impl<'a> DescribeLogDirsResult<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -591,9 +601,11 @@ impl<'a> DescribeLogDirsResult<'a> {
         let f3: i64 = if version >= 4 { w.i64()? } else { -1 };
         let f4: i64 = if version >= 4 { w.i64()? } else { -1 };
         let f5: bool = if version >= 5 { w.bool()? } else { false };
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             error_code: f0,
             log_dir: f1,
@@ -601,7 +613,7 @@ impl<'a> DescribeLogDirsResult<'a> {
             total_bytes: f3,
             usable_bytes: f4,
             is_cordoned: f5,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -614,28 +626,7 @@ impl<'a> DescribeLogDirsResult<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let flexible = version >= 2;
-        let f0 = w.i16()?;
-        let f1: c::Str<'a> = w.string(flexible)?;
-        let f2: c::Array<'a, DescribeLogDirsTopic<'a>> = c::Array::read_fast(w, version, flexible)?;
-        let f3: i64 = if version >= 4 { w.i64()? } else { -1 };
-        let f4: i64 = if version >= 4 { w.i64()? } else { -1 };
-        let f5: bool = if version >= 5 { w.bool()? } else { false };
-        let this = Self {
-            error_code: f0,
-            log_dir: f1,
-            topics: f2,
-            total_bytes: f3,
-            usable_bytes: f4,
-            is_cordoned: f5,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -929,9 +920,13 @@ impl<'a> DescribeLogDirsTopic<'a> {
 }
 
 impl<'a> DescribeLogDirsTopic<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -941,13 +936,15 @@ impl<'a> DescribeLogDirsTopic<'a> {
         let f0: c::Str<'a> = w.string(flexible)?;
         let f1: c::Array<'a, DescribeLogDirsPartition<'a>> =
             c::Array::read_fast(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             name: f0,
             partitions: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -960,21 +957,7 @@ impl<'a> DescribeLogDirsTopic<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let flexible = version >= 2;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: c::Array<'a, DescribeLogDirsPartition<'a>> =
-            c::Array::read_fast(w, version, flexible)?;
-        let this = Self {
-            name: f0,
-            partitions: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1235,39 +1218,21 @@ impl<'a> DescribeLogDirsPartition<'a> {
 }
 
 impl<'a> DescribeLogDirsPartition<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
-        let [
-            b0,
-            b1,
-            b2,
-            b3,
-            b4,
-            b5,
-            b6,
-            b7,
-            b8,
-            b9,
-            b10,
-            b11,
-            b12,
-            b13,
-            b14,
-            b15,
-            b16,
-            b17,
-            b18,
-            b19,
-            b20,
-        ] = if flexible {
-            let [
+        let (
+            [
                 b0,
                 b1,
                 b2,
@@ -1289,17 +1254,51 @@ impl<'a> DescribeLogDirsPartition<'a> {
                 b18,
                 b19,
                 b20,
-                count,
-            ] = *w.array::<22>()?;
-            if count != 0 {
-                return None;
-            }
-            [
-                b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15, b16, b17,
-                b18, b19, b20,
-            ]
+            ],
+            tagged,
+        ) = if flexible {
+            let (
+                &[
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                    b16,
+                    b17,
+                    b18,
+                    b19,
+                    b20,
+                    count,
+                ],
+                rest,
+            ) = w.peek_array::<22>()?;
+            let tagged = if count == 0 {
+                w.set_rest(rest);
+                c::TaggedFields::EMPTY
+            } else {
+                w.unknown_section_at(21)?
+            };
+            (
+                [
+                    b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15, b16, b17,
+                    b18, b19, b20,
+                ],
+                tagged,
+            )
         } else {
-            *w.array::<21>()?
+            (*w.array::<21>()?, c::TaggedFields::EMPTY)
         };
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
@@ -1310,7 +1309,7 @@ impl<'a> DescribeLogDirsPartition<'a> {
             partition_size: f1,
             offset_lag: f2,
             is_future_key: f3,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -1323,47 +1322,7 @@ impl<'a> DescribeLogDirsPartition<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let flexible = version >= 2;
-        let [
-            b0,
-            b1,
-            b2,
-            b3,
-            b4,
-            b5,
-            b6,
-            b7,
-            b8,
-            b9,
-            b10,
-            b11,
-            b12,
-            b13,
-            b14,
-            b15,
-            b16,
-            b17,
-            b18,
-            b19,
-            b20,
-        ] = *w.array::<21>()?;
-        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
-        let f2 = i64::from_be_bytes([b12, b13, b14, b15, b16, b17, b18, b19]);
-        let f3 = b20 != 0;
-        let this = Self {
-            partition_index: f0,
-            partition_size: f1,
-            offset_lag: f2,
-            is_future_key: f3,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 

@@ -218,9 +218,13 @@ impl<'a> DescribeQuorumResponse<'a> {
 }
 
 impl<'a> DescribeQuorumResponse<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -241,13 +245,13 @@ impl<'a> DescribeQuorumResponse<'a> {
         } else {
             c::Array::Slice(&[])
         };
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             error_code: f0,
             error_message: f1,
             topics: f2,
             nodes: f3,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -260,7 +264,7 @@ impl<'a> DescribeQuorumResponse<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -519,9 +523,13 @@ impl<'a> TopicData<'a> {
 }
 
 impl<'a> TopicData<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -529,11 +537,11 @@ impl<'a> TopicData<'a> {
         let version = BUILT.pin(version);
         let f0: c::Str<'a> = w.string(true)?;
         let f1: c::Array<'a, PartitionData<'a>> = c::Array::read_fast(w, version, true)?;
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             topic_name: f0,
             partitions: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -546,19 +554,7 @@ impl<'a> TopicData<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let f0: c::Str<'a> = w.string(true)?;
-        let f1: c::Array<'a, PartitionData<'a>> = c::Array::read_fast(w, version, true)?;
-        let this = Self {
-            topic_name: f0,
-            partitions: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -891,9 +887,13 @@ impl<'a> PartitionData<'a> {
 }
 
 impl<'a> PartitionData<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -930,7 +930,7 @@ impl<'a> PartitionData<'a> {
         let f5 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
         let f6: c::Array<'a, ReplicaState<'a>> = c::Array::read_fast(w, version, true)?;
         let f7: c::Array<'a, ReplicaState<'a>> = c::Array::read_fast(w, version, true)?;
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             partition_index: f0,
             error_code: f1,
@@ -940,7 +940,7 @@ impl<'a> PartitionData<'a> {
             high_watermark: f5,
             current_voters: f6,
             observers: f7,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -953,54 +953,7 @@ impl<'a> PartitionData<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
-        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f1 = i16::from_be_bytes([b4, b5]);
-        let f2: Option<c::Str<'a>> = if version >= 2 {
-            w.nullable_string(true)?
-        } else {
-            Some(c::Str::EMPTY)
-        };
-        let [
-            b0,
-            b1,
-            b2,
-            b3,
-            b4,
-            b5,
-            b6,
-            b7,
-            b8,
-            b9,
-            b10,
-            b11,
-            b12,
-            b13,
-            b14,
-            b15,
-        ] = *w.array::<16>()?;
-        let f3 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f4 = i32::from_be_bytes([b4, b5, b6, b7]);
-        let f5 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
-        let f6: c::Array<'a, ReplicaState<'a>> = c::Array::read_fast(w, version, true)?;
-        let f7: c::Array<'a, ReplicaState<'a>> = c::Array::read_fast(w, version, true)?;
-        let this = Self {
-            partition_index: f0,
-            error_code: f1,
-            error_message: f2,
-            leader_id: f3,
-            leader_epoch: f4,
-            high_watermark: f5,
-            current_voters: f6,
-            observers: f7,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1264,9 +1217,13 @@ impl<'a> Node<'a> {
 }
 
 impl<'a> Node<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -1274,11 +1231,11 @@ impl<'a> Node<'a> {
         let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: c::Array<'a, Listener<'a>> = c::Array::read_fast(w, version, true)?;
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             node_id: f0,
             listeners: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -1291,19 +1248,7 @@ impl<'a> Node<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let f0 = w.i32()?;
-        let f1: c::Array<'a, Listener<'a>> = c::Array::read_fast(w, version, true)?;
-        let this = Self {
-            node_id: f0,
-            listeners: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1526,25 +1471,32 @@ impl<'a> Listener<'a> {
 }
 
 impl<'a> Listener<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         let _ = version;
         let f0: c::Str<'a> = w.string(true)?;
         let f1: c::Str<'a> = w.string(true)?;
-        let [b0, b1, count] = *w.array::<3>()?;
-        if count != 0 {
-            return None;
-        }
+        let (&[b0, b1, count], rest) = w.peek_array::<3>()?;
+        let tagged = if count == 0 {
+            w.set_rest(rest);
+            c::TaggedFields::EMPTY
+        } else {
+            w.unknown_section_at(2)?
+        };
         let f2 = u16::from_be_bytes([b0, b1]);
         Some(Self {
             name: f0,
             host: f1,
             port: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -1557,21 +1509,7 @@ impl<'a> Listener<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let f0: c::Str<'a> = w.string(true)?;
-        let f1: c::Str<'a> = w.string(true)?;
-        let f2 = w.u16()?;
-        let this = Self {
-            name: f0,
-            host: f1,
-            port: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1855,9 +1793,13 @@ impl<'a> ReplicaState<'a> {
 }
 
 impl<'a> ReplicaState<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -1872,14 +1814,14 @@ impl<'a> ReplicaState<'a> {
         let f2 = w.i64()?;
         let f3: i64 = if version >= 1 { w.i64()? } else { -1 };
         let f4: i64 = if version >= 1 { w.i64()? } else { -1 };
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             replica_id: f0,
             replica_directory_id: f1,
             log_end_offset: f2,
             last_fetch_timestamp: f3,
             last_caught_up_timestamp: f4,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -1892,29 +1834,7 @@ impl<'a> ReplicaState<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let f0 = w.i32()?;
-        let f1: c::Uuid = if version >= 2 {
-            w.uuid()?
-        } else {
-            c::Uuid::ZERO
-        };
-        let f2 = w.i64()?;
-        let f3: i64 = if version >= 1 { w.i64()? } else { -1 };
-        let f4: i64 = if version >= 1 { w.i64()? } else { -1 };
-        let this = Self {
-            replica_id: f0,
-            replica_directory_id: f1,
-            log_end_offset: f2,
-            last_fetch_timestamp: f3,
-            last_caught_up_timestamp: f4,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 

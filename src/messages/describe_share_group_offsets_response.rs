@@ -177,9 +177,13 @@ impl<'a> DescribeShareGroupOffsetsResponse<'a> {
 }
 
 impl<'a> DescribeShareGroupOffsetsResponse<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -191,11 +195,11 @@ impl<'a> DescribeShareGroupOffsetsResponse<'a> {
         let f0 = w.i32()?;
         let f1: c::Array<'a, DescribeShareGroupOffsetsResponseGroup<'a>> =
             c::Array::read_fast(w, version, true)?;
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             throttle_time_ms: f0,
             groups: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -208,7 +212,7 @@ impl<'a> DescribeShareGroupOffsetsResponse<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -468,9 +472,13 @@ impl<'a> DescribeShareGroupOffsetsResponseGroup<'a> {
 }
 
 impl<'a> DescribeShareGroupOffsetsResponseGroup<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -481,13 +489,13 @@ impl<'a> DescribeShareGroupOffsetsResponseGroup<'a> {
             c::Array::read_fast(w, version, true)?;
         let f2 = w.i16()?;
         let f3: Option<c::Str<'a>> = w.nullable_string(true)?;
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             group_id: f0,
             topics: f1,
             error_code: f2,
             error_message: f3,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -500,24 +508,7 @@ impl<'a> DescribeShareGroupOffsetsResponseGroup<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let f0: c::Str<'a> = w.string(true)?;
-        let f1: c::Array<'a, DescribeShareGroupOffsetsResponseTopic<'a>> =
-            c::Array::read_fast(w, version, true)?;
-        let f2 = w.i16()?;
-        let f3: Option<c::Str<'a>> = w.nullable_string(true)?;
-        let this = Self {
-            group_id: f0,
-            topics: f1,
-            error_code: f2,
-            error_message: f3,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -779,9 +770,13 @@ impl<'a> DescribeShareGroupOffsetsResponseTopic<'a> {
 }
 
 impl<'a> DescribeShareGroupOffsetsResponseTopic<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -791,12 +786,12 @@ impl<'a> DescribeShareGroupOffsetsResponseTopic<'a> {
         let f1 = w.uuid()?;
         let f2: c::Array<'a, DescribeShareGroupOffsetsResponsePartition<'a>> =
             c::Array::read_fast(w, version, true)?;
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             topic_name: f0,
             topic_id: f1,
             partitions: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -809,22 +804,7 @@ impl<'a> DescribeShareGroupOffsetsResponseTopic<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let f0: c::Str<'a> = w.string(true)?;
-        let f1 = w.uuid()?;
-        let f2: c::Array<'a, DescribeShareGroupOffsetsResponsePartition<'a>> =
-            c::Array::read_fast(w, version, true)?;
-        let this = Self {
-            topic_name: f0,
-            topic_id: f1,
-            partitions: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1125,9 +1105,13 @@ impl<'a> DescribeShareGroupOffsetsResponsePartition<'a> {
 }
 
 impl<'a> DescribeShareGroupOffsetsResponsePartition<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -1157,7 +1141,7 @@ impl<'a> DescribeShareGroupOffsetsResponsePartition<'a> {
         let f3: i64 = if version >= 1 { w.i64()? } else { -1 };
         let f4 = w.i16()?;
         let f5: Option<c::Str<'a>> = w.nullable_string(true)?;
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             partition_index: f0,
             start_offset: f1,
@@ -1165,7 +1149,7 @@ impl<'a> DescribeShareGroupOffsetsResponsePartition<'a> {
             lag: f3,
             error_code: f4,
             error_message: f5,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -1178,45 +1162,7 @@ impl<'a> DescribeShareGroupOffsetsResponsePartition<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let [
-            b0,
-            b1,
-            b2,
-            b3,
-            b4,
-            b5,
-            b6,
-            b7,
-            b8,
-            b9,
-            b10,
-            b11,
-            b12,
-            b13,
-            b14,
-            b15,
-        ] = *w.array::<16>()?;
-        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
-        let f2 = i32::from_be_bytes([b12, b13, b14, b15]);
-        let f3: i64 = if version >= 1 { w.i64()? } else { -1 };
-        let f4 = w.i16()?;
-        let f5: Option<c::Str<'a>> = w.nullable_string(true)?;
-        let this = Self {
-            partition_index: f0,
-            start_offset: f1,
-            leader_epoch: f2,
-            lag: f3,
-            error_code: f4,
-            error_message: f5,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 

@@ -198,9 +198,13 @@ impl<'a> DescribeTopicPartitionsResponse<'a> {
 }
 
 impl<'a> DescribeTopicPartitionsResponse<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -217,12 +221,12 @@ impl<'a> DescribeTopicPartitionsResponse<'a> {
         } else {
             None
         };
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             throttle_time_ms: f0,
             topics: f1,
             next_cursor: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -235,7 +239,7 @@ impl<'a> DescribeTopicPartitionsResponse<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -525,9 +529,13 @@ impl<'a> DescribeTopicPartitionsResponseTopic<'a> {
 }
 
 impl<'a> DescribeTopicPartitionsResponseTopic<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -560,10 +568,13 @@ impl<'a> DescribeTopicPartitionsResponseTopic<'a> {
         let f3 = b16 != 0;
         let f4: c::Array<'a, DescribeTopicPartitionsResponsePartition<'a>> =
             c::Array::read_fast(w, version, true)?;
-        let [b0, b1, b2, b3, count] = *w.array::<5>()?;
-        if count != 0 {
-            return None;
-        }
+        let (&[b0, b1, b2, b3, count], rest) = w.peek_array::<5>()?;
+        let tagged = if count == 0 {
+            w.set_rest(rest);
+            c::TaggedFields::EMPTY
+        } else {
+            w.unknown_section_at(4)?
+        };
         let f5 = i32::from_be_bytes([b0, b1, b2, b3]);
         Some(Self {
             error_code: f0,
@@ -572,7 +583,7 @@ impl<'a> DescribeTopicPartitionsResponseTopic<'a> {
             is_internal: f3,
             partitions: f4,
             topic_authorized_operations: f5,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -585,49 +596,7 @@ impl<'a> DescribeTopicPartitionsResponseTopic<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let f0 = w.i16()?;
-        let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
-        let [
-            b0,
-            b1,
-            b2,
-            b3,
-            b4,
-            b5,
-            b6,
-            b7,
-            b8,
-            b9,
-            b10,
-            b11,
-            b12,
-            b13,
-            b14,
-            b15,
-            b16,
-        ] = *w.array::<17>()?;
-        let f2 = c::Uuid([
-            b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15,
-        ]);
-        let f3 = b16 != 0;
-        let f4: c::Array<'a, DescribeTopicPartitionsResponsePartition<'a>> =
-            c::Array::read_fast(w, version, true)?;
-        let f5 = w.i32()?;
-        let this = Self {
-            error_code: f0,
-            name: f1,
-            topic_id: f2,
-            is_internal: f3,
-            partitions: f4,
-            topic_authorized_operations: f5,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -986,9 +955,13 @@ impl<'a> DescribeTopicPartitionsResponsePartition<'a> {
 }
 
 impl<'a> DescribeTopicPartitionsResponsePartition<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -1004,7 +977,7 @@ impl<'a> DescribeTopicPartitionsResponsePartition<'a> {
         let f6: Option<c::Array<'a, i32>> = c::Array::read_fast_nullable(w, version, true)?;
         let f7: Option<c::Array<'a, i32>> = c::Array::read_fast_nullable(w, version, true)?;
         let f8: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             error_code: f0,
             partition_index: f1,
@@ -1015,7 +988,7 @@ impl<'a> DescribeTopicPartitionsResponsePartition<'a> {
             eligible_leader_replicas: f6,
             last_known_elr: f7,
             offline_replicas: f8,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -1028,34 +1001,7 @@ impl<'a> DescribeTopicPartitionsResponsePartition<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13] = *w.array::<14>()?;
-        let f0 = i16::from_be_bytes([b0, b1]);
-        let f1 = i32::from_be_bytes([b2, b3, b4, b5]);
-        let f2 = i32::from_be_bytes([b6, b7, b8, b9]);
-        let f3 = i32::from_be_bytes([b10, b11, b12, b13]);
-        let f4: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
-        let f5: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
-        let f6: Option<c::Array<'a, i32>> = c::Array::read_fast_nullable(w, version, true)?;
-        let f7: Option<c::Array<'a, i32>> = c::Array::read_fast_nullable(w, version, true)?;
-        let f8: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
-        let this = Self {
-            error_code: f0,
-            partition_index: f1,
-            leader_id: f2,
-            leader_epoch: f3,
-            replica_nodes: f4,
-            isr_nodes: f5,
-            eligible_leader_replicas: f6,
-            last_known_elr: f7,
-            offline_replicas: f8,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1302,24 +1248,25 @@ impl<'a> Cursor<'a> {
 }
 
 impl<'a> Cursor<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
+        let _ = version;
         let f0: c::Str<'a> = w.string(true)?;
         let f1 = w.i32()?;
-        let this = Self {
+        let tagged = w.unknown_tagged_section()?;
+        Some(Self {
             topic_name: f0,
             partition_index: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+            unknown_tagged_fields: tagged,
+        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -188,9 +188,13 @@ impl<'a> EnvelopeRequest<'a> {
 }
 
 impl<'a> EnvelopeRequest<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -200,12 +204,12 @@ impl<'a> EnvelopeRequest<'a> {
         let f0: &'a [u8] = w.bytes(true)?;
         let f1: Option<&'a [u8]> = w.nullable_bytes(true)?;
         let f2: &'a [u8] = w.bytes(true)?;
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             request_data: f0,
             request_principal: f1,
             client_host_address: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -218,7 +222,7 @@ impl<'a> EnvelopeRequest<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
+        Self::read_fast_wire(w, version)
     }
 }
 

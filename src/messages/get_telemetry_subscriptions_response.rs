@@ -284,9 +284,13 @@ impl<'a> GetTelemetrySubscriptionsResponse<'a> {
 }
 
 impl<'a> GetTelemetrySubscriptionsResponse<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -335,7 +339,7 @@ impl<'a> GetTelemetrySubscriptionsResponse<'a> {
         let f6 = i32::from_be_bytes([b4, b5, b6, b7]);
         let f7 = b8 != 0;
         let f8: c::Array<'a, c::Str<'a>> = c::Array::read_fast(w, version, true)?;
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             throttle_time_ms: f0,
             error_code: f1,
@@ -346,7 +350,7 @@ impl<'a> GetTelemetrySubscriptionsResponse<'a> {
             telemetry_max_bytes: f6,
             delta_temporality: f7,
             requested_metrics: f8,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -359,7 +363,7 @@ impl<'a> GetTelemetrySubscriptionsResponse<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
+        Self::read_fast_wire(w, version)
     }
 }
 

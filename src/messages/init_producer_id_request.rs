@@ -267,9 +267,13 @@ impl<'a> InitProducerIdRequest<'a> {
 }
 
 impl<'a> InitProducerIdRequest<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -285,9 +289,11 @@ impl<'a> InitProducerIdRequest<'a> {
         let f3: i16 = if version >= 3 { w.i16()? } else { -1 };
         let f4: bool = if version >= 6 { w.bool()? } else { false };
         let f5: bool = if version >= 6 { w.bool()? } else { false };
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             transactional_id: f0,
             transaction_timeout_ms: f1,
@@ -295,7 +301,7 @@ impl<'a> InitProducerIdRequest<'a> {
             producer_epoch: f3,
             enable2_pc: f4,
             keep_prepared_txn: f5,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -308,7 +314,7 @@ impl<'a> InitProducerIdRequest<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
+        Self::read_fast_wire(w, version)
     }
 }
 

@@ -249,9 +249,13 @@ impl<'a> InitProducerIdResponse<'a> {
 }
 
 impl<'a> InitProducerIdResponse<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -285,9 +289,11 @@ impl<'a> InitProducerIdResponse<'a> {
         let f3 = i16::from_be_bytes([b14, b15]);
         let f4: i64 = if version >= 6 { w.i64()? } else { -1 };
         let f5: i16 = if version >= 6 { w.i16()? } else { -1 };
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             throttle_time_ms: f0,
             error_code: f1,
@@ -295,7 +301,7 @@ impl<'a> InitProducerIdResponse<'a> {
             producer_epoch: f3,
             ongoing_txn_producer_id: f4,
             ongoing_txn_producer_epoch: f5,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -308,7 +314,7 @@ impl<'a> InitProducerIdResponse<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
+        Self::read_fast_wire(w, version)
     }
 }
 

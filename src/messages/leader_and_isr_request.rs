@@ -318,9 +318,13 @@ impl<'a> LeaderAndIsrRequest<'a> {
 }
 
 impl<'a> LeaderAndIsrRequest<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -347,9 +351,11 @@ impl<'a> LeaderAndIsrRequest<'a> {
         };
         let f7: c::Array<'a, LeaderAndIsrLiveLeader<'a>> =
             c::Array::read_fast(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             controller_id: f0,
             is_k_raft_controller: f1,
@@ -359,7 +365,7 @@ impl<'a> LeaderAndIsrRequest<'a> {
             ungrouped_partition_states: f5,
             topic_states: f6,
             live_leaders: f7,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -372,7 +378,7 @@ impl<'a> LeaderAndIsrRequest<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -740,9 +746,13 @@ impl<'a> LeaderAndIsrTopicState<'a> {
 }
 
 impl<'a> LeaderAndIsrTopicState<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -757,14 +767,16 @@ impl<'a> LeaderAndIsrTopicState<'a> {
         };
         let f2: c::Array<'a, LeaderAndIsrPartitionState<'a>> =
             c::Array::read_fast(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             topic_name: f0,
             topic_id: f1,
             partition_states: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -777,27 +789,7 @@ impl<'a> LeaderAndIsrTopicState<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let flexible = version >= 4;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: c::Uuid = if version >= 5 {
-            w.uuid()?
-        } else {
-            c::Uuid::ZERO
-        };
-        let f2: c::Array<'a, LeaderAndIsrPartitionState<'a>> =
-            c::Array::read_fast(w, version, flexible)?;
-        let this = Self {
-            topic_name: f0,
-            topic_id: f1,
-            partition_states: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1062,9 +1054,13 @@ impl<'a> LeaderAndIsrLiveLeader<'a> {
 }
 
 impl<'a> LeaderAndIsrLiveLeader<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -1073,21 +1069,24 @@ impl<'a> LeaderAndIsrLiveLeader<'a> {
         let flexible = version >= 4;
         let f0 = w.i32()?;
         let f1: c::Str<'a> = w.string(flexible)?;
-        let [b0, b1, b2, b3] = if flexible {
-            let [b0, b1, b2, b3, count] = *w.array::<5>()?;
-            if count != 0 {
-                return None;
-            }
-            [b0, b1, b2, b3]
+        let ([b0, b1, b2, b3], tagged) = if flexible {
+            let (&[b0, b1, b2, b3, count], rest) = w.peek_array::<5>()?;
+            let tagged = if count == 0 {
+                w.set_rest(rest);
+                c::TaggedFields::EMPTY
+            } else {
+                w.unknown_section_at(4)?
+            };
+            ([b0, b1, b2, b3], tagged)
         } else {
-            *w.array::<4>()?
+            (*w.array::<4>()?, c::TaggedFields::EMPTY)
         };
         let f2 = i32::from_be_bytes([b0, b1, b2, b3]);
         Some(Self {
             broker_id: f0,
             host_name: f1,
             port: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -1100,22 +1099,7 @@ impl<'a> LeaderAndIsrLiveLeader<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let flexible = version >= 4;
-        let f0 = w.i32()?;
-        let f1: c::Str<'a> = w.string(flexible)?;
-        let f2 = w.i32()?;
-        let this = Self {
-            broker_id: f0,
-            host_name: f1,
-            port: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1560,9 +1544,13 @@ impl<'a> LeaderAndIsrPartitionState<'a> {
 }
 
 impl<'a> LeaderAndIsrPartitionState<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -1611,9 +1599,11 @@ impl<'a> LeaderAndIsrPartitionState<'a> {
         };
         let f10: bool = if version >= 1 { w.bool()? } else { false };
         let f11: i8 = if version >= 6 { w.i8()? } else { 0 };
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             topic_name: f0,
             partition_index: f1,
@@ -1627,7 +1617,7 @@ impl<'a> LeaderAndIsrPartitionState<'a> {
             removing_replicas: f9,
             is_new: f10,
             leader_recovery_state: f11,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -1640,70 +1630,7 @@ impl<'a> LeaderAndIsrPartitionState<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let flexible = version >= 4;
-        let f0: c::Str<'a> = if version <= 1 {
-            w.string(flexible)?
-        } else {
-            c::Str::EMPTY
-        };
-        let [
-            b0,
-            b1,
-            b2,
-            b3,
-            b4,
-            b5,
-            b6,
-            b7,
-            b8,
-            b9,
-            b10,
-            b11,
-            b12,
-            b13,
-            b14,
-            b15,
-        ] = *w.array::<16>()?;
-        let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f2 = i32::from_be_bytes([b4, b5, b6, b7]);
-        let f3 = i32::from_be_bytes([b8, b9, b10, b11]);
-        let f4 = i32::from_be_bytes([b12, b13, b14, b15]);
-        let f5: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
-        let f6 = w.i32()?;
-        let f7: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
-        let f8: c::Array<'a, i32> = if version >= 3 {
-            c::Array::read_fast(w, version, flexible)?
-        } else {
-            c::Array::Slice(&[])
-        };
-        let f9: c::Array<'a, i32> = if version >= 3 {
-            c::Array::read_fast(w, version, flexible)?
-        } else {
-            c::Array::Slice(&[])
-        };
-        let f10: bool = if version >= 1 { w.bool()? } else { false };
-        let f11: i8 = if version >= 6 { w.i8()? } else { 0 };
-        let this = Self {
-            topic_name: f0,
-            partition_index: f1,
-            controller_epoch: f2,
-            leader: f3,
-            leader_epoch: f4,
-            isr: f5,
-            partition_epoch: f6,
-            replicas: f7,
-            adding_replicas: f8,
-            removing_replicas: f9,
-            is_new: f10,
-            leader_recovery_state: f11,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 

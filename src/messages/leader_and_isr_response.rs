@@ -214,9 +214,13 @@ impl<'a> LeaderAndIsrResponse<'a> {
 }
 
 impl<'a> LeaderAndIsrResponse<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -237,14 +241,16 @@ impl<'a> LeaderAndIsrResponse<'a> {
         } else {
             c::Array::Slice(&[])
         };
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             error_code: f0,
             partition_errors: f1,
             topics: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -257,7 +263,7 @@ impl<'a> LeaderAndIsrResponse<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -537,9 +543,13 @@ impl<'a> LeaderAndIsrTopicError<'a> {
 }
 
 impl<'a> LeaderAndIsrTopicError<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -548,11 +558,11 @@ impl<'a> LeaderAndIsrTopicError<'a> {
         let f0 = w.uuid()?;
         let f1: c::Array<'a, LeaderAndIsrPartitionError<'a>> =
             c::Array::read_fast(w, version, true)?;
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             topic_id: f0,
             partition_errors: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -565,20 +575,7 @@ impl<'a> LeaderAndIsrTopicError<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let f0 = w.uuid()?;
-        let f1: c::Array<'a, LeaderAndIsrPartitionError<'a>> =
-            c::Array::read_fast(w, version, true)?;
-        let this = Self {
-            topic_id: f0,
-            partition_errors: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -826,9 +823,13 @@ impl<'a> LeaderAndIsrPartitionError<'a> {
 }
 
 impl<'a> LeaderAndIsrPartitionError<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -840,14 +841,17 @@ impl<'a> LeaderAndIsrPartitionError<'a> {
         } else {
             c::Str::EMPTY
         };
-        let [b0, b1, b2, b3, b4, b5] = if flexible {
-            let [b0, b1, b2, b3, b4, b5, count] = *w.array::<7>()?;
-            if count != 0 {
-                return None;
-            }
-            [b0, b1, b2, b3, b4, b5]
+        let ([b0, b1, b2, b3, b4, b5], tagged) = if flexible {
+            let (&[b0, b1, b2, b3, b4, b5, count], rest) = w.peek_array::<7>()?;
+            let tagged = if count == 0 {
+                w.set_rest(rest);
+                c::TaggedFields::EMPTY
+            } else {
+                w.unknown_section_at(6)?
+            };
+            ([b0, b1, b2, b3, b4, b5], tagged)
         } else {
-            *w.array::<6>()?
+            (*w.array::<6>()?, c::TaggedFields::EMPTY)
         };
         let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f2 = i16::from_be_bytes([b4, b5]);
@@ -855,7 +859,7 @@ impl<'a> LeaderAndIsrPartitionError<'a> {
             topic_name: f0,
             partition_index: f1,
             error_code: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -868,27 +872,7 @@ impl<'a> LeaderAndIsrPartitionError<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let flexible = version >= 4;
-        let f0: c::Str<'a> = if version <= 4 {
-            w.string(flexible)?
-        } else {
-            c::Str::EMPTY
-        };
-        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
-        let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f2 = i16::from_be_bytes([b4, b5]);
-        let this = Self {
-            topic_name: f0,
-            partition_index: f1,
-            error_code: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 

@@ -212,9 +212,13 @@ impl<'a> ListPartitionReassignmentsResponse<'a> {
 }
 
 impl<'a> ListPartitionReassignmentsResponse<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -228,13 +232,13 @@ impl<'a> ListPartitionReassignmentsResponse<'a> {
         let f1 = i16::from_be_bytes([b4, b5]);
         let f2: Option<c::Str<'a>> = w.nullable_string(true)?;
         let f3: c::Array<'a, OngoingTopicReassignment<'a>> = c::Array::read_fast(w, version, true)?;
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             throttle_time_ms: f0,
             error_code: f1,
             error_message: f2,
             topics: f3,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -247,7 +251,7 @@ impl<'a> ListPartitionReassignmentsResponse<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -474,9 +478,13 @@ impl<'a> OngoingTopicReassignment<'a> {
 }
 
 impl<'a> OngoingTopicReassignment<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -485,11 +493,11 @@ impl<'a> OngoingTopicReassignment<'a> {
         let f0: c::Str<'a> = w.string(true)?;
         let f1: c::Array<'a, OngoingPartitionReassignment<'a>> =
             c::Array::read_fast(w, version, true)?;
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             name: f0,
             partitions: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -502,20 +510,7 @@ impl<'a> OngoingTopicReassignment<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let f0: c::Str<'a> = w.string(true)?;
-        let f1: c::Array<'a, OngoingPartitionReassignment<'a>> =
-            c::Array::read_fast(w, version, true)?;
-        let this = Self {
-            name: f0,
-            partitions: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -773,9 +768,13 @@ impl<'a> OngoingPartitionReassignment<'a> {
 }
 
 impl<'a> OngoingPartitionReassignment<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -785,13 +784,13 @@ impl<'a> OngoingPartitionReassignment<'a> {
         let f1: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
         let f2: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
         let f3: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             partition_index: f0,
             replicas: f1,
             adding_replicas: f2,
             removing_replicas: f3,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -804,23 +803,7 @@ impl<'a> OngoingPartitionReassignment<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let f0 = w.i32()?;
-        let f1: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
-        let f2: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
-        let f3: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
-        let this = Self {
-            partition_index: f0,
-            replicas: f1,
-            adding_replicas: f2,
-            removing_replicas: f3,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 

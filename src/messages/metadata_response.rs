@@ -294,9 +294,13 @@ impl<'a> MetadataResponse<'a> {
 }
 
 impl<'a> MetadataResponse<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -323,9 +327,11 @@ impl<'a> MetadataResponse<'a> {
             -2147483648
         };
         let f6: i16 = if version >= 13 { w.i16()? } else { 0 };
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             throttle_time_ms: f0,
             brokers: f1,
@@ -334,7 +340,7 @@ impl<'a> MetadataResponse<'a> {
             topics: f4,
             cluster_authorized_operations: f5,
             error_code: f6,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -347,7 +353,7 @@ impl<'a> MetadataResponse<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -706,9 +712,13 @@ impl<'a> MetadataResponseBroker<'a> {
 }
 
 impl<'a> MetadataResponseBroker<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -723,15 +733,17 @@ impl<'a> MetadataResponseBroker<'a> {
         } else {
             None
         };
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             node_id: f0,
             host: f1,
             port: f2,
             rack: f3,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -744,28 +756,7 @@ impl<'a> MetadataResponseBroker<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let flexible = version >= 9;
-        let f0 = w.i32()?;
-        let f1: c::Str<'a> = w.string(flexible)?;
-        let f2 = w.i32()?;
-        let f3: Option<c::Str<'a>> = if version >= 1 {
-            w.nullable_string(flexible)?
-        } else {
-            None
-        };
-        let this = Self {
-            node_id: f0,
-            host: f1,
-            port: f2,
-            rack: f3,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1106,9 +1097,13 @@ impl<'a> MetadataResponseTopic<'a> {
 }
 
 impl<'a> MetadataResponseTopic<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -1130,9 +1125,11 @@ impl<'a> MetadataResponseTopic<'a> {
         let f4: c::Array<'a, MetadataResponsePartition<'a>> =
             c::Array::read_fast(w, version, flexible)?;
         let f5: i32 = if version >= 8 { w.i32()? } else { -2147483648 };
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             error_code: f0,
             name: f1,
@@ -1140,7 +1137,7 @@ impl<'a> MetadataResponseTopic<'a> {
             is_internal: f3,
             partitions: f4,
             topic_authorized_operations: f5,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -1153,37 +1150,7 @@ impl<'a> MetadataResponseTopic<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let flexible = version >= 9;
-        let f0 = w.i16()?;
-        let f1: Option<c::Str<'a>> = if version >= 12 {
-            w.nullable_string(flexible)?
-        } else {
-            Some(w.string(flexible)?)
-        };
-        let f2: c::Uuid = if version >= 10 {
-            w.uuid()?
-        } else {
-            c::Uuid::ZERO
-        };
-        let f3: bool = if version >= 1 { w.bool()? } else { false };
-        let f4: c::Array<'a, MetadataResponsePartition<'a>> =
-            c::Array::read_fast(w, version, flexible)?;
-        let f5: i32 = if version >= 8 { w.i32()? } else { -2147483648 };
-        let this = Self {
-            error_code: f0,
-            name: f1,
-            topic_id: f2,
-            is_internal: f3,
-            partitions: f4,
-            topic_authorized_operations: f5,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1595,9 +1562,13 @@ impl<'a> MetadataResponsePartition<'a> {
 }
 
 impl<'a> MetadataResponsePartition<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -1616,9 +1587,11 @@ impl<'a> MetadataResponsePartition<'a> {
         } else {
             c::Array::Slice(&[])
         };
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             error_code: f0,
             partition_index: f1,
@@ -1627,7 +1600,7 @@ impl<'a> MetadataResponsePartition<'a> {
             replica_nodes: f4,
             isr_nodes: f5,
             offline_replicas: f6,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -1640,35 +1613,7 @@ impl<'a> MetadataResponsePartition<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let flexible = version >= 9;
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9] = *w.array::<10>()?;
-        let f0 = i16::from_be_bytes([b0, b1]);
-        let f1 = i32::from_be_bytes([b2, b3, b4, b5]);
-        let f2 = i32::from_be_bytes([b6, b7, b8, b9]);
-        let f3: i32 = if version >= 7 { w.i32()? } else { -1 };
-        let f4: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
-        let f5: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
-        let f6: c::Array<'a, i32> = if version >= 5 {
-            c::Array::read_fast(w, version, flexible)?
-        } else {
-            c::Array::Slice(&[])
-        };
-        let this = Self {
-            error_code: f0,
-            partition_index: f1,
-            leader_id: f2,
-            leader_epoch: f3,
-            replica_nodes: f4,
-            isr_nodes: f5,
-            offline_replicas: f6,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 

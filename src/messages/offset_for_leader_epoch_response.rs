@@ -189,9 +189,13 @@ impl<'a> OffsetForLeaderEpochResponse<'a> {
 }
 
 impl<'a> OffsetForLeaderEpochResponse<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -204,13 +208,15 @@ impl<'a> OffsetForLeaderEpochResponse<'a> {
         let f0: i32 = if version >= 2 { w.i32()? } else { 0 };
         let f1: c::Array<'a, OffsetForLeaderTopicResult<'a>> =
             c::Array::read_fast(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             throttle_time_ms: f0,
             topics: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -223,7 +229,7 @@ impl<'a> OffsetForLeaderEpochResponse<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -475,9 +481,13 @@ impl<'a> OffsetForLeaderTopicResult<'a> {
 }
 
 impl<'a> OffsetForLeaderTopicResult<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -486,13 +496,15 @@ impl<'a> OffsetForLeaderTopicResult<'a> {
         let flexible = version >= 4;
         let f0: c::Str<'a> = w.string(flexible)?;
         let f1: c::Array<'a, EpochEndOffset<'a>> = c::Array::read_fast(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             topic: f0,
             partitions: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -505,20 +517,7 @@ impl<'a> OffsetForLeaderTopicResult<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let flexible = version >= 4;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: c::Array<'a, EpochEndOffset<'a>> = c::Array::read_fast(w, version, flexible)?;
-        let this = Self {
-            topic: f0,
-            partitions: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -797,9 +796,13 @@ impl<'a> EpochEndOffset<'a> {
 }
 
 impl<'a> EpochEndOffset<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -810,14 +813,17 @@ impl<'a> EpochEndOffset<'a> {
         let f0 = i16::from_be_bytes([b0, b1]);
         let f1 = i32::from_be_bytes([b2, b3, b4, b5]);
         let f2: i32 = if version >= 1 { w.i32()? } else { -1 };
-        let [b0, b1, b2, b3, b4, b5, b6, b7] = if flexible {
-            let [b0, b1, b2, b3, b4, b5, b6, b7, count] = *w.array::<9>()?;
-            if count != 0 {
-                return None;
-            }
-            [b0, b1, b2, b3, b4, b5, b6, b7]
+        let ([b0, b1, b2, b3, b4, b5, b6, b7], tagged) = if flexible {
+            let (&[b0, b1, b2, b3, b4, b5, b6, b7, count], rest) = w.peek_array::<9>()?;
+            let tagged = if count == 0 {
+                w.set_rest(rest);
+                c::TaggedFields::EMPTY
+            } else {
+                w.unknown_section_at(8)?
+            };
+            ([b0, b1, b2, b3, b4, b5, b6, b7], tagged)
         } else {
-            *w.array::<8>()?
+            (*w.array::<8>()?, c::TaggedFields::EMPTY)
         };
         let f3 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
         Some(Self {
@@ -825,7 +831,7 @@ impl<'a> EpochEndOffset<'a> {
             partition: f1,
             leader_epoch: f2,
             end_offset: f3,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -838,25 +844,7 @@ impl<'a> EpochEndOffset<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let flexible = version >= 4;
-        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
-        let f0 = i16::from_be_bytes([b0, b1]);
-        let f1 = i32::from_be_bytes([b2, b3, b4, b5]);
-        let f2: i32 = if version >= 1 { w.i32()? } else { -1 };
-        let f3 = w.i64()?;
-        let this = Self {
-            error_code: f0,
-            partition: f1,
-            leader_epoch: f2,
-            end_offset: f3,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 

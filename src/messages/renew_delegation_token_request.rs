@@ -179,9 +179,13 @@ impl<'a> RenewDelegationTokenRequest<'a> {
 }
 
 impl<'a> RenewDelegationTokenRequest<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -193,13 +197,15 @@ impl<'a> RenewDelegationTokenRequest<'a> {
         let flexible = version >= 2;
         let f0: &'a [u8] = w.bytes(flexible)?;
         let f1 = w.i64()?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             hmac: f0,
             renew_period_ms: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -212,7 +218,7 @@ impl<'a> RenewDelegationTokenRequest<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
+        Self::read_fast_wire(w, version)
     }
 }
 

@@ -112,6 +112,11 @@ impl<'a> SaslHandshakeRequest<'a> {
 }
 
 impl<'a> SaslHandshakeRequest<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]

@@ -174,9 +174,13 @@ impl<'a> ShareGroupDescribeResponse<'a> {
 }
 
 impl<'a> ShareGroupDescribeResponse<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -187,11 +191,11 @@ impl<'a> ShareGroupDescribeResponse<'a> {
         let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: c::Array<'a, DescribedGroup<'a>> = c::Array::read_fast(w, version, true)?;
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             throttle_time_ms: f0,
             groups: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -204,7 +208,7 @@ impl<'a> ShareGroupDescribeResponse<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -520,9 +524,13 @@ impl<'a> DescribedGroup<'a> {
 }
 
 impl<'a> DescribedGroup<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -537,10 +545,13 @@ impl<'a> DescribedGroup<'a> {
         let f5 = i32::from_be_bytes([b4, b5, b6, b7]);
         let f6: c::Str<'a> = w.string(true)?;
         let f7: c::Array<'a, Member<'a>> = c::Array::read_fast(w, version, true)?;
-        let [b0, b1, b2, b3, count] = *w.array::<5>()?;
-        if count != 0 {
-            return None;
-        }
+        let (&[b0, b1, b2, b3, count], rest) = w.peek_array::<5>()?;
+        let tagged = if count == 0 {
+            w.set_rest(rest);
+            c::TaggedFields::EMPTY
+        } else {
+            w.unknown_section_at(4)?
+        };
         let f8 = i32::from_be_bytes([b0, b1, b2, b3]);
         Some(Self {
             error_code: f0,
@@ -552,7 +563,7 @@ impl<'a> DescribedGroup<'a> {
             assignor_name: f6,
             members: f7,
             authorized_operations: f8,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -565,34 +576,7 @@ impl<'a> DescribedGroup<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let f0 = w.i16()?;
-        let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
-        let f2: c::Str<'a> = w.string(true)?;
-        let f3: c::Str<'a> = w.string(true)?;
-        let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
-        let f4 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f5 = i32::from_be_bytes([b4, b5, b6, b7]);
-        let f6: c::Str<'a> = w.string(true)?;
-        let f7: c::Array<'a, Member<'a>> = c::Array::read_fast(w, version, true)?;
-        let f8 = w.i32()?;
-        let this = Self {
-            error_code: f0,
-            error_message: f1,
-            group_id: f2,
-            group_state: f3,
-            group_epoch: f4,
-            assignment_epoch: f5,
-            assignor_name: f6,
-            members: f7,
-            authorized_operations: f8,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -929,9 +913,13 @@ impl<'a> Member<'a> {
 }
 
 impl<'a> Member<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -944,7 +932,7 @@ impl<'a> Member<'a> {
         let f4: c::Str<'a> = w.string(true)?;
         let f5: c::Array<'a, c::Str<'a>> = c::Array::read_fast(w, version, true)?;
         let f6: Assignment<'a> = Assignment::read_fast_wire(w, version)?;
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             member_id: f0,
             rack_id: f1,
@@ -953,7 +941,7 @@ impl<'a> Member<'a> {
             client_host: f4,
             subscribed_topic_names: f5,
             assignment: f6,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -966,29 +954,7 @@ impl<'a> Member<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let f0: c::Str<'a> = w.string(true)?;
-        let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
-        let f2 = w.i32()?;
-        let f3: c::Str<'a> = w.string(true)?;
-        let f4: c::Str<'a> = w.string(true)?;
-        let f5: c::Array<'a, c::Str<'a>> = c::Array::read_fast(w, version, true)?;
-        let f6: Assignment<'a> = Assignment::read_fast_wire(w, version)?;
-        let this = Self {
-            member_id: f0,
-            rack_id: f1,
-            member_epoch: f2,
-            client_id: f3,
-            client_host: f4,
-            subscribed_topic_names: f5,
-            assignment: f6,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1247,9 +1213,13 @@ impl<'a> TopicPartitions<'a> {
 }
 
 impl<'a> TopicPartitions<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -1258,12 +1228,12 @@ impl<'a> TopicPartitions<'a> {
         let f0 = w.uuid()?;
         let f1: c::Str<'a> = w.string(true)?;
         let f2: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             topic_id: f0,
             topic_name: f1,
             partitions: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -1276,21 +1246,7 @@ impl<'a> TopicPartitions<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let f0 = w.uuid()?;
-        let f1: c::Str<'a> = w.string(true)?;
-        let f2: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
-        let this = Self {
-            topic_id: f0,
-            topic_name: f1,
-            partitions: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1498,6 +1454,11 @@ impl<'a> Assignment<'a> {
 }
 
 impl<'a> Assignment<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
@@ -1506,14 +1467,11 @@ impl<'a> Assignment<'a> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: c::Array<'a, TopicPartitions<'a>> = c::Array::read_fast(w, version, true)?;
-        let this = Self {
+        let tagged = w.unknown_tagged_section()?;
+        Some(Self {
             topic_partitions: f0,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+            unknown_tagged_fields: tagged,
+        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

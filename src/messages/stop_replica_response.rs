@@ -187,9 +187,13 @@ impl<'a> StopReplicaResponse<'a> {
 }
 
 impl<'a> StopReplicaResponse<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -202,13 +206,15 @@ impl<'a> StopReplicaResponse<'a> {
         let f0 = w.i16()?;
         let f1: c::Array<'a, StopReplicaPartitionError<'a>> =
             c::Array::read_fast(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             error_code: f0,
             partition_errors: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -221,7 +227,7 @@ impl<'a> StopReplicaResponse<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -459,9 +465,13 @@ impl<'a> StopReplicaPartitionError<'a> {
 }
 
 impl<'a> StopReplicaPartitionError<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -469,14 +479,17 @@ impl<'a> StopReplicaPartitionError<'a> {
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0: c::Str<'a> = w.string(flexible)?;
-        let [b0, b1, b2, b3, b4, b5] = if flexible {
-            let [b0, b1, b2, b3, b4, b5, count] = *w.array::<7>()?;
-            if count != 0 {
-                return None;
-            }
-            [b0, b1, b2, b3, b4, b5]
+        let ([b0, b1, b2, b3, b4, b5], tagged) = if flexible {
+            let (&[b0, b1, b2, b3, b4, b5, count], rest) = w.peek_array::<7>()?;
+            let tagged = if count == 0 {
+                w.set_rest(rest);
+                c::TaggedFields::EMPTY
+            } else {
+                w.unknown_section_at(6)?
+            };
+            ([b0, b1, b2, b3, b4, b5], tagged)
         } else {
-            *w.array::<6>()?
+            (*w.array::<6>()?, c::TaggedFields::EMPTY)
         };
         let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f2 = i16::from_be_bytes([b4, b5]);
@@ -484,7 +497,7 @@ impl<'a> StopReplicaPartitionError<'a> {
             topic_name: f0,
             partition_index: f1,
             error_code: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -497,23 +510,7 @@ impl<'a> StopReplicaPartitionError<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let flexible = version >= 2;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
-        let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f2 = i16::from_be_bytes([b4, b5]);
-        let this = Self {
-            topic_name: f0,
-            partition_index: f1,
-            error_code: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 

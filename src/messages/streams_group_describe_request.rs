@@ -197,9 +197,13 @@ impl<'a> StreamsGroupDescribeRequest<'a> {
 }
 
 impl<'a> StreamsGroupDescribeRequest<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -211,12 +215,12 @@ impl<'a> StreamsGroupDescribeRequest<'a> {
         let f0: c::Array<'a, c::Str<'a>> = c::Array::read_fast(w, version, true)?;
         let f1 = w.bool()?;
         let f2: bool = if version >= 1 { w.bool()? } else { false };
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             group_ids: f0,
             include_authorized_operations: f1,
             include_topology_description: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -229,7 +233,7 @@ impl<'a> StreamsGroupDescribeRequest<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
+        Self::read_fast_wire(w, version)
     }
 }
 

@@ -174,9 +174,13 @@ impl<'a> StreamsGroupDescribeResponse<'a> {
 }
 
 impl<'a> StreamsGroupDescribeResponse<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -187,11 +191,11 @@ impl<'a> StreamsGroupDescribeResponse<'a> {
         let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: c::Array<'a, DescribedGroup<'a>> = c::Array::read_fast(w, version, true)?;
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             throttle_time_ms: f0,
             groups: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -204,7 +208,7 @@ impl<'a> StreamsGroupDescribeResponse<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -611,9 +615,13 @@ impl<'a> DescribedGroup<'a> {
 }
 
 impl<'a> DescribedGroup<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -648,7 +656,7 @@ impl<'a> DescribedGroup<'a> {
         } else {
             None
         };
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             error_code: f0,
             error_message: f1,
@@ -662,7 +670,7 @@ impl<'a> DescribedGroup<'a> {
             topology_description: f9,
             topology_description_status: f10,
             assignor_name: f11,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -675,56 +683,7 @@ impl<'a> DescribedGroup<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let f0 = w.i16()?;
-        let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
-        let f2: c::Str<'a> = w.string(true)?;
-        let f3: c::Str<'a> = w.string(true)?;
-        let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
-        let f4 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f5 = i32::from_be_bytes([b4, b5, b6, b7]);
-        let f6: Option<Topology<'a>> = if w.struct_marker()? {
-            Some(Topology::read_fast_wire(w, version)?)
-        } else {
-            None
-        };
-        let f7: c::Array<'a, Member<'a>> = c::Array::read_fast(w, version, true)?;
-        let f8 = w.i32()?;
-        let f9: Option<TopologyDescription<'a>> = if version >= 1 {
-            if w.struct_marker()? {
-                Some(TopologyDescription::read_fast_wire(w, version)?)
-            } else {
-                None
-            }
-        } else {
-            None
-        };
-        let f10: i8 = if version >= 1 { w.i8()? } else { 0 };
-        let f11: Option<c::Str<'a>> = if version >= 1 {
-            w.nullable_string(true)?
-        } else {
-            None
-        };
-        let this = Self {
-            error_code: f0,
-            error_message: f1,
-            group_id: f2,
-            group_state: f3,
-            group_epoch: f4,
-            assignment_epoch: f5,
-            topology: f6,
-            members: f7,
-            authorized_operations: f8,
-            topology_description: f9,
-            topology_description_status: f10,
-            assignor_name: f11,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1053,6 +1012,11 @@ impl<'a> Topology<'a> {
 }
 
 impl<'a> Topology<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
@@ -1063,15 +1027,12 @@ impl<'a> Topology<'a> {
         let f0 = w.i32()?;
         let f1: Option<c::Array<'a, Subtopology<'a>>> =
             c::Array::read_fast_nullable(w, version, true)?;
-        let this = Self {
+        let tagged = w.unknown_tagged_section()?;
+        Some(Self {
             epoch: f0,
             subtopologies: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+            unknown_tagged_fields: tagged,
+        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -1369,9 +1330,13 @@ impl<'a> Subtopology<'a> {
 }
 
 impl<'a> Subtopology<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -1382,14 +1347,14 @@ impl<'a> Subtopology<'a> {
         let f2: c::Array<'a, c::Str<'a>> = c::Array::read_fast(w, version, true)?;
         let f3: c::Array<'a, TopicInfo<'a>> = c::Array::read_fast(w, version, true)?;
         let f4: c::Array<'a, TopicInfo<'a>> = c::Array::read_fast(w, version, true)?;
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             subtopology_id: f0,
             source_topics: f1,
             repartition_sink_topics: f2,
             state_changelog_topics: f3,
             repartition_source_topics: f4,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -1402,25 +1367,7 @@ impl<'a> Subtopology<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let f0: c::Str<'a> = w.string(true)?;
-        let f1: c::Array<'a, c::Str<'a>> = c::Array::read_fast(w, version, true)?;
-        let f2: c::Array<'a, c::Str<'a>> = c::Array::read_fast(w, version, true)?;
-        let f3: c::Array<'a, TopicInfo<'a>> = c::Array::read_fast(w, version, true)?;
-        let f4: c::Array<'a, TopicInfo<'a>> = c::Array::read_fast(w, version, true)?;
-        let this = Self {
-            subtopology_id: f0,
-            source_topics: f1,
-            repartition_sink_topics: f2,
-            state_changelog_topics: f3,
-            repartition_source_topics: f4,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1881,9 +1828,13 @@ impl<'a> Member<'a> {
 }
 
 impl<'a> Member<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -1907,10 +1858,13 @@ impl<'a> Member<'a> {
         let f11: c::Array<'a, TaskOffset<'a>> = c::Array::read_fast(w, version, true)?;
         let f12: Assignment<'a> = Assignment::read_fast_wire(w, version)?;
         let f13: Assignment<'a> = Assignment::read_fast_wire(w, version)?;
-        let [b0, count] = *w.array::<2>()?;
-        if count != 0 {
-            return None;
-        }
+        let (&[b0, count], rest) = w.peek_array::<2>()?;
+        let tagged = if count == 0 {
+            w.set_rest(rest);
+            c::TaggedFields::EMPTY
+        } else {
+            w.unknown_section_at(1)?
+        };
         let f14 = b0 != 0;
         Some(Self {
             member_id: f0,
@@ -1928,7 +1882,7 @@ impl<'a> Member<'a> {
             assignment: f12,
             target_assignment: f13,
             is_classic: f14,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -1941,49 +1895,7 @@ impl<'a> Member<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let f0: c::Str<'a> = w.string(true)?;
-        let f1 = w.i32()?;
-        let f2: Option<c::Str<'a>> = w.nullable_string(true)?;
-        let f3: Option<c::Str<'a>> = w.nullable_string(true)?;
-        let f4: c::Str<'a> = w.string(true)?;
-        let f5: c::Str<'a> = w.string(true)?;
-        let f6 = w.i32()?;
-        let f7: c::Str<'a> = w.string(true)?;
-        let f8: Option<Endpoint<'a>> = if w.struct_marker()? {
-            Some(Endpoint::read_fast_wire(w, version)?)
-        } else {
-            None
-        };
-        let f9: c::Array<'a, KeyValue<'a>> = c::Array::read_fast(w, version, true)?;
-        let f10: c::Array<'a, TaskOffset<'a>> = c::Array::read_fast(w, version, true)?;
-        let f11: c::Array<'a, TaskOffset<'a>> = c::Array::read_fast(w, version, true)?;
-        let f12: Assignment<'a> = Assignment::read_fast_wire(w, version)?;
-        let f13: Assignment<'a> = Assignment::read_fast_wire(w, version)?;
-        let f14 = w.bool()?;
-        let this = Self {
-            member_id: f0,
-            member_epoch: f1,
-            instance_id: f2,
-            rack_id: f3,
-            client_id: f4,
-            client_host: f5,
-            topology_epoch: f6,
-            process_id: f7,
-            user_endpoint: f8,
-            client_tags: f9,
-            task_offsets: f10,
-            task_end_offsets: f11,
-            assignment: f12,
-            target_assignment: f13,
-            is_classic: f14,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -2280,24 +2192,25 @@ impl<'a> Endpoint<'a> {
 }
 
 impl<'a> Endpoint<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
+        let _ = version;
         let f0: c::Str<'a> = w.string(true)?;
         let f1 = w.u16()?;
-        let this = Self {
+        let tagged = w.unknown_tagged_section()?;
+        Some(Self {
             host: f0,
             port: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+            unknown_tagged_fields: tagged,
+        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -2530,25 +2443,33 @@ impl<'a> TaskOffset<'a> {
 }
 
 impl<'a> TaskOffset<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         let _ = version;
         let f0: c::Str<'a> = w.string(true)?;
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, count] = *w.array::<13>()?;
-        if count != 0 {
-            return None;
-        }
+        let (&[b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, count], rest) =
+            w.peek_array::<13>()?;
+        let tagged = if count == 0 {
+            w.set_rest(rest);
+            c::TaggedFields::EMPTY
+        } else {
+            w.unknown_section_at(12)?
+        };
         let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f2 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
         Some(Self {
             subtopology_id: f0,
             partition: f1,
             offset: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -2561,22 +2482,7 @@ impl<'a> TaskOffset<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let f0: c::Str<'a> = w.string(true)?;
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
-        let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f2 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
-        let this = Self {
-            subtopology_id: f0,
-            partition: f1,
-            offset: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -2823,6 +2729,11 @@ impl<'a> Assignment<'a> {
 }
 
 impl<'a> Assignment<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
@@ -2833,16 +2744,13 @@ impl<'a> Assignment<'a> {
         let f0: c::Array<'a, TaskIds<'a>> = c::Array::read_fast(w, version, true)?;
         let f1: c::Array<'a, TaskIds<'a>> = c::Array::read_fast(w, version, true)?;
         let f2: c::Array<'a, TaskIds<'a>> = c::Array::read_fast(w, version, true)?;
-        let this = Self {
+        let tagged = w.unknown_tagged_section()?;
+        Some(Self {
             active_tasks: f0,
             standby_tasks: f1,
             warmup_tasks: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+            unknown_tagged_fields: tagged,
+        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -3078,9 +2986,13 @@ impl<'a> TaskIds<'a> {
 }
 
 impl<'a> TaskIds<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -3088,11 +3000,11 @@ impl<'a> TaskIds<'a> {
         let version = BUILT.pin(version);
         let f0: c::Str<'a> = w.string(true)?;
         let f1: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             subtopology_id: f0,
             partitions: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -3105,19 +3017,7 @@ impl<'a> TaskIds<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let f0: c::Str<'a> = w.string(true)?;
-        let f1: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
-        let this = Self {
-            subtopology_id: f0,
-            partitions: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -3329,20 +3229,24 @@ impl<'a> KeyValue<'a> {
 }
 
 impl<'a> KeyValue<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         let _ = version;
         let f0: c::Str<'a> = w.string(true)?;
         let f1: c::Str<'a> = w.string(true)?;
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             key: f0,
             value: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -3355,19 +3259,7 @@ impl<'a> KeyValue<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let f0: c::Str<'a> = w.string(true)?;
-        let f1: c::Str<'a> = w.string(true)?;
-        let this = Self {
-            key: f0,
-            value: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -3610,9 +3502,13 @@ impl<'a> TopicInfo<'a> {
 }
 
 impl<'a> TopicInfo<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -3623,13 +3519,13 @@ impl<'a> TopicInfo<'a> {
         let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f2 = i16::from_be_bytes([b4, b5]);
         let f3: c::Array<'a, KeyValue<'a>> = c::Array::read_fast(w, version, true)?;
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             name: f0,
             partitions: f1,
             replication_factor: f2,
             topic_configs: f3,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -3642,24 +3538,7 @@ impl<'a> TopicInfo<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let f0: c::Str<'a> = w.string(true)?;
-        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
-        let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f2 = i16::from_be_bytes([b4, b5]);
-        let f3: c::Array<'a, KeyValue<'a>> = c::Array::read_fast(w, version, true)?;
-        let this = Self {
-            name: f0,
-            partitions: f1,
-            replication_factor: f2,
-            topic_configs: f3,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -3895,6 +3774,11 @@ impl<'a> TopologyDescription<'a> {
 }
 
 impl<'a> TopologyDescription<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
@@ -3906,15 +3790,12 @@ impl<'a> TopologyDescription<'a> {
             c::Array::read_fast(w, version, true)?;
         let f1: c::Array<'a, TopologyDescriptionGlobalStore<'a>> =
             c::Array::read_fast(w, version, true)?;
-        let this = Self {
+        let tagged = w.unknown_tagged_section()?;
+        Some(Self {
             subtopologies: f0,
             global_stores: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+            unknown_tagged_fields: tagged,
+        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -4149,9 +4030,13 @@ impl<'a> TopologyDescriptionSubtopology<'a> {
 }
 
 impl<'a> TopologyDescriptionSubtopology<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -4159,11 +4044,11 @@ impl<'a> TopologyDescriptionSubtopology<'a> {
         let version = BUILT.pin(version);
         let f0: c::Str<'a> = w.string(true)?;
         let f1: c::Array<'a, TopologyDescriptionNode<'a>> = c::Array::read_fast(w, version, true)?;
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             subtopology_id: f0,
             nodes: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -4176,19 +4061,7 @@ impl<'a> TopologyDescriptionSubtopology<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let f0: c::Str<'a> = w.string(true)?;
-        let f1: c::Array<'a, TopologyDescriptionNode<'a>> = c::Array::read_fast(w, version, true)?;
-        let this = Self {
-            subtopology_id: f0,
-            nodes: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -4481,6 +4354,11 @@ impl<'a> TopologyDescriptionNode<'a> {
 }
 
 impl<'a> TopologyDescriptionNode<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
@@ -4494,19 +4372,16 @@ impl<'a> TopologyDescriptionNode<'a> {
         let f3: Option<c::Str<'a>> = w.nullable_string(true)?;
         let f4: c::Array<'a, c::Str<'a>> = c::Array::read_fast(w, version, true)?;
         let f5: c::Array<'a, c::Str<'a>> = c::Array::read_fast(w, version, true)?;
-        let this = Self {
+        let tagged = w.unknown_tagged_section()?;
+        Some(Self {
             name: f0,
             node_type: f1,
             source_topics: f2,
             sink_topic: f3,
             stores: f4,
             successors: f5,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+            unknown_tagged_fields: tagged,
+        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -4754,9 +4629,13 @@ impl<'a> TopologyDescriptionGlobalStore<'a> {
 }
 
 impl<'a> TopologyDescriptionGlobalStore<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -4764,11 +4643,11 @@ impl<'a> TopologyDescriptionGlobalStore<'a> {
         let version = BUILT.pin(version);
         let f0: TopologyDescriptionNode<'a> = TopologyDescriptionNode::read_fast_wire(w, version)?;
         let f1: TopologyDescriptionNode<'a> = TopologyDescriptionNode::read_fast_wire(w, version)?;
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             source: f0,
             processor: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -4781,19 +4660,7 @@ impl<'a> TopologyDescriptionGlobalStore<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let f0: TopologyDescriptionNode<'a> = TopologyDescriptionNode::read_fast_wire(w, version)?;
-        let f1: TopologyDescriptionNode<'a> = TopologyDescriptionNode::read_fast_wire(w, version)?;
-        let this = Self {
-            source: f0,
-            processor: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 

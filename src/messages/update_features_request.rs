@@ -204,9 +204,13 @@ impl<'a> UpdateFeaturesRequest<'a> {
 }
 
 impl<'a> UpdateFeaturesRequest<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -218,12 +222,12 @@ impl<'a> UpdateFeaturesRequest<'a> {
         let f0 = w.i32()?;
         let f1: c::Array<'a, FeatureUpdateKey<'a>> = c::Array::read_fast(w, version, true)?;
         let f2: bool = if version >= 1 { w.bool()? } else { false };
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             timeout_ms: f0,
             feature_updates: f1,
             validate_only: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -236,7 +240,7 @@ impl<'a> UpdateFeaturesRequest<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -506,9 +510,13 @@ impl<'a> FeatureUpdateKey<'a> {
 }
 
 impl<'a> FeatureUpdateKey<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -518,13 +526,13 @@ impl<'a> FeatureUpdateKey<'a> {
         let f1 = w.i16()?;
         let f2: bool = if version <= 0 { w.bool()? } else { false };
         let f3: i8 = if version >= 1 { w.i8()? } else { 1 };
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             feature: f0,
             max_version_level: f1,
             allow_downgrade: f2,
             upgrade_type: f3,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -537,23 +545,7 @@ impl<'a> FeatureUpdateKey<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let f0: c::Str<'a> = w.string(true)?;
-        let f1 = w.i16()?;
-        let f2: bool = if version <= 0 { w.bool()? } else { false };
-        let f3: i8 = if version >= 1 { w.i8()? } else { 1 };
-        let this = Self {
-            feature: f0,
-            max_version_level: f1,
-            allow_downgrade: f2,
-            upgrade_type: f3,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 

@@ -213,9 +213,13 @@ impl<'a> UpdateFeaturesResponse<'a> {
 }
 
 impl<'a> UpdateFeaturesResponse<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -233,13 +237,13 @@ impl<'a> UpdateFeaturesResponse<'a> {
         } else {
             c::Array::Slice(&[])
         };
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             throttle_time_ms: f0,
             error_code: f1,
             error_message: f2,
             results: f3,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -252,7 +256,7 @@ impl<'a> UpdateFeaturesResponse<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        w.read_with(|r| <Self as c::Decode<'a>>::read(r, version))
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -503,9 +507,13 @@ impl<'a> UpdatableFeatureResult<'a> {
 }
 
 impl<'a> UpdatableFeatureResult<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -513,12 +521,12 @@ impl<'a> UpdatableFeatureResult<'a> {
         let f0: c::Str<'a> = w.string(true)?;
         let f1 = w.i16()?;
         let f2: Option<c::Str<'a>> = w.nullable_string(true)?;
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             feature: f0,
             error_code: f1,
             error_message: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -531,21 +539,7 @@ impl<'a> UpdatableFeatureResult<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let f0: c::Str<'a> = w.string(true)?;
-        let f1 = w.i16()?;
-        let f2: Option<c::Str<'a>> = w.nullable_string(true)?;
-        let this = Self {
-            feature: f0,
-            error_code: f1,
-            error_message: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 

@@ -338,6 +338,11 @@ impl<'a> UpdateMetadataRequest<'a> {
 }
 
 impl<'a> UpdateMetadataRequest<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
@@ -781,9 +786,13 @@ impl<'a> UpdateMetadataTopicState<'a> {
 }
 
 impl<'a> UpdateMetadataTopicState<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -798,14 +807,16 @@ impl<'a> UpdateMetadataTopicState<'a> {
         };
         let f2: c::Array<'a, UpdateMetadataPartitionState<'a>> =
             c::Array::read_fast(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             topic_name: f0,
             topic_id: f1,
             partition_states: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -818,27 +829,7 @@ impl<'a> UpdateMetadataTopicState<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let flexible = version >= 6;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: c::Uuid = if version >= 7 {
-            w.uuid()?
-        } else {
-            c::Uuid::ZERO
-        };
-        let f2: c::Array<'a, UpdateMetadataPartitionState<'a>> =
-            c::Array::read_fast(w, version, flexible)?;
-        let this = Self {
-            topic_name: f0,
-            topic_id: f1,
-            partition_states: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1169,9 +1160,13 @@ impl<'a> UpdateMetadataBroker<'a> {
 }
 
 impl<'a> UpdateMetadataBroker<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -1195,16 +1190,18 @@ impl<'a> UpdateMetadataBroker<'a> {
         } else {
             Some(c::Str::EMPTY)
         };
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             id: f0,
             v0_host: f1,
             v0_port: f2,
             endpoints: f3,
             rack: f4,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -1217,38 +1214,7 @@ impl<'a> UpdateMetadataBroker<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let flexible = version >= 6;
-        let f0 = w.i32()?;
-        let f1: c::Str<'a> = if version <= 0 {
-            w.string(flexible)?
-        } else {
-            c::Str::EMPTY
-        };
-        let f2: i32 = if version <= 0 { w.i32()? } else { 0 };
-        let f3: c::Array<'a, UpdateMetadataEndpoint<'a>> = if version >= 1 {
-            c::Array::read_fast(w, version, flexible)?
-        } else {
-            c::Array::Slice(&[])
-        };
-        let f4: Option<c::Str<'a>> = if version >= 2 {
-            w.nullable_string(flexible)?
-        } else {
-            Some(c::Str::EMPTY)
-        };
-        let this = Self {
-            id: f0,
-            v0_host: f1,
-            v0_port: f2,
-            endpoints: f3,
-            rack: f4,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1581,9 +1547,13 @@ impl<'a> UpdateMetadataEndpoint<'a> {
 }
 
 impl<'a> UpdateMetadataEndpoint<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -1597,14 +1567,17 @@ impl<'a> UpdateMetadataEndpoint<'a> {
         } else {
             c::Str::EMPTY
         };
-        let [b0, b1] = if flexible {
-            let [b0, b1, count] = *w.array::<3>()?;
-            if count != 0 {
-                return None;
-            }
-            [b0, b1]
+        let ([b0, b1], tagged) = if flexible {
+            let (&[b0, b1, count], rest) = w.peek_array::<3>()?;
+            let tagged = if count == 0 {
+                w.set_rest(rest);
+                c::TaggedFields::EMPTY
+            } else {
+                w.unknown_section_at(2)?
+            };
+            ([b0, b1], tagged)
         } else {
-            *w.array::<2>()?
+            (*w.array::<2>()?, c::TaggedFields::EMPTY)
         };
         let f3 = i16::from_be_bytes([b0, b1]);
         Some(Self {
@@ -1612,7 +1585,7 @@ impl<'a> UpdateMetadataEndpoint<'a> {
             host: f1,
             listener: f2,
             security_protocol: f3,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -1625,28 +1598,7 @@ impl<'a> UpdateMetadataEndpoint<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let flexible = version >= 6;
-        let f0 = w.i32()?;
-        let f1: c::Str<'a> = w.string(flexible)?;
-        let f2: c::Str<'a> = if version >= 3 {
-            w.string(flexible)?
-        } else {
-            c::Str::EMPTY
-        };
-        let f3 = w.i16()?;
-        let this = Self {
-            port: f0,
-            host: f1,
-            listener: f2,
-            security_protocol: f3,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -2045,9 +1997,13 @@ impl<'a> UpdateMetadataPartitionState<'a> {
 }
 
 impl<'a> UpdateMetadataPartitionState<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -2089,9 +2045,11 @@ impl<'a> UpdateMetadataPartitionState<'a> {
         } else {
             c::Array::Slice(&[])
         };
-        if flexible {
-            w.empty_tagged_section()?;
-        }
+        let tagged = if flexible {
+            w.unknown_tagged_section()?
+        } else {
+            c::TaggedFields::EMPTY
+        };
         Some(Self {
             topic_name: f0,
             partition_index: f1,
@@ -2102,7 +2060,7 @@ impl<'a> UpdateMetadataPartitionState<'a> {
             zk_version: f6,
             replicas: f7,
             offline_replicas: f8,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -2115,60 +2073,7 @@ impl<'a> UpdateMetadataPartitionState<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let flexible = version >= 6;
-        let f0: c::Str<'a> = if version <= 4 {
-            w.string(flexible)?
-        } else {
-            c::Str::EMPTY
-        };
-        let [
-            b0,
-            b1,
-            b2,
-            b3,
-            b4,
-            b5,
-            b6,
-            b7,
-            b8,
-            b9,
-            b10,
-            b11,
-            b12,
-            b13,
-            b14,
-            b15,
-        ] = *w.array::<16>()?;
-        let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f2 = i32::from_be_bytes([b4, b5, b6, b7]);
-        let f3 = i32::from_be_bytes([b8, b9, b10, b11]);
-        let f4 = i32::from_be_bytes([b12, b13, b14, b15]);
-        let f5: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
-        let f6 = w.i32()?;
-        let f7: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
-        let f8: c::Array<'a, i32> = if version >= 4 {
-            c::Array::read_fast(w, version, flexible)?
-        } else {
-            c::Array::Slice(&[])
-        };
-        let this = Self {
-            topic_name: f0,
-            partition_index: f1,
-            controller_epoch: f2,
-            leader: f3,
-            leader_epoch: f4,
-            isr: f5,
-            zk_version: f6,
-            replicas: f7,
-            offline_replicas: f8,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if flexible && w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 

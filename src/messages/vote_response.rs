@@ -208,6 +208,11 @@ impl<'a> VoteResponse<'a> {
 }
 
 impl<'a> VoteResponse<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
     /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
@@ -485,9 +490,13 @@ impl<'a> TopicData<'a> {
 }
 
 impl<'a> TopicData<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
@@ -495,11 +504,11 @@ impl<'a> TopicData<'a> {
         let version = BUILT.pin(version);
         let f0: c::Str<'a> = w.string(true)?;
         let f1: c::Array<'a, PartitionData<'a>> = c::Array::read_fast(w, version, true)?;
-        w.empty_tagged_section()?;
+        let tagged = w.unknown_tagged_section()?;
         Some(Self {
             topic_name: f0,
             partitions: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -512,19 +521,7 @@ impl<'a> TopicData<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let f0: c::Str<'a> = w.string(true)?;
-        let f1: c::Array<'a, PartitionData<'a>> = c::Array::read_fast(w, version, true)?;
-        let this = Self {
-            topic_name: f0,
-            partitions: f1,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -775,34 +772,44 @@ impl<'a> PartitionData<'a> {
 }
 
 impl<'a> PartitionData<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         let _ = version;
-        let [
-            b0,
-            b1,
-            b2,
-            b3,
-            b4,
-            b5,
-            b6,
-            b7,
-            b8,
-            b9,
-            b10,
-            b11,
-            b12,
-            b13,
-            b14,
-            count,
-        ] = *w.array::<16>()?;
-        if count != 0 {
-            return None;
-        }
+        let (
+            &[
+                b0,
+                b1,
+                b2,
+                b3,
+                b4,
+                b5,
+                b6,
+                b7,
+                b8,
+                b9,
+                b10,
+                b11,
+                b12,
+                b13,
+                b14,
+                count,
+            ],
+            rest,
+        ) = w.peek_array::<16>()?;
+        let tagged = if count == 0 {
+            w.set_rest(rest);
+            c::TaggedFields::EMPTY
+        } else {
+            w.unknown_section_at(15)?
+        };
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i16::from_be_bytes([b4, b5]);
         let f2 = i32::from_be_bytes([b6, b7, b8, b9]);
@@ -814,7 +821,7 @@ impl<'a> PartitionData<'a> {
             leader_id: f2,
             leader_epoch: f3,
             vote_granted: f4,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -827,42 +834,7 @@ impl<'a> PartitionData<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let [
-            b0,
-            b1,
-            b2,
-            b3,
-            b4,
-            b5,
-            b6,
-            b7,
-            b8,
-            b9,
-            b10,
-            b11,
-            b12,
-            b13,
-            b14,
-        ] = *w.array::<15>()?;
-        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f1 = i16::from_be_bytes([b4, b5]);
-        let f2 = i32::from_be_bytes([b6, b7, b8, b9]);
-        let f3 = i32::from_be_bytes([b10, b11, b12, b13]);
-        let f4 = b14 != 0;
-        let this = Self {
-            partition_index: f0,
-            error_code: f1,
-            leader_id: f2,
-            leader_epoch: f3,
-            vote_granted: f4,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1097,25 +1069,32 @@ impl<'a> NodeEndpoint<'a> {
 }
 
 impl<'a> NodeEndpoint<'a> {
+    /// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which
+    /// [`Self::read_fast_sections`] reads.
+    #[cfg(feature = "perf")]
+    pub(crate) const FAST_READ_REFUSES: bool = false;
+
     /// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which
-    /// [`Self::read_fast_sections`] reads too.
+    /// wherever [`c::Decode::read`] would fail.
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         let _ = version;
         let f0 = w.i32()?;
         let f1: c::Str<'a> = w.string(true)?;
-        let [b0, b1, count] = *w.array::<3>()?;
-        if count != 0 {
-            return None;
-        }
+        let (&[b0, b1, count], rest) = w.peek_array::<3>()?;
+        let tagged = if count == 0 {
+            w.set_rest(rest);
+            c::TaggedFields::EMPTY
+        } else {
+            w.unknown_section_at(2)?
+        };
         let f2 = u16::from_be_bytes([b0, b1]);
         Some(Self {
             node_id: f0,
             host: f1,
             port: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
+            unknown_tagged_fields: tagged,
         })
     }
 
@@ -1128,21 +1107,7 @@ impl<'a> NodeEndpoint<'a> {
         reason = "read by iteration, of the structs that are elements"
     )]
     pub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        let f0 = w.i32()?;
-        let f1: c::Str<'a> = w.string(true)?;
-        let f2 = w.u16()?;
-        let this = Self {
-            node_id: f0,
-            host: f1,
-            port: f2,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        };
-        if w.empty_tagged_section().is_none() {
-            return w.section_into(this, |this, w| this.read_tagged_fast(w, version));
-        }
-        Some(this)
+        Self::read_fast_wire(w, version)
     }
 }
 
