@@ -879,17 +879,20 @@ fn class_patterns(classes: &[Range]) -> String {
     let upper = classes.split_last().map_or(&[][..], |(_, rest)| rest);
     upper
         .iter()
-        .map(|r| {
-            if r.min == r.max {
-                r.min.to_string()
-            } else if r.max == i16::MAX {
-                format!("{}..", r.min)
-            } else {
-                format!("{}..={}", r.min, r.max)
-            }
-        })
+        .map(class_pattern)
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The `match` pattern of one version class.
+fn class_pattern(r: &Range) -> String {
+    if r.min == r.max {
+        r.min.to_string()
+    } else if r.max == i16::MAX {
+        format!("{}..", r.min)
+    } else {
+        format!("{}..={}", r.min, r.max)
+    }
 }
 
 /// How a struct's read through a fast reader takes its tagged section when it is not empty.
@@ -910,28 +913,24 @@ enum Section {
 /// version with one bounds check. A non-empty tagged section is read out of line, except by an
 /// array's element (`element`) with tagged fields of its own (`own_tags`), which leaves it to
 /// its `read_fast_sections` (and says so with `FAST_READ_REFUSES`).
-fn emit_take(
-    out: &mut String,
-    s: &StructDef,
-    fields: &[F<'_>],
-    flex: &Cond,
-    flex_let: &str,
-    element: bool,
-    own_tags: bool,
-) -> Result<(), String> {
-    let name = &s.name;
+fn emit_take(out: &mut String, c: &StructCtx<'_>, element: bool) -> Result<(), String> {
+    let (s, name) = (c.s, c.name);
     // An element's take is copied into each version class of `ReadFast::read_fast`.
     let inline = if s.is_root {
         "#[inline]"
     } else {
         "#[inline(always)]"
     };
-    let section = match (own_tags, element) {
+    let section = match (c.tag_count > 0, element) {
         (false, _) => Section::Unknown,
         (true, true) => Section::Refuse,
         (true, false) => Section::Read,
     };
-    let (body, refuses) = take_body(s, fields, flex, flex_let, section, element)?;
+    let (body, refuses) = if element && c.classes.len() > 1 {
+        take_classes(c, section)?
+    } else {
+        take_body(s, &c.fields, &c.flex, &c.flex_let, section, element)?
+    };
     let _ = writeln!(
         out,
         "impl<'a> {name}<'a> {{\n/// True when [`Self::read_fast_wire`] refuses a non-empty tagged section, which\n/// [`Self::read_fast_sections`] reads.\n#[cfg(feature = \"perf\")]\npub(crate) const FAST_READ_REFUSES: bool = {refuses};\n\n/// Reads one encoded value at `version` through a walker (see [`c::ReadFast`]): `None`\n/// wherever [`c::Decode::read`] would fail{}.\n#[cfg(feature = \"perf\")]\n{inline}\npub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {{\n{body}}}\n",
@@ -943,7 +942,7 @@ fn emit_take(
     );
     // What iteration reads an element with where `read_fast_wire` refused it.
     let sections = if refuses {
-        take_body(s, fields, flex, flex_let, Section::Read, false)?.0
+        take_body(s, &c.fields, &c.flex, &c.flex_let, Section::Read, false)?.0
     } else {
         "Self::read_fast_wire(w, version)\n".to_string()
     };
@@ -952,6 +951,38 @@ fn emit_take(
         "/// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,\n/// a non-empty tagged section included: `None` only wherever [`c::Decode::read`] would fail.\n#[cfg(feature = \"perf\")]\n#[inline]\n#[allow(dead_code, reason = \"read by iteration, of the structs that are elements\")]\npub(crate) fn read_fast_sections(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {{\n{sections}}}\n}}\n"
     );
     Ok(())
+}
+
+/// An element's read through a fast reader as a `match` with one arm per version class, in
+/// which the presence of every field is known: each run of fixed-width fields present in the
+/// class, version-dependent ones included, is read with one bounds check. The body, and whether
+/// it refuses a non-empty tagged section (as [`take_body`]).
+fn take_classes(c: &StructCtx<'_>, section: Section) -> Result<(String, bool), String> {
+    let mut arms = String::new();
+    let mut refuses = false;
+    for (i, class) in c.classes.iter().enumerate() {
+        // Each field as the class sees it, of the type the whole struct gives it.
+        let fields: Vec<F<'_>> = c
+            .fields
+            .iter()
+            .map(|x| F {
+                option: x.option,
+                ..field_info(c.m, c.s, *class, x.f)
+            })
+            .collect();
+        let flex = cond(c.m.flexible, *class);
+        let (body, refused) = take_body(c.s, &fields, &flex, "", section, true)?;
+        refuses |= refused;
+        // The last (oldest) class takes every other version, as `c::per_class!` does.
+        let pattern = if i + 1 == c.classes.len() {
+            "_".to_string()
+        } else {
+            class_pattern(class)
+        };
+        let _ = write!(arms, "{pattern} => {{\n{}}}\n", body.replacen(PIN, "", 1));
+    }
+    let body = settle_pin(&format!("{PIN}match version {{\n{arms}}}\n"));
+    Ok((body, refuses))
 }
 
 /// True when a struct of the message holds a `name` as a field of its own, rather than as an
@@ -986,7 +1017,9 @@ fn take_body(
     body.push_str(PIN);
     body.push_str(flex_let);
     // Fields in order, as locals `f0..`; a run of fixed-width fields is read as bytes `b0..`.
+    // Fields absent at every version the read covers take their defaults after the others.
     let mut run: Vec<(usize, Prim)> = Vec::new();
+    let mut absent = String::new();
     let flush = |body: &mut String, run: &mut Vec<(usize, Prim)>| {
         match run.as_slice() {
             [] => {}
@@ -1012,15 +1045,24 @@ fn take_body(
             run.push((i, *pr));
             continue;
         }
+        // An absent field reads nothing, and does not end a run.
+        if x.pos == Cond::Never {
+            let _ = writeln!(
+                absent,
+                "let f{i}: {} = {};",
+                rust_type(x)?,
+                default_expr(x)?
+            );
+            continue;
+        }
         flush(&mut body, &mut run);
         let value = match &x.pos {
-            Cond::Never => default_expr(x)?,
-            Cond::Always => take_expr(x, false)?,
             Cond::Expr(e) => format!(
                 "if {e} {{ {} }} else {{ {} }}",
                 take_expr(x, false)?,
                 default_expr(x)?
             ),
+            _ => take_expr(x, false)?,
         };
         let _ = writeln!(body, "let f{i}: {} = {value};", rust_type(x)?);
     }
@@ -1033,6 +1075,7 @@ fn take_body(
         run.clear();
     }
     flush(&mut body, &mut run);
+    body.push_str(&absent);
     let mut init = String::new();
     for (i, x) in fields.iter().enumerate() {
         let _ = writeln!(init, "{}: f{i},", x.ident);
@@ -1102,7 +1145,9 @@ struct StructCtx<'m> {
     flex: Cond,
     /// `let flexible = …;` where flexibility depends on the version, else nothing.
     flex_let: String,
-    /// The version ranges of its element loops (see `version_classes`).
+    /// The version ranges over which its encoding does not change (see `version_classes`).
+    classes: Vec<Range>,
+    /// Their patterns, for its element loops.
     element_classes: String,
     /// How many tagged fields it defines.
     tag_count: usize,
@@ -1131,7 +1176,8 @@ fn emit_struct(
         }
     }
     let flex = cond(m.flexible, hull);
-    let element_classes = class_patterns(&version_classes(m, hull, &fields));
+    let classes = version_classes(m, hull, &fields);
+    let element_classes = class_patterns(&classes);
     let tag_count = fields.iter().filter(|x| x.f.tag.is_some()).count();
     let path_lit = format!("{:?}", s.path);
     let tf_path = format!("{:?}", format!("{}.tagged_fields", s.path));
@@ -1151,6 +1197,7 @@ fn emit_struct(
         fields,
         flex,
         flex_let,
+        classes,
         element_classes,
         tag_count,
         path_lit,
@@ -1162,18 +1209,10 @@ fn emit_struct(
     if s.is_root {
         emit_message_impl(out, &c);
     }
-    emit_decode(out, &c)?;
-    emit_walk(out, &c)?;
     let element = !s.is_root && !is_field_struct(c.structs, &s.name);
-    emit_take(
-        out,
-        s,
-        &c.fields,
-        &c.flex,
-        &c.flex_let,
-        element,
-        c.tag_count > 0,
-    )?;
+    emit_decode(out, &c, element)?;
+    emit_walk(out, &c)?;
+    emit_take(out, &c, element)?;
     emit_encode(out, &c)?;
     let (name, classes) = (c.name, &c.element_classes);
     if s.is_root || classes.is_empty() {
@@ -1330,7 +1369,7 @@ fn expects_response(m: &Message) -> &'static str {
 }
 
 /// `Decode` (`read`, and `decode` through `ReadFast` with `perf`), `ReadFast`, and `read_tagged` for a struct with a tagged section.
-fn emit_decode(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
+fn emit_decode(out: &mut String, c: &StructCtx<'_>, element: bool) -> Result<(), String> {
     let StructCtx {
         s,
         name,
@@ -1457,8 +1496,9 @@ fn emit_decode(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
     }
     out.push_str(&body);
     // A message is read once per decode, an element once per element of its array: only
-    // the elements are worth one copy per version class.
-    let read_fast = if s.is_root || element_classes.is_empty() {
+    // the elements are worth one copy per version class. An array's element has one in its
+    // `read_fast_wire`; a struct held as a field gets them here.
+    let read_fast = if s.is_root || element_classes.is_empty() || element {
         "Self::read_fast_wire(w, version)".to_string()
     } else {
         format!("{PIN}c::per_class!(version, v => Self::read_fast_wire(w, v); {element_classes})")

@@ -780,9 +780,7 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnTopicResult<'a> {
 impl<'a> c::ReadFast<'a> for AddPartitionsToTxnTopicResult<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 3..=5)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -859,20 +857,29 @@ impl<'a> AddPartitionsToTxnTopicResult<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 3;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: c::Array<'a, AddPartitionsToTxnPartitionResult<'a>> =
-            c::Array::read_fast(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            name: f0,
-            results_by_partition: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            3..=5 => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: c::Array<'a, AddPartitionsToTxnPartitionResult<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    name: f0,
+                    results_by_partition: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1: c::Array<'a, AddPartitionsToTxnPartitionResult<'a>> =
+                    c::Array::read_fast(w, version, false)?;
+                Some(Self {
+                    name: f0,
+                    results_by_partition: f1,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -1052,9 +1059,7 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnPartitionResult<'a> {
 impl<'a> c::ReadFast<'a> for AddPartitionsToTxnPartitionResult<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 3..=5)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1130,26 +1135,36 @@ impl<'a> AddPartitionsToTxnPartitionResult<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 3;
-        let ([b0, b1, b2, b3, b4, b5], tagged) = if flexible {
-            let (&[b0, b1, b2, b3, b4, b5, count], rest) = w.peek_array::<7>()?;
-            let tagged = if count == 0 {
-                w.set_rest(rest);
-                c::TaggedFields::EMPTY
-            } else {
-                w.unknown_section_at(6)?
-            };
-            ([b0, b1, b2, b3, b4, b5], tagged)
-        } else {
-            (*w.array::<6>()?, c::TaggedFields::EMPTY)
-        };
-        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f1 = i16::from_be_bytes([b4, b5]);
-        Some(Self {
-            partition_index: f0,
-            partition_error_code: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            3..=5 => {
+                let _ = version;
+                let (&[b0, b1, b2, b3, b4, b5, count], rest) = w.peek_array::<7>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(6)?
+                };
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i16::from_be_bytes([b4, b5]);
+                Some(Self {
+                    partition_index: f0,
+                    partition_error_code: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i16::from_be_bytes([b4, b5]);
+                Some(Self {
+                    partition_index: f0,
+                    partition_error_code: f1,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

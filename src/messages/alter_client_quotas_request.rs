@@ -381,9 +381,7 @@ impl<'a> c::Decode<'a> for EntryData<'a> {
 impl<'a> c::ReadFast<'a> for EntryData<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 1)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -458,19 +456,27 @@ impl<'a> EntryData<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 1;
-        let f0: c::Array<'a, EntityData<'a>> = c::Array::read_fast(w, version, flexible)?;
-        let f1: c::Array<'a, OpData<'a>> = c::Array::read_fast(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            entity: f0,
-            ops: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            1 => {
+                let f0: c::Array<'a, EntityData<'a>> = c::Array::read_fast(w, version, true)?;
+                let f1: c::Array<'a, OpData<'a>> = c::Array::read_fast(w, version, true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    entity: f0,
+                    ops: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0: c::Array<'a, EntityData<'a>> = c::Array::read_fast(w, version, false)?;
+                let f1: c::Array<'a, OpData<'a>> = c::Array::read_fast(w, version, false)?;
+                Some(Self {
+                    entity: f0,
+                    ops: f1,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -652,9 +658,7 @@ impl<'a> c::Decode<'a> for EntityData<'a> {
 impl<'a> c::ReadFast<'a> for EntityData<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 1)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -731,19 +735,29 @@ impl<'a> EntityData<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 1;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            entity_type: f0,
-            entity_name: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            1 => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    entity_type: f0,
+                    entity_name: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(false)?;
+                Some(Self {
+                    entity_type: f0,
+                    entity_name: f1,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -933,9 +947,7 @@ impl<'a> c::Decode<'a> for OpData<'a> {
 impl<'a> c::ReadFast<'a> for OpData<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 1)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1012,28 +1024,40 @@ impl<'a> OpData<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 1;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let ([b0, b1, b2, b3, b4, b5, b6, b7, b8], tagged) = if flexible {
-            let (&[b0, b1, b2, b3, b4, b5, b6, b7, b8, count], rest) = w.peek_array::<10>()?;
-            let tagged = if count == 0 {
-                w.set_rest(rest);
-                c::TaggedFields::EMPTY
-            } else {
-                w.unknown_section_at(9)?
-            };
-            ([b0, b1, b2, b3, b4, b5, b6, b7, b8], tagged)
-        } else {
-            (*w.array::<9>()?, c::TaggedFields::EMPTY)
-        };
-        let f1 = f64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
-        let f2 = b8 != 0;
-        Some(Self {
-            key: f0,
-            value: f1,
-            remove: f2,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            1 => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(true)?;
+                let (&[b0, b1, b2, b3, b4, b5, b6, b7, b8, count], rest) = w.peek_array::<10>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(9)?
+                };
+                let f1 = f64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
+                let f2 = b8 != 0;
+                Some(Self {
+                    key: f0,
+                    value: f1,
+                    remove: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(false)?;
+                let [b0, b1, b2, b3, b4, b5, b6, b7, b8] = *w.array::<9>()?;
+                let f1 = f64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
+                let f2 = b8 != 0;
+                Some(Self {
+                    key: f0,
+                    value: f1,
+                    remove: f2,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -396,9 +396,7 @@ impl<'a> c::Decode<'a> for EntryData<'a> {
 impl<'a> c::ReadFast<'a> for EntryData<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 1)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -474,21 +472,31 @@ impl<'a> EntryData<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 1;
-        let f0 = w.i16()?;
-        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
-        let f2: c::Array<'a, EntityData<'a>> = c::Array::read_fast(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            error_code: f0,
-            error_message: f1,
-            entity: f2,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            1 => {
+                let f0 = w.i16()?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let f2: c::Array<'a, EntityData<'a>> = c::Array::read_fast(w, version, true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    error_code: f0,
+                    error_message: f1,
+                    entity: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0 = w.i16()?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(false)?;
+                let f2: c::Array<'a, EntityData<'a>> = c::Array::read_fast(w, version, false)?;
+                Some(Self {
+                    error_code: f0,
+                    error_message: f1,
+                    entity: f2,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -673,9 +681,7 @@ impl<'a> c::Decode<'a> for EntityData<'a> {
 impl<'a> c::ReadFast<'a> for EntityData<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 1)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -752,19 +758,29 @@ impl<'a> EntityData<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 1;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            entity_type: f0,
-            entity_name: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            1 => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    entity_type: f0,
+                    entity_name: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(false)?;
+                Some(Self {
+                    entity_type: f0,
+                    entity_name: f1,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -398,9 +398,7 @@ impl<'a> c::Decode<'a> for AlterConfigsResource<'a> {
 impl<'a> c::ReadFast<'a> for AlterConfigsResource<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 2)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -476,21 +474,31 @@ impl<'a> AlterConfigsResource<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 2;
-        let f0 = w.i8()?;
-        let f1: c::Str<'a> = w.string(flexible)?;
-        let f2: c::Array<'a, AlterableConfig<'a>> = c::Array::read_fast(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            resource_type: f0,
-            resource_name: f1,
-            configs: f2,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            2 => {
+                let f0 = w.i8()?;
+                let f1: c::Str<'a> = w.string(true)?;
+                let f2: c::Array<'a, AlterableConfig<'a>> = c::Array::read_fast(w, version, true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    resource_type: f0,
+                    resource_name: f1,
+                    configs: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0 = w.i8()?;
+                let f1: c::Str<'a> = w.string(false)?;
+                let f2: c::Array<'a, AlterableConfig<'a>> = c::Array::read_fast(w, version, false)?;
+                Some(Self {
+                    resource_type: f0,
+                    resource_name: f1,
+                    configs: f2,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -669,9 +677,7 @@ impl<'a> c::Decode<'a> for AlterableConfig<'a> {
 impl<'a> c::ReadFast<'a> for AlterableConfig<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 2)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -748,19 +754,29 @@ impl<'a> AlterableConfig<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 2;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            name: f0,
-            value: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            2 => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    name: f0,
+                    value: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(false)?;
+                Some(Self {
+                    name: f0,
+                    value: f1,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

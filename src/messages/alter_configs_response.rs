@@ -409,9 +409,7 @@ impl<'a> c::Decode<'a> for AlterConfigsResourceResponse<'a> {
 impl<'a> c::ReadFast<'a> for AlterConfigsResourceResponse<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 2)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -488,23 +486,37 @@ impl<'a> AlterConfigsResourceResponse<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 2;
-        let f0 = w.i16()?;
-        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
-        let f2 = w.i8()?;
-        let f3: c::Str<'a> = w.string(flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            error_code: f0,
-            error_message: f1,
-            resource_type: f2,
-            resource_name: f3,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            2 => {
+                let _ = version;
+                let f0 = w.i16()?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let f2 = w.i8()?;
+                let f3: c::Str<'a> = w.string(true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    error_code: f0,
+                    error_message: f1,
+                    resource_type: f2,
+                    resource_name: f3,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0 = w.i16()?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(false)?;
+                let f2 = w.i8()?;
+                let f3: c::Str<'a> = w.string(false)?;
+                Some(Self {
+                    error_code: f0,
+                    error_message: f1,
+                    resource_type: f2,
+                    resource_name: f3,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

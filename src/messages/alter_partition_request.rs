@@ -412,9 +412,7 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
 impl<'a> c::ReadFast<'a> for TopicData<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 2..=3)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -493,24 +491,32 @@ impl<'a> TopicData<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0: c::Str<'a> = if version <= 1 {
-            w.string(true)?
-        } else {
-            c::Str::EMPTY
-        };
-        let f1: c::Uuid = if version >= 2 {
-            w.uuid()?
-        } else {
-            c::Uuid::ZERO
-        };
-        let f2: c::Array<'a, PartitionData<'a>> = c::Array::read_fast(w, version, true)?;
-        let tagged = w.unknown_tagged_section()?;
-        Some(Self {
-            topic_name: f0,
-            topic_id: f1,
-            partitions: f2,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            2..=3 => {
+                let f1 = w.uuid()?;
+                let f2: c::Array<'a, PartitionData<'a>> = c::Array::read_fast(w, version, true)?;
+                let f0: c::Str<'a> = c::Str::EMPTY;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    topic_name: f0,
+                    topic_id: f1,
+                    partitions: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f2: c::Array<'a, PartitionData<'a>> = c::Array::read_fast(w, version, true)?;
+                let f1: c::Uuid = c::Uuid::ZERO;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    topic_name: f0,
+                    topic_id: f1,
+                    partitions: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -780,9 +786,7 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
 impl<'a> c::ReadFast<'a> for PartitionData<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 3, 1..=2)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -868,37 +872,83 @@ impl<'a> PartitionData<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
-        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
-        let f2: c::Array<'a, i32> = if version <= 2 {
-            c::Array::read_fast(w, version, true)?
-        } else {
-            c::Array::Slice(&[])
-        };
-        let f3: c::Array<'a, BrokerState<'a>> = if version >= 3 {
-            c::Array::read_fast(w, version, true)?
-        } else {
-            c::Array::Slice(&[])
-        };
-        let f4: i8 = if version >= 1 { w.i8()? } else { 0 };
-        let (&[b0, b1, b2, b3, count], rest) = w.peek_array::<5>()?;
-        let tagged = if count == 0 {
-            w.set_rest(rest);
-            c::TaggedFields::EMPTY
-        } else {
-            w.unknown_section_at(4)?
-        };
-        let f5 = i32::from_be_bytes([b0, b1, b2, b3]);
-        Some(Self {
-            partition_index: f0,
-            leader_epoch: f1,
-            new_isr: f2,
-            new_isr_with_epochs: f3,
-            leader_recovery_state: f4,
-            partition_epoch: f5,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            3 => {
+                let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f3: c::Array<'a, BrokerState<'a>> = c::Array::read_fast(w, version, true)?;
+                let (&[b0, b1, b2, b3, b4, count], rest) = w.peek_array::<6>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(5)?
+                };
+                let f4 = b0.cast_signed();
+                let f5 = i32::from_be_bytes([b1, b2, b3, b4]);
+                let f2: c::Array<'a, i32> = c::Array::Slice(&[]);
+                Some(Self {
+                    partition_index: f0,
+                    leader_epoch: f1,
+                    new_isr: f2,
+                    new_isr_with_epochs: f3,
+                    leader_recovery_state: f4,
+                    partition_epoch: f5,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            1..=2 => {
+                let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f2: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
+                let (&[b0, b1, b2, b3, b4, count], rest) = w.peek_array::<6>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(5)?
+                };
+                let f4 = b0.cast_signed();
+                let f5 = i32::from_be_bytes([b1, b2, b3, b4]);
+                let f3: c::Array<'a, BrokerState<'a>> = c::Array::Slice(&[]);
+                Some(Self {
+                    partition_index: f0,
+                    leader_epoch: f1,
+                    new_isr: f2,
+                    new_isr_with_epochs: f3,
+                    leader_recovery_state: f4,
+                    partition_epoch: f5,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f2: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
+                let (&[b0, b1, b2, b3, count], rest) = w.peek_array::<5>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(4)?
+                };
+                let f5 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f3: c::Array<'a, BrokerState<'a>> = c::Array::Slice(&[]);
+                let f4: i8 = 0;
+                Some(Self {
+                    partition_index: f0,
+                    leader_epoch: f1,
+                    new_isr: f2,
+                    new_isr_with_epochs: f3,
+                    leader_recovery_state: f4,
+                    partition_epoch: f5,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -389,9 +389,7 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirTopicResult<'a> {
 impl<'a> c::ReadFast<'a> for AlterReplicaLogDirTopicResult<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 2)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -466,20 +464,29 @@ impl<'a> AlterReplicaLogDirTopicResult<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 2;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: c::Array<'a, AlterReplicaLogDirPartitionResult<'a>> =
-            c::Array::read_fast(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            topic_name: f0,
-            partitions: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            2 => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: c::Array<'a, AlterReplicaLogDirPartitionResult<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    topic_name: f0,
+                    partitions: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1: c::Array<'a, AlterReplicaLogDirPartitionResult<'a>> =
+                    c::Array::read_fast(w, version, false)?;
+                Some(Self {
+                    topic_name: f0,
+                    partitions: f1,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -656,9 +663,7 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirPartitionResult<'a> {
 impl<'a> c::ReadFast<'a> for AlterReplicaLogDirPartitionResult<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 2)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -734,26 +739,36 @@ impl<'a> AlterReplicaLogDirPartitionResult<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 2;
-        let ([b0, b1, b2, b3, b4, b5], tagged) = if flexible {
-            let (&[b0, b1, b2, b3, b4, b5, count], rest) = w.peek_array::<7>()?;
-            let tagged = if count == 0 {
-                w.set_rest(rest);
-                c::TaggedFields::EMPTY
-            } else {
-                w.unknown_section_at(6)?
-            };
-            ([b0, b1, b2, b3, b4, b5], tagged)
-        } else {
-            (*w.array::<6>()?, c::TaggedFields::EMPTY)
-        };
-        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f1 = i16::from_be_bytes([b4, b5]);
-        Some(Self {
-            partition_index: f0,
-            error_code: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            2 => {
+                let _ = version;
+                let (&[b0, b1, b2, b3, b4, b5, count], rest) = w.peek_array::<7>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(6)?
+                };
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i16::from_be_bytes([b4, b5]);
+                Some(Self {
+                    partition_index: f0,
+                    error_code: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i16::from_be_bytes([b4, b5]);
+                Some(Self {
+                    partition_index: f0,
+                    error_code: f1,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

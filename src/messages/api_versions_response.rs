@@ -724,9 +724,7 @@ impl<'a> c::Decode<'a> for ApiVersion<'a> {
 impl<'a> c::ReadFast<'a> for ApiVersion<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 3..=5)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -800,28 +798,40 @@ impl<'a> ApiVersion<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 3;
-        let ([b0, b1, b2, b3, b4, b5], tagged) = if flexible {
-            let (&[b0, b1, b2, b3, b4, b5, count], rest) = w.peek_array::<7>()?;
-            let tagged = if count == 0 {
-                w.set_rest(rest);
-                c::TaggedFields::EMPTY
-            } else {
-                w.unknown_section_at(6)?
-            };
-            ([b0, b1, b2, b3, b4, b5], tagged)
-        } else {
-            (*w.array::<6>()?, c::TaggedFields::EMPTY)
-        };
-        let f0 = i16::from_be_bytes([b0, b1]);
-        let f1 = i16::from_be_bytes([b2, b3]);
-        let f2 = i16::from_be_bytes([b4, b5]);
-        Some(Self {
-            api_key: f0,
-            min_version: f1,
-            max_version: f2,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            3..=5 => {
+                let _ = version;
+                let (&[b0, b1, b2, b3, b4, b5, count], rest) = w.peek_array::<7>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(6)?
+                };
+                let f0 = i16::from_be_bytes([b0, b1]);
+                let f1 = i16::from_be_bytes([b2, b3]);
+                let f2 = i16::from_be_bytes([b4, b5]);
+                Some(Self {
+                    api_key: f0,
+                    min_version: f1,
+                    max_version: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+                let f0 = i16::from_be_bytes([b0, b1]);
+                let f1 = i16::from_be_bytes([b2, b3]);
+                let f2 = i16::from_be_bytes([b4, b5]);
+                Some(Self {
+                    api_key: f0,
+                    min_version: f1,
+                    max_version: f2,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -485,9 +485,7 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
 impl<'a> c::ReadFast<'a> for TopicData<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 1)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -562,19 +560,27 @@ impl<'a> TopicData<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 1;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: c::Array<'a, PartitionData<'a>> = c::Array::read_fast(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            topic_name: f0,
-            partitions: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            1 => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: c::Array<'a, PartitionData<'a>> = c::Array::read_fast(w, version, true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    topic_name: f0,
+                    partitions: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1: c::Array<'a, PartitionData<'a>> = c::Array::read_fast(w, version, false)?;
+                Some(Self {
+                    topic_name: f0,
+                    partitions: f1,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -794,9 +800,7 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
 impl<'a> c::ReadFast<'a> for PartitionData<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 1)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -877,34 +881,79 @@ impl<'a> PartitionData<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 1;
-        let f0 = w.i32()?;
-        let f1: c::Uuid = if version >= 1 {
-            w.uuid()?
-        } else {
-            c::Uuid::ZERO
-        };
-        let ([b0, b1, b2, b3, b4, b5, b6, b7], tagged) = if flexible {
-            let (&[b0, b1, b2, b3, b4, b5, b6, b7, count], rest) = w.peek_array::<9>()?;
-            let tagged = if count == 0 {
-                w.set_rest(rest);
-                c::TaggedFields::EMPTY
-            } else {
-                w.unknown_section_at(8)?
-            };
-            ([b0, b1, b2, b3, b4, b5, b6, b7], tagged)
-        } else {
-            (*w.array::<8>()?, c::TaggedFields::EMPTY)
-        };
-        let f2 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f3 = i32::from_be_bytes([b4, b5, b6, b7]);
-        Some(Self {
-            partition_index: f0,
-            voter_directory_id: f1,
-            leader_id: f2,
-            leader_epoch: f3,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            1 => {
+                let _ = version;
+                let (
+                    &[
+                        b0,
+                        b1,
+                        b2,
+                        b3,
+                        b4,
+                        b5,
+                        b6,
+                        b7,
+                        b8,
+                        b9,
+                        b10,
+                        b11,
+                        b12,
+                        b13,
+                        b14,
+                        b15,
+                        b16,
+                        b17,
+                        b18,
+                        b19,
+                        b20,
+                        b21,
+                        b22,
+                        b23,
+                        b24,
+                        b25,
+                        b26,
+                        b27,
+                        count,
+                    ],
+                    rest,
+                ) = w.peek_array::<29>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(28)?
+                };
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = c::Uuid([
+                    b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15, b16, b17, b18, b19,
+                ]);
+                let f2 = i32::from_be_bytes([b20, b21, b22, b23]);
+                let f3 = i32::from_be_bytes([b24, b25, b26, b27]);
+                Some(Self {
+                    partition_index: f0,
+                    voter_directory_id: f1,
+                    leader_id: f2,
+                    leader_epoch: f3,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f2 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f3 = i32::from_be_bytes([b8, b9, b10, b11]);
+                let f1: c::Uuid = c::Uuid::ZERO;
+                Some(Self {
+                    partition_index: f0,
+                    voter_directory_id: f1,
+                    leader_id: f2,
+                    leader_epoch: f3,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -461,9 +461,7 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
 impl<'a> c::ReadFast<'a> for TopicData<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 1)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -538,19 +536,27 @@ impl<'a> TopicData<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 1;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: c::Array<'a, PartitionData<'a>> = c::Array::read_fast(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            topic_name: f0,
-            partitions: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            1 => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: c::Array<'a, PartitionData<'a>> = c::Array::read_fast(w, version, true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    topic_name: f0,
+                    partitions: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1: c::Array<'a, PartitionData<'a>> = c::Array::read_fast(w, version, false)?;
+                Some(Self {
+                    topic_name: f0,
+                    partitions: f1,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -754,9 +760,7 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
 impl<'a> c::ReadFast<'a> for PartitionData<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 1)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -832,52 +836,64 @@ impl<'a> PartitionData<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 1;
-        let ([b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13], tagged) = if flexible {
-            let (
-                &[
-                    b0,
-                    b1,
-                    b2,
-                    b3,
-                    b4,
-                    b5,
-                    b6,
-                    b7,
-                    b8,
-                    b9,
-                    b10,
-                    b11,
-                    b12,
-                    b13,
-                    count,
-                ],
-                rest,
-            ) = w.peek_array::<15>()?;
-            let tagged = if count == 0 {
-                w.set_rest(rest);
-                c::TaggedFields::EMPTY
-            } else {
-                w.unknown_section_at(14)?
-            };
-            (
-                [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13],
-                tagged,
-            )
-        } else {
-            (*w.array::<14>()?, c::TaggedFields::EMPTY)
-        };
-        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f1 = i16::from_be_bytes([b4, b5]);
-        let f2 = i32::from_be_bytes([b6, b7, b8, b9]);
-        let f3 = i32::from_be_bytes([b10, b11, b12, b13]);
-        Some(Self {
-            partition_index: f0,
-            error_code: f1,
-            leader_id: f2,
-            leader_epoch: f3,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            1 => {
+                let _ = version;
+                let (
+                    &[
+                        b0,
+                        b1,
+                        b2,
+                        b3,
+                        b4,
+                        b5,
+                        b6,
+                        b7,
+                        b8,
+                        b9,
+                        b10,
+                        b11,
+                        b12,
+                        b13,
+                        count,
+                    ],
+                    rest,
+                ) = w.peek_array::<15>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(14)?
+                };
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i16::from_be_bytes([b4, b5]);
+                let f2 = i32::from_be_bytes([b6, b7, b8, b9]);
+                let f3 = i32::from_be_bytes([b10, b11, b12, b13]);
+                Some(Self {
+                    partition_index: f0,
+                    error_code: f1,
+                    leader_id: f2,
+                    leader_epoch: f3,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13] =
+                    *w.array::<14>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i16::from_be_bytes([b4, b5]);
+                let f2 = i32::from_be_bytes([b6, b7, b8, b9]);
+                let f3 = i32::from_be_bytes([b10, b11, b12, b13]);
+                Some(Self {
+                    partition_index: f0,
+                    error_code: f1,
+                    leader_id: f2,
+                    leader_epoch: f3,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

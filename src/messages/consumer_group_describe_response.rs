@@ -948,9 +948,7 @@ impl<'a> c::Decode<'a> for Member<'a> {
 impl<'a> c::ReadFast<'a> for Member<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 1)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1036,32 +1034,70 @@ impl<'a> Member<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0: c::Str<'a> = w.string(true)?;
-        let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
-        let f2: Option<c::Str<'a>> = w.nullable_string(true)?;
-        let f3 = w.i32()?;
-        let f4: c::Str<'a> = w.string(true)?;
-        let f5: c::Str<'a> = w.string(true)?;
-        let f6: c::Array<'a, c::Str<'a>> = c::Array::read_fast(w, version, true)?;
-        let f7: Option<c::Str<'a>> = w.nullable_string(true)?;
-        let f8: Assignment<'a> = Assignment::read_fast_wire(w, version)?;
-        let f9: Assignment<'a> = Assignment::read_fast_wire(w, version)?;
-        let f10: i8 = if version >= 1 { w.i8()? } else { -1 };
-        let tagged = w.unknown_tagged_section()?;
-        Some(Self {
-            member_id: f0,
-            instance_id: f1,
-            rack_id: f2,
-            member_epoch: f3,
-            client_id: f4,
-            client_host: f5,
-            subscribed_topic_names: f6,
-            subscribed_topic_regex: f7,
-            assignment: f8,
-            target_assignment: f9,
-            member_type: f10,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            1 => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let f2: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let f3 = w.i32()?;
+                let f4: c::Str<'a> = w.string(true)?;
+                let f5: c::Str<'a> = w.string(true)?;
+                let f6: c::Array<'a, c::Str<'a>> = c::Array::read_fast(w, version, true)?;
+                let f7: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let f8: Assignment<'a> = Assignment::read_fast_wire(w, version)?;
+                let f9: Assignment<'a> = Assignment::read_fast_wire(w, version)?;
+                let (&[b0, count], rest) = w.peek_array::<2>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(1)?
+                };
+                let f10 = b0.cast_signed();
+                Some(Self {
+                    member_id: f0,
+                    instance_id: f1,
+                    rack_id: f2,
+                    member_epoch: f3,
+                    client_id: f4,
+                    client_host: f5,
+                    subscribed_topic_names: f6,
+                    subscribed_topic_regex: f7,
+                    assignment: f8,
+                    target_assignment: f9,
+                    member_type: f10,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let f2: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let f3 = w.i32()?;
+                let f4: c::Str<'a> = w.string(true)?;
+                let f5: c::Str<'a> = w.string(true)?;
+                let f6: c::Array<'a, c::Str<'a>> = c::Array::read_fast(w, version, true)?;
+                let f7: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let f8: Assignment<'a> = Assignment::read_fast_wire(w, version)?;
+                let f9: Assignment<'a> = Assignment::read_fast_wire(w, version)?;
+                let f10: i8 = -1;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    member_id: f0,
+                    instance_id: f1,
+                    rack_id: f2,
+                    member_epoch: f3,
+                    client_id: f4,
+                    client_host: f5,
+                    subscribed_topic_names: f6,
+                    subscribed_topic_regex: f7,
+                    assignment: f8,
+                    target_assignment: f9,
+                    member_type: f10,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -389,9 +389,7 @@ impl<'a> c::Decode<'a> for RemainingPartition<'a> {
 impl<'a> c::ReadFast<'a> for RemainingPartition<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 3)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -468,26 +466,35 @@ impl<'a> RemainingPartition<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 3;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let ([b0, b1, b2, b3], tagged) = if flexible {
-            let (&[b0, b1, b2, b3, count], rest) = w.peek_array::<5>()?;
-            let tagged = if count == 0 {
-                w.set_rest(rest);
-                c::TaggedFields::EMPTY
-            } else {
-                w.unknown_section_at(4)?
-            };
-            ([b0, b1, b2, b3], tagged)
-        } else {
-            (*w.array::<4>()?, c::TaggedFields::EMPTY)
-        };
-        let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
-        Some(Self {
-            topic_name: f0,
-            partition_index: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            3 => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(true)?;
+                let (&[b0, b1, b2, b3, count], rest) = w.peek_array::<5>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(4)?
+                };
+                let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
+                Some(Self {
+                    topic_name: f0,
+                    partition_index: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1 = w.i32()?;
+                Some(Self {
+                    topic_name: f0,
+                    partition_index: f1,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

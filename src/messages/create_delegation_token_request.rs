@@ -514,9 +514,7 @@ impl<'a> c::Decode<'a> for CreatableRenewers<'a> {
 impl<'a> c::ReadFast<'a> for CreatableRenewers<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 2..=3)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -593,19 +591,29 @@ impl<'a> CreatableRenewers<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 2;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: c::Str<'a> = w.string(flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            principal_type: f0,
-            principal_name: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            2..=3 => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: c::Str<'a> = w.string(true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    principal_type: f0,
+                    principal_name: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1: c::Str<'a> = w.string(false)?;
+                Some(Self {
+                    principal_type: f0,
+                    principal_name: f1,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

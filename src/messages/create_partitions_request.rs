@@ -424,9 +424,7 @@ impl<'a> c::Decode<'a> for CreatePartitionsTopic<'a> {
 impl<'a> c::ReadFast<'a> for CreatePartitionsTopic<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 2..=3)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -502,22 +500,33 @@ impl<'a> CreatePartitionsTopic<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 2;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1 = w.i32()?;
-        let f2: Option<c::Array<'a, CreatePartitionsAssignment<'a>>> =
-            c::Array::read_fast_nullable(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            name: f0,
-            count: f1,
-            assignments: f2,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            2..=3 => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1 = w.i32()?;
+                let f2: Option<c::Array<'a, CreatePartitionsAssignment<'a>>> =
+                    c::Array::read_fast_nullable(w, version, true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    name: f0,
+                    count: f1,
+                    assignments: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1 = w.i32()?;
+                let f2: Option<c::Array<'a, CreatePartitionsAssignment<'a>>> =
+                    c::Array::read_fast_nullable(w, version, false)?;
+                Some(Self {
+                    name: f0,
+                    count: f1,
+                    assignments: f2,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -688,9 +697,7 @@ impl<'a> c::Decode<'a> for CreatePartitionsAssignment<'a> {
 impl<'a> c::ReadFast<'a> for CreatePartitionsAssignment<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 2..=3)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -766,17 +773,23 @@ impl<'a> CreatePartitionsAssignment<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 2;
-        let f0: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            broker_ids: f0,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            2..=3 => {
+                let f0: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    broker_ids: f0,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0: c::Array<'a, i32> = c::Array::read_fast(w, version, false)?;
+                Some(Self {
+                    broker_ids: f0,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

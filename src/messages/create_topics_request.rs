@@ -473,9 +473,7 @@ impl<'a> c::Decode<'a> for CreatableTopic<'a> {
 impl<'a> c::ReadFast<'a> for CreatableTopic<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 5..=7)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -552,27 +550,45 @@ impl<'a> CreatableTopic<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 5;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
-        let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f2 = i16::from_be_bytes([b4, b5]);
-        let f3: c::Array<'a, CreatableReplicaAssignment<'a>> =
-            c::Array::read_fast(w, version, flexible)?;
-        let f4: c::Array<'a, CreatableTopicConfig<'a>> = c::Array::read_fast(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            name: f0,
-            num_partitions: f1,
-            replication_factor: f2,
-            assignments: f3,
-            configs: f4,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            5..=7 => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+                let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f2 = i16::from_be_bytes([b4, b5]);
+                let f3: c::Array<'a, CreatableReplicaAssignment<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let f4: c::Array<'a, CreatableTopicConfig<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    name: f0,
+                    num_partitions: f1,
+                    replication_factor: f2,
+                    assignments: f3,
+                    configs: f4,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0: c::Str<'a> = w.string(false)?;
+                let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+                let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f2 = i16::from_be_bytes([b4, b5]);
+                let f3: c::Array<'a, CreatableReplicaAssignment<'a>> =
+                    c::Array::read_fast(w, version, false)?;
+                let f4: c::Array<'a, CreatableTopicConfig<'a>> =
+                    c::Array::read_fast(w, version, false)?;
+                Some(Self {
+                    name: f0,
+                    num_partitions: f1,
+                    replication_factor: f2,
+                    assignments: f3,
+                    configs: f4,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -768,9 +784,7 @@ impl<'a> c::Decode<'a> for CreatableReplicaAssignment<'a> {
 impl<'a> c::ReadFast<'a> for CreatableReplicaAssignment<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 5..=7)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -847,19 +861,27 @@ impl<'a> CreatableReplicaAssignment<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 5;
-        let f0 = w.i32()?;
-        let f1: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            partition_index: f0,
-            broker_ids: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            5..=7 => {
+                let f0 = w.i32()?;
+                let f1: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    partition_index: f0,
+                    broker_ids: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0 = w.i32()?;
+                let f1: c::Array<'a, i32> = c::Array::read_fast(w, version, false)?;
+                Some(Self {
+                    partition_index: f0,
+                    broker_ids: f1,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -1031,9 +1053,7 @@ impl<'a> c::Decode<'a> for CreatableTopicConfig<'a> {
 impl<'a> c::ReadFast<'a> for CreatableTopicConfig<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 5..=7)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1108,19 +1128,29 @@ impl<'a> CreatableTopicConfig<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 5;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            name: f0,
-            value: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            5..=7 => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    name: f0,
+                    value: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(false)?;
+                Some(Self {
+                    name: f0,
+                    value: f1,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -514,9 +514,7 @@ impl<'a> c::Decode<'a> for CreatableTopicResult<'a> {
 impl<'a> c::ReadFast<'a> for CreatableTopicResult<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 7, 5..=6, 1..=4)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -640,41 +638,124 @@ impl<'a> CreatableTopicResult<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 5;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: c::Uuid = if version >= 7 {
-            w.uuid()?
-        } else {
-            c::Uuid::ZERO
-        };
-        let f2 = w.i16()?;
-        let f3: Option<c::Str<'a>> = if version >= 1 {
-            w.nullable_string(flexible)?
-        } else {
-            Some(c::Str::EMPTY)
-        };
-        let f4: i16 = 0;
-        let f5: i32 = if version >= 5 { w.i32()? } else { -1 };
-        let f6: i16 = if version >= 5 { w.i16()? } else { -1 };
-        let f7: Option<c::Array<'a, CreatableTopicConfigs<'a>>> = if version >= 5 {
-            c::Array::read_fast_nullable(w, version, flexible)?
-        } else {
-            Some(c::Array::Slice(&[]))
-        };
-        if flexible {
-            w.empty_tagged_section()?;
+        match version {
+            7 => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                    b16,
+                    b17,
+                ] = *w.array::<18>()?;
+                let f1 = c::Uuid([
+                    b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15,
+                ]);
+                let f2 = i16::from_be_bytes([b16, b17]);
+                let f3: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+                let f5 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f6 = i16::from_be_bytes([b4, b5]);
+                let f7: Option<c::Array<'a, CreatableTopicConfigs<'a>>> =
+                    c::Array::read_fast_nullable(w, version, true)?;
+                let f4: i16 = 0;
+                w.empty_tagged_section()?;
+                Some(Self {
+                    name: f0,
+                    topic_id: f1,
+                    error_code: f2,
+                    error_message: f3,
+                    topic_config_error_code: f4,
+                    num_partitions: f5,
+                    replication_factor: f6,
+                    configs: f7,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            5..=6 => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f2 = w.i16()?;
+                let f3: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+                let f5 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f6 = i16::from_be_bytes([b4, b5]);
+                let f7: Option<c::Array<'a, CreatableTopicConfigs<'a>>> =
+                    c::Array::read_fast_nullable(w, version, true)?;
+                let f1: c::Uuid = c::Uuid::ZERO;
+                let f4: i16 = 0;
+                w.empty_tagged_section()?;
+                Some(Self {
+                    name: f0,
+                    topic_id: f1,
+                    error_code: f2,
+                    error_message: f3,
+                    topic_config_error_code: f4,
+                    num_partitions: f5,
+                    replication_factor: f6,
+                    configs: f7,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            1..=4 => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(false)?;
+                let f2 = w.i16()?;
+                let f3: Option<c::Str<'a>> = w.nullable_string(false)?;
+                let f1: c::Uuid = c::Uuid::ZERO;
+                let f4: i16 = 0;
+                let f5: i32 = -1;
+                let f6: i16 = -1;
+                let f7: Option<c::Array<'a, CreatableTopicConfigs<'a>>> =
+                    Some(c::Array::Slice(&[]));
+                Some(Self {
+                    name: f0,
+                    topic_id: f1,
+                    error_code: f2,
+                    error_message: f3,
+                    topic_config_error_code: f4,
+                    num_partitions: f5,
+                    replication_factor: f6,
+                    configs: f7,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(false)?;
+                let f2 = w.i16()?;
+                let f1: c::Uuid = c::Uuid::ZERO;
+                let f3: Option<c::Str<'a>> = Some(c::Str::EMPTY);
+                let f4: i16 = 0;
+                let f5: i32 = -1;
+                let f6: i16 = -1;
+                let f7: Option<c::Array<'a, CreatableTopicConfigs<'a>>> =
+                    Some(c::Array::Slice(&[]));
+                Some(Self {
+                    name: f0,
+                    topic_id: f1,
+                    error_code: f2,
+                    error_message: f3,
+                    topic_config_error_code: f4,
+                    num_partitions: f5,
+                    replication_factor: f6,
+                    configs: f7,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
         }
-        Some(Self {
-            name: f0,
-            topic_id: f1,
-            error_code: f2,
-            error_message: f3,
-            topic_config_error_code: f4,
-            num_partitions: f5,
-            replication_factor: f6,
-            configs: f7,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -701,7 +782,6 @@ impl<'a> CreatableTopicResult<'a> {
         } else {
             Some(c::Str::EMPTY)
         };
-        let f4: i16 = 0;
         let f5: i32 = if version >= 5 { w.i32()? } else { -1 };
         let f6: i16 = if version >= 5 { w.i16()? } else { -1 };
         let f7: Option<c::Array<'a, CreatableTopicConfigs<'a>>> = if version >= 5 {
@@ -709,6 +789,7 @@ impl<'a> CreatableTopicResult<'a> {
         } else {
             Some(c::Array::Slice(&[]))
         };
+        let f4: i16 = 0;
         let this = Self {
             name: f0,
             topic_id: f1,

@@ -437,9 +437,7 @@ impl<'a> c::Decode<'a> for DeleteAclsFilter<'a> {
 impl<'a> c::ReadFast<'a> for DeleteAclsFilter<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 2..=3, 1)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -521,36 +519,77 @@ impl<'a> DeleteAclsFilter<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 2;
-        let f0 = w.i8()?;
-        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
-        let f2: i8 = if version >= 1 { w.i8()? } else { 3 };
-        let f3: Option<c::Str<'a>> = w.nullable_string(flexible)?;
-        let f4: Option<c::Str<'a>> = w.nullable_string(flexible)?;
-        let ([b0, b1], tagged) = if flexible {
-            let (&[b0, b1, count], rest) = w.peek_array::<3>()?;
-            let tagged = if count == 0 {
-                w.set_rest(rest);
-                c::TaggedFields::EMPTY
-            } else {
-                w.unknown_section_at(2)?
-            };
-            ([b0, b1], tagged)
-        } else {
-            (*w.array::<2>()?, c::TaggedFields::EMPTY)
-        };
-        let f5 = b0.cast_signed();
-        let f6 = b1.cast_signed();
-        Some(Self {
-            resource_type_filter: f0,
-            resource_name_filter: f1,
-            pattern_type_filter: f2,
-            principal_filter: f3,
-            host_filter: f4,
-            operation: f5,
-            permission_type: f6,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            2..=3 => {
+                let _ = version;
+                let f0 = w.i8()?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let f2 = w.i8()?;
+                let f3: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let f4: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let (&[b0, b1, count], rest) = w.peek_array::<3>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(2)?
+                };
+                let f5 = b0.cast_signed();
+                let f6 = b1.cast_signed();
+                Some(Self {
+                    resource_type_filter: f0,
+                    resource_name_filter: f1,
+                    pattern_type_filter: f2,
+                    principal_filter: f3,
+                    host_filter: f4,
+                    operation: f5,
+                    permission_type: f6,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            1 => {
+                let _ = version;
+                let f0 = w.i8()?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(false)?;
+                let f2 = w.i8()?;
+                let f3: Option<c::Str<'a>> = w.nullable_string(false)?;
+                let f4: Option<c::Str<'a>> = w.nullable_string(false)?;
+                let [b0, b1] = *w.array::<2>()?;
+                let f5 = b0.cast_signed();
+                let f6 = b1.cast_signed();
+                Some(Self {
+                    resource_type_filter: f0,
+                    resource_name_filter: f1,
+                    pattern_type_filter: f2,
+                    principal_filter: f3,
+                    host_filter: f4,
+                    operation: f5,
+                    permission_type: f6,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0 = w.i8()?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(false)?;
+                let f3: Option<c::Str<'a>> = w.nullable_string(false)?;
+                let f4: Option<c::Str<'a>> = w.nullable_string(false)?;
+                let [b0, b1] = *w.array::<2>()?;
+                let f5 = b0.cast_signed();
+                let f6 = b1.cast_signed();
+                let f2: i8 = 3;
+                Some(Self {
+                    resource_type_filter: f0,
+                    resource_name_filter: f1,
+                    pattern_type_filter: f2,
+                    principal_filter: f3,
+                    host_filter: f4,
+                    operation: f5,
+                    permission_type: f6,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -409,9 +409,7 @@ impl<'a> c::Decode<'a> for DeleteAclsFilterResult<'a> {
 impl<'a> c::ReadFast<'a> for DeleteAclsFilterResult<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 2..=3)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -487,22 +485,33 @@ impl<'a> DeleteAclsFilterResult<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 2;
-        let f0 = w.i16()?;
-        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
-        let f2: c::Array<'a, DeleteAclsMatchingAcl<'a>> =
-            c::Array::read_fast(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            error_code: f0,
-            error_message: f1,
-            matching_acls: f2,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            2..=3 => {
+                let f0 = w.i16()?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let f2: c::Array<'a, DeleteAclsMatchingAcl<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    error_code: f0,
+                    error_message: f1,
+                    matching_acls: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0 = w.i16()?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(false)?;
+                let f2: c::Array<'a, DeleteAclsMatchingAcl<'a>> =
+                    c::Array::read_fast(w, version, false)?;
+                Some(Self {
+                    error_code: f0,
+                    error_message: f1,
+                    matching_acls: f2,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -796,9 +805,7 @@ impl<'a> c::Decode<'a> for DeleteAclsMatchingAcl<'a> {
 impl<'a> c::ReadFast<'a> for DeleteAclsMatchingAcl<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 2..=3, 1)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -884,40 +891,89 @@ impl<'a> DeleteAclsMatchingAcl<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 2;
-        let f0 = w.i16()?;
-        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
-        let f2 = w.i8()?;
-        let f3: c::Str<'a> = w.string(flexible)?;
-        let f4: i8 = if version >= 1 { w.i8()? } else { 3 };
-        let f5: c::Str<'a> = w.string(flexible)?;
-        let f6: c::Str<'a> = w.string(flexible)?;
-        let ([b0, b1], tagged) = if flexible {
-            let (&[b0, b1, count], rest) = w.peek_array::<3>()?;
-            let tagged = if count == 0 {
-                w.set_rest(rest);
-                c::TaggedFields::EMPTY
-            } else {
-                w.unknown_section_at(2)?
-            };
-            ([b0, b1], tagged)
-        } else {
-            (*w.array::<2>()?, c::TaggedFields::EMPTY)
-        };
-        let f7 = b0.cast_signed();
-        let f8 = b1.cast_signed();
-        Some(Self {
-            error_code: f0,
-            error_message: f1,
-            resource_type: f2,
-            resource_name: f3,
-            pattern_type: f4,
-            principal: f5,
-            host: f6,
-            operation: f7,
-            permission_type: f8,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            2..=3 => {
+                let _ = version;
+                let f0 = w.i16()?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let f2 = w.i8()?;
+                let f3: c::Str<'a> = w.string(true)?;
+                let f4 = w.i8()?;
+                let f5: c::Str<'a> = w.string(true)?;
+                let f6: c::Str<'a> = w.string(true)?;
+                let (&[b0, b1, count], rest) = w.peek_array::<3>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(2)?
+                };
+                let f7 = b0.cast_signed();
+                let f8 = b1.cast_signed();
+                Some(Self {
+                    error_code: f0,
+                    error_message: f1,
+                    resource_type: f2,
+                    resource_name: f3,
+                    pattern_type: f4,
+                    principal: f5,
+                    host: f6,
+                    operation: f7,
+                    permission_type: f8,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            1 => {
+                let _ = version;
+                let f0 = w.i16()?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(false)?;
+                let f2 = w.i8()?;
+                let f3: c::Str<'a> = w.string(false)?;
+                let f4 = w.i8()?;
+                let f5: c::Str<'a> = w.string(false)?;
+                let f6: c::Str<'a> = w.string(false)?;
+                let [b0, b1] = *w.array::<2>()?;
+                let f7 = b0.cast_signed();
+                let f8 = b1.cast_signed();
+                Some(Self {
+                    error_code: f0,
+                    error_message: f1,
+                    resource_type: f2,
+                    resource_name: f3,
+                    pattern_type: f4,
+                    principal: f5,
+                    host: f6,
+                    operation: f7,
+                    permission_type: f8,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0 = w.i16()?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(false)?;
+                let f2 = w.i8()?;
+                let f3: c::Str<'a> = w.string(false)?;
+                let f5: c::Str<'a> = w.string(false)?;
+                let f6: c::Str<'a> = w.string(false)?;
+                let [b0, b1] = *w.array::<2>()?;
+                let f7 = b0.cast_signed();
+                let f8 = b1.cast_signed();
+                let f4: i8 = 3;
+                Some(Self {
+                    error_code: f0,
+                    error_message: f1,
+                    resource_type: f2,
+                    resource_name: f3,
+                    pattern_type: f4,
+                    principal: f5,
+                    host: f6,
+                    operation: f7,
+                    permission_type: f8,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -409,9 +409,7 @@ impl<'a> c::Decode<'a> for DeletableGroupResult<'a> {
 impl<'a> c::ReadFast<'a> for DeletableGroupResult<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 3, 2)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -490,25 +488,52 @@ impl<'a> DeletableGroupResult<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 2;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1 = w.i16()?;
-        let f2: Option<c::Str<'a>> = if version >= 3 {
-            w.nullable_string(flexible)?
-        } else {
-            None
-        };
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            group_id: f0,
-            error_code: f1,
-            error_message: f2,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            3 => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1 = w.i16()?;
+                let f2: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    group_id: f0,
+                    error_code: f1,
+                    error_message: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            2 => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(true)?;
+                let (&[b0, b1, count], rest) = w.peek_array::<3>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(2)?
+                };
+                let f1 = i16::from_be_bytes([b0, b1]);
+                let f2: Option<c::Str<'a>> = None;
+                Some(Self {
+                    group_id: f0,
+                    error_code: f1,
+                    error_message: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1 = w.i16()?;
+                let f2: Option<c::Str<'a>> = None;
+                Some(Self {
+                    group_id: f0,
+                    error_code: f1,
+                    error_message: f2,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

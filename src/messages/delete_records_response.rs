@@ -388,9 +388,7 @@ impl<'a> c::Decode<'a> for DeleteRecordsTopicResult<'a> {
 impl<'a> c::ReadFast<'a> for DeleteRecordsTopicResult<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 2)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -465,20 +463,29 @@ impl<'a> DeleteRecordsTopicResult<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 2;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: c::Array<'a, DeleteRecordsPartitionResult<'a>> =
-            c::Array::read_fast(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            name: f0,
-            partitions: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            2 => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: c::Array<'a, DeleteRecordsPartitionResult<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    name: f0,
+                    partitions: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1: c::Array<'a, DeleteRecordsPartitionResult<'a>> =
+                    c::Array::read_fast(w, version, false)?;
+                Some(Self {
+                    name: f0,
+                    partitions: f1,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -668,9 +675,7 @@ impl<'a> c::Decode<'a> for DeleteRecordsPartitionResult<'a> {
 impl<'a> c::ReadFast<'a> for DeleteRecordsPartitionResult<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 2)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -746,50 +751,60 @@ impl<'a> DeleteRecordsPartitionResult<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 2;
-        let ([b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13], tagged) = if flexible {
-            let (
-                &[
-                    b0,
-                    b1,
-                    b2,
-                    b3,
-                    b4,
-                    b5,
-                    b6,
-                    b7,
-                    b8,
-                    b9,
-                    b10,
-                    b11,
-                    b12,
-                    b13,
-                    count,
-                ],
-                rest,
-            ) = w.peek_array::<15>()?;
-            let tagged = if count == 0 {
-                w.set_rest(rest);
-                c::TaggedFields::EMPTY
-            } else {
-                w.unknown_section_at(14)?
-            };
-            (
-                [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13],
-                tagged,
-            )
-        } else {
-            (*w.array::<14>()?, c::TaggedFields::EMPTY)
-        };
-        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
-        let f2 = i16::from_be_bytes([b12, b13]);
-        Some(Self {
-            partition_index: f0,
-            low_watermark: f1,
-            error_code: f2,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            2 => {
+                let _ = version;
+                let (
+                    &[
+                        b0,
+                        b1,
+                        b2,
+                        b3,
+                        b4,
+                        b5,
+                        b6,
+                        b7,
+                        b8,
+                        b9,
+                        b10,
+                        b11,
+                        b12,
+                        b13,
+                        count,
+                    ],
+                    rest,
+                ) = w.peek_array::<15>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(14)?
+                };
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+                let f2 = i16::from_be_bytes([b12, b13]);
+                Some(Self {
+                    partition_index: f0,
+                    low_watermark: f1,
+                    error_code: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13] =
+                    *w.array::<14>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+                let f2 = i16::from_be_bytes([b12, b13]);
+                Some(Self {
+                    partition_index: f0,
+                    low_watermark: f1,
+                    error_code: f2,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -448,9 +448,7 @@ impl<'a> c::Decode<'a> for DeletableTopicResult<'a> {
 impl<'a> c::ReadFast<'a> for DeletableTopicResult<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 6, 5, 4)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -533,35 +531,95 @@ impl<'a> DeletableTopicResult<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 4;
-        let f0: Option<c::Str<'a>> = if version >= 6 {
-            w.nullable_string(flexible)?
-        } else {
-            Some(w.string(flexible)?)
-        };
-        let f1: c::Uuid = if version >= 6 {
-            w.uuid()?
-        } else {
-            c::Uuid::ZERO
-        };
-        let f2 = w.i16()?;
-        let f3: Option<c::Str<'a>> = if version >= 5 {
-            w.nullable_string(flexible)?
-        } else {
-            None
-        };
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            name: f0,
-            topic_id: f1,
-            error_code: f2,
-            error_message: f3,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            6 => {
+                let _ = version;
+                let f0: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                    b16,
+                    b17,
+                ] = *w.array::<18>()?;
+                let f1 = c::Uuid([
+                    b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15,
+                ]);
+                let f2 = i16::from_be_bytes([b16, b17]);
+                let f3: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    name: f0,
+                    topic_id: f1,
+                    error_code: f2,
+                    error_message: f3,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            5 => {
+                let _ = version;
+                let f0: Option<c::Str<'a>> = Some(w.string(true)?);
+                let f2 = w.i16()?;
+                let f3: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let f1: c::Uuid = c::Uuid::ZERO;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    name: f0,
+                    topic_id: f1,
+                    error_code: f2,
+                    error_message: f3,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            4 => {
+                let _ = version;
+                let f0: Option<c::Str<'a>> = Some(w.string(true)?);
+                let (&[b0, b1, count], rest) = w.peek_array::<3>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(2)?
+                };
+                let f2 = i16::from_be_bytes([b0, b1]);
+                let f1: c::Uuid = c::Uuid::ZERO;
+                let f3: Option<c::Str<'a>> = None;
+                Some(Self {
+                    name: f0,
+                    topic_id: f1,
+                    error_code: f2,
+                    error_message: f3,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0: Option<c::Str<'a>> = Some(w.string(false)?);
+                let f2 = w.i16()?;
+                let f1: c::Uuid = c::Uuid::ZERO;
+                let f3: Option<c::Str<'a>> = None;
+                Some(Self {
+                    name: f0,
+                    topic_id: f1,
+                    error_code: f2,
+                    error_message: f3,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -458,9 +458,7 @@ impl<'a> c::Decode<'a> for DescribeAclsResource<'a> {
 impl<'a> c::ReadFast<'a> for DescribeAclsResource<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 2..=3, 1)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -540,23 +538,48 @@ impl<'a> DescribeAclsResource<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 2;
-        let f0 = w.i8()?;
-        let f1: c::Str<'a> = w.string(flexible)?;
-        let f2: i8 = if version >= 1 { w.i8()? } else { 3 };
-        let f3: c::Array<'a, AclDescription<'a>> = c::Array::read_fast(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            resource_type: f0,
-            resource_name: f1,
-            pattern_type: f2,
-            acls: f3,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            2..=3 => {
+                let f0 = w.i8()?;
+                let f1: c::Str<'a> = w.string(true)?;
+                let f2 = w.i8()?;
+                let f3: c::Array<'a, AclDescription<'a>> = c::Array::read_fast(w, version, true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    resource_type: f0,
+                    resource_name: f1,
+                    pattern_type: f2,
+                    acls: f3,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            1 => {
+                let f0 = w.i8()?;
+                let f1: c::Str<'a> = w.string(false)?;
+                let f2 = w.i8()?;
+                let f3: c::Array<'a, AclDescription<'a>> = c::Array::read_fast(w, version, false)?;
+                Some(Self {
+                    resource_type: f0,
+                    resource_name: f1,
+                    pattern_type: f2,
+                    acls: f3,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            _ => {
+                let f0 = w.i8()?;
+                let f1: c::Str<'a> = w.string(false)?;
+                let f3: c::Array<'a, AclDescription<'a>> = c::Array::read_fast(w, version, false)?;
+                let f2: i8 = 3;
+                Some(Self {
+                    resource_type: f0,
+                    resource_name: f1,
+                    pattern_type: f2,
+                    acls: f3,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -780,9 +803,7 @@ impl<'a> c::Decode<'a> for AclDescription<'a> {
 impl<'a> c::ReadFast<'a> for AclDescription<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 2..=3)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -858,30 +879,44 @@ impl<'a> AclDescription<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 2;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: c::Str<'a> = w.string(flexible)?;
-        let ([b0, b1], tagged) = if flexible {
-            let (&[b0, b1, count], rest) = w.peek_array::<3>()?;
-            let tagged = if count == 0 {
-                w.set_rest(rest);
-                c::TaggedFields::EMPTY
-            } else {
-                w.unknown_section_at(2)?
-            };
-            ([b0, b1], tagged)
-        } else {
-            (*w.array::<2>()?, c::TaggedFields::EMPTY)
-        };
-        let f2 = b0.cast_signed();
-        let f3 = b1.cast_signed();
-        Some(Self {
-            principal: f0,
-            host: f1,
-            operation: f2,
-            permission_type: f3,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            2..=3 => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: c::Str<'a> = w.string(true)?;
+                let (&[b0, b1, count], rest) = w.peek_array::<3>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(2)?
+                };
+                let f2 = b0.cast_signed();
+                let f3 = b1.cast_signed();
+                Some(Self {
+                    principal: f0,
+                    host: f1,
+                    operation: f2,
+                    permission_type: f3,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1: c::Str<'a> = w.string(false)?;
+                let [b0, b1] = *w.array::<2>()?;
+                let f2 = b0.cast_signed();
+                let f3 = b1.cast_signed();
+                Some(Self {
+                    principal: f0,
+                    host: f1,
+                    operation: f2,
+                    permission_type: f3,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -398,9 +398,7 @@ impl<'a> c::Decode<'a> for ComponentData<'a> {
 impl<'a> c::ReadFast<'a> for ComponentData<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 1)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -478,21 +476,33 @@ impl<'a> ComponentData<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 1;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1 = w.i8()?;
-        let f2: Option<c::Str<'a>> = w.nullable_string(flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            entity_type: f0,
-            match_type: f1,
-            r#match: f2,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            1 => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1 = w.i8()?;
+                let f2: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    entity_type: f0,
+                    match_type: f1,
+                    r#match: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1 = w.i8()?;
+                let f2: Option<c::Str<'a>> = w.nullable_string(false)?;
+                Some(Self {
+                    entity_type: f0,
+                    match_type: f1,
+                    r#match: f2,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -440,9 +440,7 @@ impl<'a> c::Decode<'a> for EntryData<'a> {
 impl<'a> c::ReadFast<'a> for EntryData<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 1)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -519,19 +517,27 @@ impl<'a> EntryData<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 1;
-        let f0: c::Array<'a, EntityData<'a>> = c::Array::read_fast(w, version, flexible)?;
-        let f1: c::Array<'a, ValueData<'a>> = c::Array::read_fast(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            entity: f0,
-            values: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            1 => {
+                let f0: c::Array<'a, EntityData<'a>> = c::Array::read_fast(w, version, true)?;
+                let f1: c::Array<'a, ValueData<'a>> = c::Array::read_fast(w, version, true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    entity: f0,
+                    values: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0: c::Array<'a, EntityData<'a>> = c::Array::read_fast(w, version, false)?;
+                let f1: c::Array<'a, ValueData<'a>> = c::Array::read_fast(w, version, false)?;
+                Some(Self {
+                    entity: f0,
+                    values: f1,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -713,9 +719,7 @@ impl<'a> c::Decode<'a> for EntityData<'a> {
 impl<'a> c::ReadFast<'a> for EntityData<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 1)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -792,19 +796,29 @@ impl<'a> EntityData<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 1;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            entity_type: f0,
-            entity_name: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            1 => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    entity_type: f0,
+                    entity_name: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(false)?;
+                Some(Self {
+                    entity_type: f0,
+                    entity_name: f1,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -980,9 +994,7 @@ impl<'a> c::Decode<'a> for ValueData<'a> {
 impl<'a> c::ReadFast<'a> for ValueData<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 1)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1059,26 +1071,35 @@ impl<'a> ValueData<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 1;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let ([b0, b1, b2, b3, b4, b5, b6, b7], tagged) = if flexible {
-            let (&[b0, b1, b2, b3, b4, b5, b6, b7, count], rest) = w.peek_array::<9>()?;
-            let tagged = if count == 0 {
-                w.set_rest(rest);
-                c::TaggedFields::EMPTY
-            } else {
-                w.unknown_section_at(8)?
-            };
-            ([b0, b1, b2, b3, b4, b5, b6, b7], tagged)
-        } else {
-            (*w.array::<8>()?, c::TaggedFields::EMPTY)
-        };
-        let f1 = f64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
-        Some(Self {
-            key: f0,
-            value: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            1 => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(true)?;
+                let (&[b0, b1, b2, b3, b4, b5, b6, b7, count], rest) = w.peek_array::<9>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(8)?
+                };
+                let f1 = f64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
+                Some(Self {
+                    key: f0,
+                    value: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1 = w.f64()?;
+                Some(Self {
+                    key: f0,
+                    value: f1,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -554,9 +554,7 @@ impl<'a> c::Decode<'a> for DescribeClusterBroker<'a> {
 impl<'a> c::ReadFast<'a> for DescribeClusterBroker<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 2)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -634,20 +632,48 @@ impl<'a> DescribeClusterBroker<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0 = w.i32()?;
-        let f1: c::Str<'a> = w.string(true)?;
-        let f2 = w.i32()?;
-        let f3: Option<c::Str<'a>> = w.nullable_string(true)?;
-        let f4: bool = if version >= 2 { w.bool()? } else { false };
-        let tagged = w.unknown_tagged_section()?;
-        Some(Self {
-            broker_id: f0,
-            host: f1,
-            port: f2,
-            rack: f3,
-            is_fenced: f4,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            2 => {
+                let _ = version;
+                let f0 = w.i32()?;
+                let f1: c::Str<'a> = w.string(true)?;
+                let f2 = w.i32()?;
+                let f3: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let (&[b0, count], rest) = w.peek_array::<2>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(1)?
+                };
+                let f4 = b0 != 0;
+                Some(Self {
+                    broker_id: f0,
+                    host: f1,
+                    port: f2,
+                    rack: f3,
+                    is_fenced: f4,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0 = w.i32()?;
+                let f1: c::Str<'a> = w.string(true)?;
+                let f2 = w.i32()?;
+                let f3: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let f4: bool = false;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    broker_id: f0,
+                    host: f1,
+                    port: f2,
+                    rack: f3,
+                    is_fenced: f4,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

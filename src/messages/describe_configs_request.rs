@@ -472,9 +472,7 @@ impl<'a> c::Decode<'a> for DescribeConfigsResource<'a> {
 impl<'a> c::ReadFast<'a> for DescribeConfigsResource<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 4)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -550,22 +548,33 @@ impl<'a> DescribeConfigsResource<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 4;
-        let f0 = w.i8()?;
-        let f1: c::Str<'a> = w.string(flexible)?;
-        let f2: Option<c::Array<'a, c::Str<'a>>> =
-            c::Array::read_fast_nullable(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            resource_type: f0,
-            resource_name: f1,
-            configuration_keys: f2,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            4 => {
+                let f0 = w.i8()?;
+                let f1: c::Str<'a> = w.string(true)?;
+                let f2: Option<c::Array<'a, c::Str<'a>>> =
+                    c::Array::read_fast_nullable(w, version, true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    resource_type: f0,
+                    resource_name: f1,
+                    configuration_keys: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0 = w.i8()?;
+                let f1: c::Str<'a> = w.string(false)?;
+                let f2: Option<c::Array<'a, c::Str<'a>>> =
+                    c::Array::read_fast_nullable(w, version, false)?;
+                Some(Self {
+                    resource_type: f0,
+                    resource_name: f1,
+                    configuration_keys: f2,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -444,9 +444,7 @@ impl<'a> c::Decode<'a> for DescribeConfigsResult<'a> {
 impl<'a> c::ReadFast<'a> for DescribeConfigsResult<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 4)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -524,26 +522,41 @@ impl<'a> DescribeConfigsResult<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 4;
-        let f0 = w.i16()?;
-        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
-        let f2 = w.i8()?;
-        let f3: c::Str<'a> = w.string(flexible)?;
-        let f4: c::Array<'a, DescribeConfigsResourceResult<'a>> =
-            c::Array::read_fast(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            error_code: f0,
-            error_message: f1,
-            resource_type: f2,
-            resource_name: f3,
-            configs: f4,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            4 => {
+                let f0 = w.i16()?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let f2 = w.i8()?;
+                let f3: c::Str<'a> = w.string(true)?;
+                let f4: c::Array<'a, DescribeConfigsResourceResult<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    error_code: f0,
+                    error_message: f1,
+                    resource_type: f2,
+                    resource_name: f3,
+                    configs: f4,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0 = w.i16()?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(false)?;
+                let f2 = w.i8()?;
+                let f3: c::Str<'a> = w.string(false)?;
+                let f4: c::Array<'a, DescribeConfigsResourceResult<'a>> =
+                    c::Array::read_fast(w, version, false)?;
+                Some(Self {
+                    error_code: f0,
+                    error_message: f1,
+                    resource_type: f2,
+                    resource_name: f3,
+                    configs: f4,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -873,9 +886,7 @@ impl<'a> c::Decode<'a> for DescribeConfigsResourceResult<'a> {
 impl<'a> c::ReadFast<'a> for DescribeConfigsResourceResult<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 4, 3, 1..=2)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -974,41 +985,109 @@ impl<'a> DescribeConfigsResourceResult<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 4;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
-        let f2 = w.bool()?;
-        let f3: bool = if version <= 0 { w.bool()? } else { false };
-        let f4: i8 = if version >= 1 { w.i8()? } else { -1 };
-        let f5 = w.bool()?;
-        let f6: c::Array<'a, DescribeConfigsSynonym<'a>> = if version >= 1 {
-            c::Array::read_fast(w, version, flexible)?
-        } else {
-            c::Array::Slice(&[])
-        };
-        let f7: i8 = if version >= 3 { w.i8()? } else { 0 };
-        let f8: Option<c::Str<'a>> = if version >= 3 {
-            w.nullable_string(flexible)?
-        } else {
-            Some(c::Str::EMPTY)
-        };
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            name: f0,
-            value: f1,
-            read_only: f2,
-            is_default: f3,
-            config_source: f4,
-            is_sensitive: f5,
-            synonyms: f6,
-            config_type: f7,
-            documentation: f8,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            4 => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let [b0, b1, b2] = *w.array::<3>()?;
+                let f2 = b0 != 0;
+                let f4 = b1.cast_signed();
+                let f5 = b2 != 0;
+                let f6: c::Array<'a, DescribeConfigsSynonym<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let f7 = w.i8()?;
+                let f8: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let f3: bool = false;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    name: f0,
+                    value: f1,
+                    read_only: f2,
+                    is_default: f3,
+                    config_source: f4,
+                    is_sensitive: f5,
+                    synonyms: f6,
+                    config_type: f7,
+                    documentation: f8,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            3 => {
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(false)?;
+                let [b0, b1, b2] = *w.array::<3>()?;
+                let f2 = b0 != 0;
+                let f4 = b1.cast_signed();
+                let f5 = b2 != 0;
+                let f6: c::Array<'a, DescribeConfigsSynonym<'a>> =
+                    c::Array::read_fast(w, version, false)?;
+                let f7 = w.i8()?;
+                let f8: Option<c::Str<'a>> = w.nullable_string(false)?;
+                let f3: bool = false;
+                Some(Self {
+                    name: f0,
+                    value: f1,
+                    read_only: f2,
+                    is_default: f3,
+                    config_source: f4,
+                    is_sensitive: f5,
+                    synonyms: f6,
+                    config_type: f7,
+                    documentation: f8,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            1..=2 => {
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(false)?;
+                let [b0, b1, b2] = *w.array::<3>()?;
+                let f2 = b0 != 0;
+                let f4 = b1.cast_signed();
+                let f5 = b2 != 0;
+                let f6: c::Array<'a, DescribeConfigsSynonym<'a>> =
+                    c::Array::read_fast(w, version, false)?;
+                let f3: bool = false;
+                let f7: i8 = 0;
+                let f8: Option<c::Str<'a>> = Some(c::Str::EMPTY);
+                Some(Self {
+                    name: f0,
+                    value: f1,
+                    read_only: f2,
+                    is_default: f3,
+                    config_source: f4,
+                    is_sensitive: f5,
+                    synonyms: f6,
+                    config_type: f7,
+                    documentation: f8,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(false)?;
+                let [b0, b1, b2] = *w.array::<3>()?;
+                let f2 = b0 != 0;
+                let f3 = b1 != 0;
+                let f5 = b2 != 0;
+                let f4: i8 = -1;
+                let f6: c::Array<'a, DescribeConfigsSynonym<'a>> = c::Array::Slice(&[]);
+                let f7: i8 = 0;
+                let f8: Option<c::Str<'a>> = Some(c::Str::EMPTY);
+                Some(Self {
+                    name: f0,
+                    value: f1,
+                    read_only: f2,
+                    is_default: f3,
+                    config_source: f4,
+                    is_sensitive: f5,
+                    synonyms: f6,
+                    config_type: f7,
+                    documentation: f8,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -1298,9 +1377,7 @@ impl<'a> c::Decode<'a> for DescribeConfigsSynonym<'a> {
 impl<'a> c::ReadFast<'a> for DescribeConfigsSynonym<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 4)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1378,28 +1455,39 @@ impl<'a> DescribeConfigsSynonym<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 4;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
-        let ([b0], tagged) = if flexible {
-            let (&[b0, count], rest) = w.peek_array::<2>()?;
-            let tagged = if count == 0 {
-                w.set_rest(rest);
-                c::TaggedFields::EMPTY
-            } else {
-                w.unknown_section_at(1)?
-            };
-            ([b0], tagged)
-        } else {
-            (*w.array::<1>()?, c::TaggedFields::EMPTY)
-        };
-        let f2 = b0.cast_signed();
-        Some(Self {
-            name: f0,
-            value: f1,
-            source: f2,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            4 => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let (&[b0, count], rest) = w.peek_array::<2>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(1)?
+                };
+                let f2 = b0.cast_signed();
+                Some(Self {
+                    name: f0,
+                    value: f1,
+                    source: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(false)?;
+                let f2 = w.i8()?;
+                Some(Self {
+                    name: f0,
+                    value: f1,
+                    source: f2,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

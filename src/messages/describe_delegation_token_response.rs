@@ -546,9 +546,7 @@ impl<'a> c::Decode<'a> for DescribedDelegationToken<'a> {
 impl<'a> c::ReadFast<'a> for DescribedDelegationToken<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 3, 2)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -637,70 +635,166 @@ impl<'a> DescribedDelegationToken<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 2;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: c::Str<'a> = w.string(flexible)?;
-        let f2: c::Str<'a> = if version >= 3 {
-            w.string(flexible)?
-        } else {
-            c::Str::EMPTY
-        };
-        let f3: c::Str<'a> = if version >= 3 {
-            w.string(flexible)?
-        } else {
-            c::Str::EMPTY
-        };
-        let [
-            b0,
-            b1,
-            b2,
-            b3,
-            b4,
-            b5,
-            b6,
-            b7,
-            b8,
-            b9,
-            b10,
-            b11,
-            b12,
-            b13,
-            b14,
-            b15,
-            b16,
-            b17,
-            b18,
-            b19,
-            b20,
-            b21,
-            b22,
-            b23,
-        ] = *w.array::<24>()?;
-        let f4 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
-        let f5 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
-        let f6 = i64::from_be_bytes([b16, b17, b18, b19, b20, b21, b22, b23]);
-        let f7: c::Str<'a> = w.string(flexible)?;
-        let f8: &'a [u8] = w.bytes(flexible)?;
-        let f9: c::Array<'a, DescribedDelegationTokenRenewer<'a>> =
-            c::Array::read_fast(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            principal_type: f0,
-            principal_name: f1,
-            token_requester_principal_type: f2,
-            token_requester_principal_name: f3,
-            issue_timestamp: f4,
-            expiry_timestamp: f5,
-            max_timestamp: f6,
-            token_id: f7,
-            hmac: f8,
-            renewers: f9,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            3 => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: c::Str<'a> = w.string(true)?;
+                let f2: c::Str<'a> = w.string(true)?;
+                let f3: c::Str<'a> = w.string(true)?;
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                    b16,
+                    b17,
+                    b18,
+                    b19,
+                    b20,
+                    b21,
+                    b22,
+                    b23,
+                ] = *w.array::<24>()?;
+                let f4 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
+                let f5 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
+                let f6 = i64::from_be_bytes([b16, b17, b18, b19, b20, b21, b22, b23]);
+                let f7: c::Str<'a> = w.string(true)?;
+                let f8: &'a [u8] = w.bytes(true)?;
+                let f9: c::Array<'a, DescribedDelegationTokenRenewer<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    principal_type: f0,
+                    principal_name: f1,
+                    token_requester_principal_type: f2,
+                    token_requester_principal_name: f3,
+                    issue_timestamp: f4,
+                    expiry_timestamp: f5,
+                    max_timestamp: f6,
+                    token_id: f7,
+                    hmac: f8,
+                    renewers: f9,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            2 => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: c::Str<'a> = w.string(true)?;
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                    b16,
+                    b17,
+                    b18,
+                    b19,
+                    b20,
+                    b21,
+                    b22,
+                    b23,
+                ] = *w.array::<24>()?;
+                let f4 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
+                let f5 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
+                let f6 = i64::from_be_bytes([b16, b17, b18, b19, b20, b21, b22, b23]);
+                let f7: c::Str<'a> = w.string(true)?;
+                let f8: &'a [u8] = w.bytes(true)?;
+                let f9: c::Array<'a, DescribedDelegationTokenRenewer<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let f2: c::Str<'a> = c::Str::EMPTY;
+                let f3: c::Str<'a> = c::Str::EMPTY;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    principal_type: f0,
+                    principal_name: f1,
+                    token_requester_principal_type: f2,
+                    token_requester_principal_name: f3,
+                    issue_timestamp: f4,
+                    expiry_timestamp: f5,
+                    max_timestamp: f6,
+                    token_id: f7,
+                    hmac: f8,
+                    renewers: f9,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1: c::Str<'a> = w.string(false)?;
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                    b16,
+                    b17,
+                    b18,
+                    b19,
+                    b20,
+                    b21,
+                    b22,
+                    b23,
+                ] = *w.array::<24>()?;
+                let f4 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
+                let f5 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
+                let f6 = i64::from_be_bytes([b16, b17, b18, b19, b20, b21, b22, b23]);
+                let f7: c::Str<'a> = w.string(false)?;
+                let f8: &'a [u8] = w.bytes(false)?;
+                let f9: c::Array<'a, DescribedDelegationTokenRenewer<'a>> =
+                    c::Array::read_fast(w, version, false)?;
+                let f2: c::Str<'a> = c::Str::EMPTY;
+                let f3: c::Str<'a> = c::Str::EMPTY;
+                Some(Self {
+                    principal_type: f0,
+                    principal_name: f1,
+                    token_requester_principal_type: f2,
+                    token_requester_principal_name: f3,
+                    issue_timestamp: f4,
+                    expiry_timestamp: f5,
+                    max_timestamp: f6,
+                    token_id: f7,
+                    hmac: f8,
+                    renewers: f9,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -956,9 +1050,7 @@ impl<'a> c::Decode<'a> for DescribedDelegationTokenRenewer<'a> {
 impl<'a> c::ReadFast<'a> for DescribedDelegationTokenRenewer<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 2..=3)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1035,19 +1127,29 @@ impl<'a> DescribedDelegationTokenRenewer<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 2;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: c::Str<'a> = w.string(flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            principal_type: f0,
-            principal_name: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            2..=3 => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: c::Str<'a> = w.string(true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    principal_type: f0,
+                    principal_name: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1: c::Str<'a> = w.string(false)?;
+                Some(Self {
+                    principal_type: f0,
+                    principal_name: f1,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

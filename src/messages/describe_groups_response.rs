@@ -504,9 +504,7 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
 impl<'a> c::ReadFast<'a> for DescribedGroup<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 6, 5, 3..=4)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -593,35 +591,110 @@ impl<'a> DescribedGroup<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 5;
-        let f0 = w.i16()?;
-        let f1: Option<c::Str<'a>> = if version >= 6 {
-            w.nullable_string(flexible)?
-        } else {
-            None
-        };
-        let f2: c::Str<'a> = w.string(flexible)?;
-        let f3: c::Str<'a> = w.string(flexible)?;
-        let f4: c::Str<'a> = w.string(flexible)?;
-        let f5: c::Str<'a> = w.string(flexible)?;
-        let f6: c::Array<'a, DescribedGroupMember<'a>> = c::Array::read_fast(w, version, flexible)?;
-        let f7: i32 = if version >= 3 { w.i32()? } else { -2147483648 };
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            error_code: f0,
-            error_message: f1,
-            group_id: f2,
-            group_state: f3,
-            protocol_type: f4,
-            protocol_data: f5,
-            members: f6,
-            authorized_operations: f7,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            6 => {
+                let f0 = w.i16()?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let f2: c::Str<'a> = w.string(true)?;
+                let f3: c::Str<'a> = w.string(true)?;
+                let f4: c::Str<'a> = w.string(true)?;
+                let f5: c::Str<'a> = w.string(true)?;
+                let f6: c::Array<'a, DescribedGroupMember<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let (&[b0, b1, b2, b3, count], rest) = w.peek_array::<5>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(4)?
+                };
+                let f7 = i32::from_be_bytes([b0, b1, b2, b3]);
+                Some(Self {
+                    error_code: f0,
+                    error_message: f1,
+                    group_id: f2,
+                    group_state: f3,
+                    protocol_type: f4,
+                    protocol_data: f5,
+                    members: f6,
+                    authorized_operations: f7,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            5 => {
+                let f0 = w.i16()?;
+                let f2: c::Str<'a> = w.string(true)?;
+                let f3: c::Str<'a> = w.string(true)?;
+                let f4: c::Str<'a> = w.string(true)?;
+                let f5: c::Str<'a> = w.string(true)?;
+                let f6: c::Array<'a, DescribedGroupMember<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let (&[b0, b1, b2, b3, count], rest) = w.peek_array::<5>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(4)?
+                };
+                let f7 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1: Option<c::Str<'a>> = None;
+                Some(Self {
+                    error_code: f0,
+                    error_message: f1,
+                    group_id: f2,
+                    group_state: f3,
+                    protocol_type: f4,
+                    protocol_data: f5,
+                    members: f6,
+                    authorized_operations: f7,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            3..=4 => {
+                let f0 = w.i16()?;
+                let f2: c::Str<'a> = w.string(false)?;
+                let f3: c::Str<'a> = w.string(false)?;
+                let f4: c::Str<'a> = w.string(false)?;
+                let f5: c::Str<'a> = w.string(false)?;
+                let f6: c::Array<'a, DescribedGroupMember<'a>> =
+                    c::Array::read_fast(w, version, false)?;
+                let f7 = w.i32()?;
+                let f1: Option<c::Str<'a>> = None;
+                Some(Self {
+                    error_code: f0,
+                    error_message: f1,
+                    group_id: f2,
+                    group_state: f3,
+                    protocol_type: f4,
+                    protocol_data: f5,
+                    members: f6,
+                    authorized_operations: f7,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            _ => {
+                let f0 = w.i16()?;
+                let f2: c::Str<'a> = w.string(false)?;
+                let f3: c::Str<'a> = w.string(false)?;
+                let f4: c::Str<'a> = w.string(false)?;
+                let f5: c::Str<'a> = w.string(false)?;
+                let f6: c::Array<'a, DescribedGroupMember<'a>> =
+                    c::Array::read_fast(w, version, false)?;
+                let f1: Option<c::Str<'a>> = None;
+                let f7: i32 = -2147483648;
+                Some(Self {
+                    error_code: f0,
+                    error_message: f1,
+                    group_id: f2,
+                    group_state: f3,
+                    protocol_type: f4,
+                    protocol_data: f5,
+                    members: f6,
+                    authorized_operations: f7,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -940,9 +1013,7 @@ impl<'a> c::Decode<'a> for DescribedGroupMember<'a> {
 impl<'a> c::ReadFast<'a> for DescribedGroupMember<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 5..=6, 4)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1026,31 +1097,63 @@ impl<'a> DescribedGroupMember<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 5;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: Option<c::Str<'a>> = if version >= 4 {
-            w.nullable_string(flexible)?
-        } else {
-            None
-        };
-        let f2: c::Str<'a> = w.string(flexible)?;
-        let f3: c::Str<'a> = w.string(flexible)?;
-        let f4: &'a [u8] = w.bytes(flexible)?;
-        let f5: &'a [u8] = w.bytes(flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            member_id: f0,
-            group_instance_id: f1,
-            client_id: f2,
-            client_host: f3,
-            member_metadata: f4,
-            member_assignment: f5,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            5..=6 => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let f2: c::Str<'a> = w.string(true)?;
+                let f3: c::Str<'a> = w.string(true)?;
+                let f4: &'a [u8] = w.bytes(true)?;
+                let f5: &'a [u8] = w.bytes(true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    member_id: f0,
+                    group_instance_id: f1,
+                    client_id: f2,
+                    client_host: f3,
+                    member_metadata: f4,
+                    member_assignment: f5,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            4 => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(false)?;
+                let f2: c::Str<'a> = w.string(false)?;
+                let f3: c::Str<'a> = w.string(false)?;
+                let f4: &'a [u8] = w.bytes(false)?;
+                let f5: &'a [u8] = w.bytes(false)?;
+                Some(Self {
+                    member_id: f0,
+                    group_instance_id: f1,
+                    client_id: f2,
+                    client_host: f3,
+                    member_metadata: f4,
+                    member_assignment: f5,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(false)?;
+                let f2: c::Str<'a> = w.string(false)?;
+                let f3: c::Str<'a> = w.string(false)?;
+                let f4: &'a [u8] = w.bytes(false)?;
+                let f5: &'a [u8] = w.bytes(false)?;
+                let f1: Option<c::Str<'a>> = None;
+                Some(Self {
+                    member_id: f0,
+                    group_instance_id: f1,
+                    client_id: f2,
+                    client_host: f3,
+                    member_metadata: f4,
+                    member_assignment: f5,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -504,9 +504,7 @@ impl<'a> c::Decode<'a> for DescribeLogDirsResult<'a> {
 impl<'a> c::ReadFast<'a> for DescribeLogDirsResult<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 5, 4, 2..=3)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -594,27 +592,138 @@ impl<'a> DescribeLogDirsResult<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 2;
-        let f0 = w.i16()?;
-        let f1: c::Str<'a> = w.string(flexible)?;
-        let f2: c::Array<'a, DescribeLogDirsTopic<'a>> = c::Array::read_fast(w, version, flexible)?;
-        let f3: i64 = if version >= 4 { w.i64()? } else { -1 };
-        let f4: i64 = if version >= 4 { w.i64()? } else { -1 };
-        let f5: bool = if version >= 5 { w.bool()? } else { false };
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            error_code: f0,
-            log_dir: f1,
-            topics: f2,
-            total_bytes: f3,
-            usable_bytes: f4,
-            is_cordoned: f5,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            5 => {
+                let f0 = w.i16()?;
+                let f1: c::Str<'a> = w.string(true)?;
+                let f2: c::Array<'a, DescribeLogDirsTopic<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let (
+                    &[
+                        b0,
+                        b1,
+                        b2,
+                        b3,
+                        b4,
+                        b5,
+                        b6,
+                        b7,
+                        b8,
+                        b9,
+                        b10,
+                        b11,
+                        b12,
+                        b13,
+                        b14,
+                        b15,
+                        b16,
+                        count,
+                    ],
+                    rest,
+                ) = w.peek_array::<18>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(17)?
+                };
+                let f3 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
+                let f4 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
+                let f5 = b16 != 0;
+                Some(Self {
+                    error_code: f0,
+                    log_dir: f1,
+                    topics: f2,
+                    total_bytes: f3,
+                    usable_bytes: f4,
+                    is_cordoned: f5,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            4 => {
+                let f0 = w.i16()?;
+                let f1: c::Str<'a> = w.string(true)?;
+                let f2: c::Array<'a, DescribeLogDirsTopic<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let (
+                    &[
+                        b0,
+                        b1,
+                        b2,
+                        b3,
+                        b4,
+                        b5,
+                        b6,
+                        b7,
+                        b8,
+                        b9,
+                        b10,
+                        b11,
+                        b12,
+                        b13,
+                        b14,
+                        b15,
+                        count,
+                    ],
+                    rest,
+                ) = w.peek_array::<17>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(16)?
+                };
+                let f3 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
+                let f4 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
+                let f5: bool = false;
+                Some(Self {
+                    error_code: f0,
+                    log_dir: f1,
+                    topics: f2,
+                    total_bytes: f3,
+                    usable_bytes: f4,
+                    is_cordoned: f5,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            2..=3 => {
+                let f0 = w.i16()?;
+                let f1: c::Str<'a> = w.string(true)?;
+                let f2: c::Array<'a, DescribeLogDirsTopic<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let f3: i64 = -1;
+                let f4: i64 = -1;
+                let f5: bool = false;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    error_code: f0,
+                    log_dir: f1,
+                    topics: f2,
+                    total_bytes: f3,
+                    usable_bytes: f4,
+                    is_cordoned: f5,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0 = w.i16()?;
+                let f1: c::Str<'a> = w.string(false)?;
+                let f2: c::Array<'a, DescribeLogDirsTopic<'a>> =
+                    c::Array::read_fast(w, version, false)?;
+                let f3: i64 = -1;
+                let f4: i64 = -1;
+                let f5: bool = false;
+                Some(Self {
+                    error_code: f0,
+                    log_dir: f1,
+                    topics: f2,
+                    total_bytes: f3,
+                    usable_bytes: f4,
+                    is_cordoned: f5,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -853,9 +962,7 @@ impl<'a> c::Decode<'a> for DescribeLogDirsTopic<'a> {
 impl<'a> c::ReadFast<'a> for DescribeLogDirsTopic<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 2..=5)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -932,20 +1039,29 @@ impl<'a> DescribeLogDirsTopic<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 2;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: c::Array<'a, DescribeLogDirsPartition<'a>> =
-            c::Array::read_fast(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            name: f0,
-            partitions: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            2..=5 => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: c::Array<'a, DescribeLogDirsPartition<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    name: f0,
+                    partitions: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1: c::Array<'a, DescribeLogDirsPartition<'a>> =
+                    c::Array::read_fast(w, version, false)?;
+                Some(Self {
+                    name: f0,
+                    partitions: f1,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -1152,9 +1268,7 @@ impl<'a> c::Decode<'a> for DescribeLogDirsPartition<'a> {
 impl<'a> c::ReadFast<'a> for DescribeLogDirsPartition<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 2..=5)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1230,35 +1344,57 @@ impl<'a> DescribeLogDirsPartition<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 2;
-        let (
-            [
-                b0,
-                b1,
-                b2,
-                b3,
-                b4,
-                b5,
-                b6,
-                b7,
-                b8,
-                b9,
-                b10,
-                b11,
-                b12,
-                b13,
-                b14,
-                b15,
-                b16,
-                b17,
-                b18,
-                b19,
-                b20,
-            ],
-            tagged,
-        ) = if flexible {
-            let (
-                &[
+        match version {
+            2..=5 => {
+                let _ = version;
+                let (
+                    &[
+                        b0,
+                        b1,
+                        b2,
+                        b3,
+                        b4,
+                        b5,
+                        b6,
+                        b7,
+                        b8,
+                        b9,
+                        b10,
+                        b11,
+                        b12,
+                        b13,
+                        b14,
+                        b15,
+                        b16,
+                        b17,
+                        b18,
+                        b19,
+                        b20,
+                        count,
+                    ],
+                    rest,
+                ) = w.peek_array::<22>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(21)?
+                };
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+                let f2 = i64::from_be_bytes([b12, b13, b14, b15, b16, b17, b18, b19]);
+                let f3 = b20 != 0;
+                Some(Self {
+                    partition_index: f0,
+                    partition_size: f1,
+                    offset_lag: f2,
+                    is_future_key: f3,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let [
                     b0,
                     b1,
                     b2,
@@ -1280,37 +1416,20 @@ impl<'a> DescribeLogDirsPartition<'a> {
                     b18,
                     b19,
                     b20,
-                    count,
-                ],
-                rest,
-            ) = w.peek_array::<22>()?;
-            let tagged = if count == 0 {
-                w.set_rest(rest);
-                c::TaggedFields::EMPTY
-            } else {
-                w.unknown_section_at(21)?
-            };
-            (
-                [
-                    b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15, b16, b17,
-                    b18, b19, b20,
-                ],
-                tagged,
-            )
-        } else {
-            (*w.array::<21>()?, c::TaggedFields::EMPTY)
-        };
-        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
-        let f2 = i64::from_be_bytes([b12, b13, b14, b15, b16, b17, b18, b19]);
-        let f3 = b20 != 0;
-        Some(Self {
-            partition_index: f0,
-            partition_size: f1,
-            offset_lag: f2,
-            is_future_key: f3,
-            unknown_tagged_fields: tagged,
-        })
+                ] = *w.array::<21>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+                let f2 = i64::from_be_bytes([b12, b13, b14, b15, b16, b17, b18, b19]);
+                let f3 = b20 != 0;
+                Some(Self {
+                    partition_index: f0,
+                    partition_size: f1,
+                    offset_lag: f2,
+                    is_future_key: f3,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

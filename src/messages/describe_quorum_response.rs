@@ -817,9 +817,7 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
 impl<'a> c::ReadFast<'a> for PartitionData<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 2)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -899,49 +897,95 @@ impl<'a> PartitionData<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
-        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f1 = i16::from_be_bytes([b4, b5]);
-        let f2: Option<c::Str<'a>> = if version >= 2 {
-            w.nullable_string(true)?
-        } else {
-            Some(c::Str::EMPTY)
-        };
-        let [
-            b0,
-            b1,
-            b2,
-            b3,
-            b4,
-            b5,
-            b6,
-            b7,
-            b8,
-            b9,
-            b10,
-            b11,
-            b12,
-            b13,
-            b14,
-            b15,
-        ] = *w.array::<16>()?;
-        let f3 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f4 = i32::from_be_bytes([b4, b5, b6, b7]);
-        let f5 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
-        let f6: c::Array<'a, ReplicaState<'a>> = c::Array::read_fast(w, version, true)?;
-        let f7: c::Array<'a, ReplicaState<'a>> = c::Array::read_fast(w, version, true)?;
-        let tagged = w.unknown_tagged_section()?;
-        Some(Self {
-            partition_index: f0,
-            error_code: f1,
-            error_message: f2,
-            leader_id: f3,
-            leader_epoch: f4,
-            high_watermark: f5,
-            current_voters: f6,
-            observers: f7,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            2 => {
+                let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i16::from_be_bytes([b4, b5]);
+                let f2: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                ] = *w.array::<16>()?;
+                let f3 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f4 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f5 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
+                let f6: c::Array<'a, ReplicaState<'a>> = c::Array::read_fast(w, version, true)?;
+                let f7: c::Array<'a, ReplicaState<'a>> = c::Array::read_fast(w, version, true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    partition_index: f0,
+                    error_code: f1,
+                    error_message: f2,
+                    leader_id: f3,
+                    leader_epoch: f4,
+                    high_watermark: f5,
+                    current_voters: f6,
+                    observers: f7,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                    b16,
+                    b17,
+                    b18,
+                    b19,
+                    b20,
+                    b21,
+                ] = *w.array::<22>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i16::from_be_bytes([b4, b5]);
+                let f3 = i32::from_be_bytes([b6, b7, b8, b9]);
+                let f4 = i32::from_be_bytes([b10, b11, b12, b13]);
+                let f5 = i64::from_be_bytes([b14, b15, b16, b17, b18, b19, b20, b21]);
+                let f6: c::Array<'a, ReplicaState<'a>> = c::Array::read_fast(w, version, true)?;
+                let f7: c::Array<'a, ReplicaState<'a>> = c::Array::read_fast(w, version, true)?;
+                let f2: Option<c::Str<'a>> = Some(c::Str::EMPTY);
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    partition_index: f0,
+                    error_code: f1,
+                    error_message: f2,
+                    leader_id: f3,
+                    leader_epoch: f4,
+                    high_watermark: f5,
+                    current_voters: f6,
+                    observers: f7,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -1719,9 +1763,7 @@ impl<'a> c::Decode<'a> for ReplicaState<'a> {
 impl<'a> c::ReadFast<'a> for ReplicaState<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 2, 1)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1805,24 +1847,162 @@ impl<'a> ReplicaState<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0 = w.i32()?;
-        let f1: c::Uuid = if version >= 2 {
-            w.uuid()?
-        } else {
-            c::Uuid::ZERO
-        };
-        let f2 = w.i64()?;
-        let f3: i64 = if version >= 1 { w.i64()? } else { -1 };
-        let f4: i64 = if version >= 1 { w.i64()? } else { -1 };
-        let tagged = w.unknown_tagged_section()?;
-        Some(Self {
-            replica_id: f0,
-            replica_directory_id: f1,
-            log_end_offset: f2,
-            last_fetch_timestamp: f3,
-            last_caught_up_timestamp: f4,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            2 => {
+                let _ = version;
+                let (
+                    &[
+                        b0,
+                        b1,
+                        b2,
+                        b3,
+                        b4,
+                        b5,
+                        b6,
+                        b7,
+                        b8,
+                        b9,
+                        b10,
+                        b11,
+                        b12,
+                        b13,
+                        b14,
+                        b15,
+                        b16,
+                        b17,
+                        b18,
+                        b19,
+                        b20,
+                        b21,
+                        b22,
+                        b23,
+                        b24,
+                        b25,
+                        b26,
+                        b27,
+                        b28,
+                        b29,
+                        b30,
+                        b31,
+                        b32,
+                        b33,
+                        b34,
+                        b35,
+                        b36,
+                        b37,
+                        b38,
+                        b39,
+                        b40,
+                        b41,
+                        b42,
+                        b43,
+                        count,
+                    ],
+                    rest,
+                ) = w.peek_array::<45>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(44)?
+                };
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = c::Uuid([
+                    b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15, b16, b17, b18, b19,
+                ]);
+                let f2 = i64::from_be_bytes([b20, b21, b22, b23, b24, b25, b26, b27]);
+                let f3 = i64::from_be_bytes([b28, b29, b30, b31, b32, b33, b34, b35]);
+                let f4 = i64::from_be_bytes([b36, b37, b38, b39, b40, b41, b42, b43]);
+                Some(Self {
+                    replica_id: f0,
+                    replica_directory_id: f1,
+                    log_end_offset: f2,
+                    last_fetch_timestamp: f3,
+                    last_caught_up_timestamp: f4,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            1 => {
+                let _ = version;
+                let (
+                    &[
+                        b0,
+                        b1,
+                        b2,
+                        b3,
+                        b4,
+                        b5,
+                        b6,
+                        b7,
+                        b8,
+                        b9,
+                        b10,
+                        b11,
+                        b12,
+                        b13,
+                        b14,
+                        b15,
+                        b16,
+                        b17,
+                        b18,
+                        b19,
+                        b20,
+                        b21,
+                        b22,
+                        b23,
+                        b24,
+                        b25,
+                        b26,
+                        b27,
+                        count,
+                    ],
+                    rest,
+                ) = w.peek_array::<29>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(28)?
+                };
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f2 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+                let f3 = i64::from_be_bytes([b12, b13, b14, b15, b16, b17, b18, b19]);
+                let f4 = i64::from_be_bytes([b20, b21, b22, b23, b24, b25, b26, b27]);
+                let f1: c::Uuid = c::Uuid::ZERO;
+                Some(Self {
+                    replica_id: f0,
+                    replica_directory_id: f1,
+                    log_end_offset: f2,
+                    last_fetch_timestamp: f3,
+                    last_caught_up_timestamp: f4,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let (&[b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, count], rest) =
+                    w.peek_array::<13>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(12)?
+                };
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f2 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+                let f1: c::Uuid = c::Uuid::ZERO;
+                let f3: i64 = -1;
+                let f4: i64 = -1;
+                Some(Self {
+                    replica_id: f0,
+                    replica_directory_id: f1,
+                    log_end_offset: f2,
+                    last_fetch_timestamp: f3,
+                    last_caught_up_timestamp: f4,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -1036,9 +1036,7 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponsePartition<'a> {
 impl<'a> c::ReadFast<'a> for DescribeShareGroupOffsetsResponsePartition<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 1)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1117,40 +1115,94 @@ impl<'a> DescribeShareGroupOffsetsResponsePartition<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let [
-            b0,
-            b1,
-            b2,
-            b3,
-            b4,
-            b5,
-            b6,
-            b7,
-            b8,
-            b9,
-            b10,
-            b11,
-            b12,
-            b13,
-            b14,
-            b15,
-        ] = *w.array::<16>()?;
-        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
-        let f2 = i32::from_be_bytes([b12, b13, b14, b15]);
-        let f3: i64 = if version >= 1 { w.i64()? } else { -1 };
-        let f4 = w.i16()?;
-        let f5: Option<c::Str<'a>> = w.nullable_string(true)?;
-        let tagged = w.unknown_tagged_section()?;
-        Some(Self {
-            partition_index: f0,
-            start_offset: f1,
-            leader_epoch: f2,
-            lag: f3,
-            error_code: f4,
-            error_message: f5,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            1 => {
+                let _ = version;
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                    b16,
+                    b17,
+                    b18,
+                    b19,
+                    b20,
+                    b21,
+                    b22,
+                    b23,
+                    b24,
+                    b25,
+                ] = *w.array::<26>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+                let f2 = i32::from_be_bytes([b12, b13, b14, b15]);
+                let f3 = i64::from_be_bytes([b16, b17, b18, b19, b20, b21, b22, b23]);
+                let f4 = i16::from_be_bytes([b24, b25]);
+                let f5: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    partition_index: f0,
+                    start_offset: f1,
+                    leader_epoch: f2,
+                    lag: f3,
+                    error_code: f4,
+                    error_message: f5,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                    b16,
+                    b17,
+                ] = *w.array::<18>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+                let f2 = i32::from_be_bytes([b12, b13, b14, b15]);
+                let f4 = i16::from_be_bytes([b16, b17]);
+                let f5: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let f3: i64 = -1;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    partition_index: f0,
+                    start_offset: f1,
+                    leader_epoch: f2,
+                    lag: f3,
+                    error_code: f4,
+                    error_message: f5,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -446,9 +446,7 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
 impl<'a> c::ReadFast<'a> for TopicData<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 1)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -523,19 +521,27 @@ impl<'a> TopicData<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 1;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: c::Array<'a, PartitionData<'a>> = c::Array::read_fast(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            topic_name: f0,
-            partitions: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            1 => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: c::Array<'a, PartitionData<'a>> = c::Array::read_fast(w, version, true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    topic_name: f0,
+                    partitions: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1: c::Array<'a, PartitionData<'a>> = c::Array::read_fast(w, version, false)?;
+                Some(Self {
+                    topic_name: f0,
+                    partitions: f1,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -783,9 +789,7 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
 impl<'a> c::ReadFast<'a> for PartitionData<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 1)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -869,34 +873,41 @@ impl<'a> PartitionData<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 1;
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
-        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
-        let f2 = i32::from_be_bytes([b8, b9, b10, b11]);
-        let f3: c::Array<'a, i32> = if version <= 0 {
-            c::Array::read_fast(w, version, flexible)?
-        } else {
-            c::Array::Slice(&[])
-        };
-        let f4: c::Array<'a, ReplicaInfo<'a>> = if version >= 1 {
-            c::Array::read_fast(w, version, flexible)?
-        } else {
-            c::Array::Slice(&[])
-        };
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            partition_index: f0,
-            leader_id: f1,
-            leader_epoch: f2,
-            preferred_successors: f3,
-            preferred_candidates: f4,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            1 => {
+                let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f2 = i32::from_be_bytes([b8, b9, b10, b11]);
+                let f4: c::Array<'a, ReplicaInfo<'a>> = c::Array::read_fast(w, version, true)?;
+                let f3: c::Array<'a, i32> = c::Array::Slice(&[]);
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    partition_index: f0,
+                    leader_id: f1,
+                    leader_epoch: f2,
+                    preferred_successors: f3,
+                    preferred_candidates: f4,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f2 = i32::from_be_bytes([b8, b9, b10, b11]);
+                let f3: c::Array<'a, i32> = c::Array::read_fast(w, version, false)?;
+                let f4: c::Array<'a, ReplicaInfo<'a>> = c::Array::Slice(&[]);
+                Some(Self {
+                    partition_index: f0,
+                    leader_id: f1,
+                    leader_epoch: f2,
+                    preferred_successors: f3,
+                    preferred_candidates: f4,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -435,9 +435,7 @@ impl<'a> FetchRequest<'a> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
-        let f0: Option<c::Str<'a>> = None;
         let f1: i32 = if version <= 14 { w.i32()? } else { -1 };
-        let f2: ReplicaState<'a> = ReplicaState::default();
         let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
         let f3 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f4 = i32::from_be_bytes([b4, b5, b6, b7]);
@@ -456,6 +454,8 @@ impl<'a> FetchRequest<'a> {
         } else {
             c::Str::EMPTY
         };
+        let f0: Option<c::Str<'a>> = None;
+        let f2: ReplicaState<'a> = ReplicaState::default();
         let this = Self {
             cluster_id: f0,
             replica_id: f1,
@@ -1090,9 +1090,7 @@ impl<'a> c::Decode<'a> for FetchTopic<'a> {
 impl<'a> c::ReadFast<'a> for FetchTopic<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 13..=18, 12)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1174,29 +1172,43 @@ impl<'a> FetchTopic<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 12;
-        let f0: c::Str<'a> = if version <= 12 {
-            w.string(flexible)?
-        } else {
-            c::Str::EMPTY
-        };
-        let f1: c::Uuid = if version >= 13 {
-            w.uuid()?
-        } else {
-            c::Uuid::ZERO
-        };
-        let f2: c::Array<'a, FetchPartition<'a>> = c::Array::read_fast(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            topic: f0,
-            topic_id: f1,
-            partitions: f2,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            13..=18 => {
+                let f1 = w.uuid()?;
+                let f2: c::Array<'a, FetchPartition<'a>> = c::Array::read_fast(w, version, true)?;
+                let f0: c::Str<'a> = c::Str::EMPTY;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    topic: f0,
+                    topic_id: f1,
+                    partitions: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            12 => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f2: c::Array<'a, FetchPartition<'a>> = c::Array::read_fast(w, version, true)?;
+                let f1: c::Uuid = c::Uuid::ZERO;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    topic: f0,
+                    topic_id: f1,
+                    partitions: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0: c::Str<'a> = w.string(false)?;
+                let f2: c::Array<'a, FetchPartition<'a>> = c::Array::read_fast(w, version, false)?;
+                let f1: c::Uuid = c::Uuid::ZERO;
+                Some(Self {
+                    topic: f0,
+                    topic_id: f1,
+                    partitions: f2,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -1500,9 +1512,7 @@ impl<'a> c::Decode<'a> for FetchPartition<'a> {
 impl<'a> c::ReadFast<'a> for FetchPartition<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 18, 17, 12..=16, 9..=11, 5..=8)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1645,29 +1655,328 @@ impl<'a> FetchPartition<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 12;
-        let f0 = w.i32()?;
-        let f1: i32 = if version >= 9 { w.i32()? } else { -1 };
-        let f2 = w.i64()?;
-        let f3: i32 = if version >= 12 { w.i32()? } else { -1 };
-        let f4: i64 = if version >= 5 { w.i64()? } else { -1 };
-        let f5 = w.i32()?;
-        let f6: c::Uuid = c::Uuid::ZERO;
-        let f7: i64 = 9223372036854775807;
-        if flexible {
-            w.empty_tagged_section()?;
+        match version {
+            18 => {
+                let _ = version;
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                    b16,
+                    b17,
+                    b18,
+                    b19,
+                    b20,
+                    b21,
+                    b22,
+                    b23,
+                    b24,
+                    b25,
+                    b26,
+                    b27,
+                    b28,
+                    b29,
+                    b30,
+                    b31,
+                    count,
+                ] = *w.array::<33>()?;
+                if count != 0 {
+                    return None;
+                }
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f2 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
+                let f3 = i32::from_be_bytes([b16, b17, b18, b19]);
+                let f4 = i64::from_be_bytes([b20, b21, b22, b23, b24, b25, b26, b27]);
+                let f5 = i32::from_be_bytes([b28, b29, b30, b31]);
+                let f6: c::Uuid = c::Uuid::ZERO;
+                let f7: i64 = 9223372036854775807;
+                Some(Self {
+                    partition: f0,
+                    current_leader_epoch: f1,
+                    fetch_offset: f2,
+                    last_fetched_epoch: f3,
+                    log_start_offset: f4,
+                    partition_max_bytes: f5,
+                    replica_directory_id: f6,
+                    high_watermark: f7,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            17 => {
+                let _ = version;
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                    b16,
+                    b17,
+                    b18,
+                    b19,
+                    b20,
+                    b21,
+                    b22,
+                    b23,
+                    b24,
+                    b25,
+                    b26,
+                    b27,
+                    b28,
+                    b29,
+                    b30,
+                    b31,
+                    count,
+                ] = *w.array::<33>()?;
+                if count != 0 {
+                    return None;
+                }
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f2 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
+                let f3 = i32::from_be_bytes([b16, b17, b18, b19]);
+                let f4 = i64::from_be_bytes([b20, b21, b22, b23, b24, b25, b26, b27]);
+                let f5 = i32::from_be_bytes([b28, b29, b30, b31]);
+                let f6: c::Uuid = c::Uuid::ZERO;
+                let f7: i64 = 9223372036854775807;
+                Some(Self {
+                    partition: f0,
+                    current_leader_epoch: f1,
+                    fetch_offset: f2,
+                    last_fetched_epoch: f3,
+                    log_start_offset: f4,
+                    partition_max_bytes: f5,
+                    replica_directory_id: f6,
+                    high_watermark: f7,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            12..=16 => {
+                let _ = version;
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                    b16,
+                    b17,
+                    b18,
+                    b19,
+                    b20,
+                    b21,
+                    b22,
+                    b23,
+                    b24,
+                    b25,
+                    b26,
+                    b27,
+                    b28,
+                    b29,
+                    b30,
+                    b31,
+                    count,
+                ] = *w.array::<33>()?;
+                if count != 0 {
+                    return None;
+                }
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f2 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
+                let f3 = i32::from_be_bytes([b16, b17, b18, b19]);
+                let f4 = i64::from_be_bytes([b20, b21, b22, b23, b24, b25, b26, b27]);
+                let f5 = i32::from_be_bytes([b28, b29, b30, b31]);
+                let f6: c::Uuid = c::Uuid::ZERO;
+                let f7: i64 = 9223372036854775807;
+                Some(Self {
+                    partition: f0,
+                    current_leader_epoch: f1,
+                    fetch_offset: f2,
+                    last_fetched_epoch: f3,
+                    log_start_offset: f4,
+                    partition_max_bytes: f5,
+                    replica_directory_id: f6,
+                    high_watermark: f7,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            9..=11 => {
+                let _ = version;
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                    b16,
+                    b17,
+                    b18,
+                    b19,
+                    b20,
+                    b21,
+                    b22,
+                    b23,
+                    b24,
+                    b25,
+                    b26,
+                    b27,
+                ] = *w.array::<28>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f2 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
+                let f4 = i64::from_be_bytes([b16, b17, b18, b19, b20, b21, b22, b23]);
+                let f5 = i32::from_be_bytes([b24, b25, b26, b27]);
+                let f3: i32 = -1;
+                let f6: c::Uuid = c::Uuid::ZERO;
+                let f7: i64 = 9223372036854775807;
+                Some(Self {
+                    partition: f0,
+                    current_leader_epoch: f1,
+                    fetch_offset: f2,
+                    last_fetched_epoch: f3,
+                    log_start_offset: f4,
+                    partition_max_bytes: f5,
+                    replica_directory_id: f6,
+                    high_watermark: f7,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            5..=8 => {
+                let _ = version;
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                    b16,
+                    b17,
+                    b18,
+                    b19,
+                    b20,
+                    b21,
+                    b22,
+                    b23,
+                ] = *w.array::<24>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f2 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+                let f4 = i64::from_be_bytes([b12, b13, b14, b15, b16, b17, b18, b19]);
+                let f5 = i32::from_be_bytes([b20, b21, b22, b23]);
+                let f1: i32 = -1;
+                let f3: i32 = -1;
+                let f6: c::Uuid = c::Uuid::ZERO;
+                let f7: i64 = 9223372036854775807;
+                Some(Self {
+                    partition: f0,
+                    current_leader_epoch: f1,
+                    fetch_offset: f2,
+                    last_fetched_epoch: f3,
+                    log_start_offset: f4,
+                    partition_max_bytes: f5,
+                    replica_directory_id: f6,
+                    high_watermark: f7,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            _ => {
+                let _ = version;
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                ] = *w.array::<16>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f2 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+                let f5 = i32::from_be_bytes([b12, b13, b14, b15]);
+                let f1: i32 = -1;
+                let f3: i32 = -1;
+                let f4: i64 = -1;
+                let f6: c::Uuid = c::Uuid::ZERO;
+                let f7: i64 = 9223372036854775807;
+                Some(Self {
+                    partition: f0,
+                    current_leader_epoch: f1,
+                    fetch_offset: f2,
+                    last_fetched_epoch: f3,
+                    log_start_offset: f4,
+                    partition_max_bytes: f5,
+                    replica_directory_id: f6,
+                    high_watermark: f7,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
         }
-        Some(Self {
-            partition: f0,
-            current_leader_epoch: f1,
-            fetch_offset: f2,
-            last_fetched_epoch: f3,
-            log_start_offset: f4,
-            partition_max_bytes: f5,
-            replica_directory_id: f6,
-            high_watermark: f7,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -2012,9 +2321,7 @@ impl<'a> c::Decode<'a> for ForgottenTopic<'a> {
 impl<'a> c::ReadFast<'a> for ForgottenTopic<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 13..=18, 12)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -2096,29 +2403,43 @@ impl<'a> ForgottenTopic<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 12;
-        let f0: c::Str<'a> = if version <= 12 {
-            w.string(flexible)?
-        } else {
-            c::Str::EMPTY
-        };
-        let f1: c::Uuid = if version >= 13 {
-            w.uuid()?
-        } else {
-            c::Uuid::ZERO
-        };
-        let f2: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            topic: f0,
-            topic_id: f1,
-            partitions: f2,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            13..=18 => {
+                let f1 = w.uuid()?;
+                let f2: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
+                let f0: c::Str<'a> = c::Str::EMPTY;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    topic: f0,
+                    topic_id: f1,
+                    partitions: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            12 => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f2: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
+                let f1: c::Uuid = c::Uuid::ZERO;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    topic: f0,
+                    topic_id: f1,
+                    partitions: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0: c::Str<'a> = w.string(false)?;
+                let f2: c::Array<'a, i32> = c::Array::read_fast(w, version, false)?;
+                let f1: c::Uuid = c::Uuid::ZERO;
+                Some(Self {
+                    topic: f0,
+                    topic_id: f1,
+                    partitions: f2,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -586,9 +586,7 @@ impl<'a> c::Decode<'a> for FetchableTopicResponse<'a> {
 impl<'a> c::ReadFast<'a> for FetchableTopicResponse<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 13..=18, 12)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -670,29 +668,43 @@ impl<'a> FetchableTopicResponse<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 12;
-        let f0: c::Str<'a> = if version <= 12 {
-            w.string(flexible)?
-        } else {
-            c::Str::EMPTY
-        };
-        let f1: c::Uuid = if version >= 13 {
-            w.uuid()?
-        } else {
-            c::Uuid::ZERO
-        };
-        let f2: c::Array<'a, PartitionData<'a>> = c::Array::read_fast(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            topic: f0,
-            topic_id: f1,
-            partitions: f2,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            13..=18 => {
+                let f1 = w.uuid()?;
+                let f2: c::Array<'a, PartitionData<'a>> = c::Array::read_fast(w, version, true)?;
+                let f0: c::Str<'a> = c::Str::EMPTY;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    topic: f0,
+                    topic_id: f1,
+                    partitions: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            12 => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f2: c::Array<'a, PartitionData<'a>> = c::Array::read_fast(w, version, true)?;
+                let f1: c::Uuid = c::Uuid::ZERO;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    topic: f0,
+                    topic_id: f1,
+                    partitions: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0: c::Str<'a> = w.string(false)?;
+                let f2: c::Array<'a, PartitionData<'a>> = c::Array::read_fast(w, version, false)?;
+                let f1: c::Uuid = c::Uuid::ZERO;
+                Some(Self {
+                    topic: f0,
+                    topic_id: f1,
+                    partitions: f2,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -1054,9 +1066,7 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
 impl<'a> c::ReadFast<'a> for PartitionData<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 12..=18, 11, 5..=10, 4)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1220,40 +1230,271 @@ impl<'a> PartitionData<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 12;
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13] = *w.array::<14>()?;
-        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f1 = i16::from_be_bytes([b4, b5]);
-        let f2 = i64::from_be_bytes([b6, b7, b8, b9, b10, b11, b12, b13]);
-        let f3: i64 = if version >= 4 { w.i64()? } else { -1 };
-        let f4: i64 = if version >= 5 { w.i64()? } else { -1 };
-        let f5: EpochEndOffset<'a> = EpochEndOffset::default();
-        let f6: LeaderIdAndEpoch<'a> = LeaderIdAndEpoch::default();
-        let f7: SnapshotId<'a> = SnapshotId::default();
-        let f8: Option<c::Array<'a, AbortedTransaction<'a>>> = if version >= 4 {
-            c::Array::read_fast_nullable(w, version, flexible)?
-        } else {
-            Some(c::Array::Slice(&[]))
-        };
-        let f9: i32 = if version >= 11 { w.i32()? } else { -1 };
-        let f10: Option<crate::records::Records<'a>> = w.nullable_records(flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
+        match version {
+            12..=18 => {
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                    b16,
+                    b17,
+                    b18,
+                    b19,
+                    b20,
+                    b21,
+                    b22,
+                    b23,
+                    b24,
+                    b25,
+                    b26,
+                    b27,
+                    b28,
+                    b29,
+                ] = *w.array::<30>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i16::from_be_bytes([b4, b5]);
+                let f2 = i64::from_be_bytes([b6, b7, b8, b9, b10, b11, b12, b13]);
+                let f3 = i64::from_be_bytes([b14, b15, b16, b17, b18, b19, b20, b21]);
+                let f4 = i64::from_be_bytes([b22, b23, b24, b25, b26, b27, b28, b29]);
+                let f8: Option<c::Array<'a, AbortedTransaction<'a>>> =
+                    c::Array::read_fast_nullable(w, version, true)?;
+                let f9 = w.i32()?;
+                let f10: Option<crate::records::Records<'a>> = w.nullable_records(true)?;
+                let f5: EpochEndOffset<'a> = EpochEndOffset::default();
+                let f6: LeaderIdAndEpoch<'a> = LeaderIdAndEpoch::default();
+                let f7: SnapshotId<'a> = SnapshotId::default();
+                w.empty_tagged_section()?;
+                Some(Self {
+                    partition_index: f0,
+                    error_code: f1,
+                    high_watermark: f2,
+                    last_stable_offset: f3,
+                    log_start_offset: f4,
+                    diverging_epoch: f5,
+                    current_leader: f6,
+                    snapshot_id: f7,
+                    aborted_transactions: f8,
+                    preferred_read_replica: f9,
+                    records: f10,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            11 => {
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                    b16,
+                    b17,
+                    b18,
+                    b19,
+                    b20,
+                    b21,
+                    b22,
+                    b23,
+                    b24,
+                    b25,
+                    b26,
+                    b27,
+                    b28,
+                    b29,
+                ] = *w.array::<30>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i16::from_be_bytes([b4, b5]);
+                let f2 = i64::from_be_bytes([b6, b7, b8, b9, b10, b11, b12, b13]);
+                let f3 = i64::from_be_bytes([b14, b15, b16, b17, b18, b19, b20, b21]);
+                let f4 = i64::from_be_bytes([b22, b23, b24, b25, b26, b27, b28, b29]);
+                let f8: Option<c::Array<'a, AbortedTransaction<'a>>> =
+                    c::Array::read_fast_nullable(w, version, false)?;
+                let f9 = w.i32()?;
+                let f10: Option<crate::records::Records<'a>> = w.nullable_records(false)?;
+                let f5: EpochEndOffset<'a> = EpochEndOffset::default();
+                let f6: LeaderIdAndEpoch<'a> = LeaderIdAndEpoch::default();
+                let f7: SnapshotId<'a> = SnapshotId::default();
+                Some(Self {
+                    partition_index: f0,
+                    error_code: f1,
+                    high_watermark: f2,
+                    last_stable_offset: f3,
+                    log_start_offset: f4,
+                    diverging_epoch: f5,
+                    current_leader: f6,
+                    snapshot_id: f7,
+                    aborted_transactions: f8,
+                    preferred_read_replica: f9,
+                    records: f10,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            5..=10 => {
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                    b16,
+                    b17,
+                    b18,
+                    b19,
+                    b20,
+                    b21,
+                    b22,
+                    b23,
+                    b24,
+                    b25,
+                    b26,
+                    b27,
+                    b28,
+                    b29,
+                ] = *w.array::<30>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i16::from_be_bytes([b4, b5]);
+                let f2 = i64::from_be_bytes([b6, b7, b8, b9, b10, b11, b12, b13]);
+                let f3 = i64::from_be_bytes([b14, b15, b16, b17, b18, b19, b20, b21]);
+                let f4 = i64::from_be_bytes([b22, b23, b24, b25, b26, b27, b28, b29]);
+                let f8: Option<c::Array<'a, AbortedTransaction<'a>>> =
+                    c::Array::read_fast_nullable(w, version, false)?;
+                let f10: Option<crate::records::Records<'a>> = w.nullable_records(false)?;
+                let f5: EpochEndOffset<'a> = EpochEndOffset::default();
+                let f6: LeaderIdAndEpoch<'a> = LeaderIdAndEpoch::default();
+                let f7: SnapshotId<'a> = SnapshotId::default();
+                let f9: i32 = -1;
+                Some(Self {
+                    partition_index: f0,
+                    error_code: f1,
+                    high_watermark: f2,
+                    last_stable_offset: f3,
+                    log_start_offset: f4,
+                    diverging_epoch: f5,
+                    current_leader: f6,
+                    snapshot_id: f7,
+                    aborted_transactions: f8,
+                    preferred_read_replica: f9,
+                    records: f10,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            4 => {
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                    b16,
+                    b17,
+                    b18,
+                    b19,
+                    b20,
+                    b21,
+                ] = *w.array::<22>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i16::from_be_bytes([b4, b5]);
+                let f2 = i64::from_be_bytes([b6, b7, b8, b9, b10, b11, b12, b13]);
+                let f3 = i64::from_be_bytes([b14, b15, b16, b17, b18, b19, b20, b21]);
+                let f8: Option<c::Array<'a, AbortedTransaction<'a>>> =
+                    c::Array::read_fast_nullable(w, version, false)?;
+                let f10: Option<crate::records::Records<'a>> = w.nullable_records(false)?;
+                let f4: i64 = -1;
+                let f5: EpochEndOffset<'a> = EpochEndOffset::default();
+                let f6: LeaderIdAndEpoch<'a> = LeaderIdAndEpoch::default();
+                let f7: SnapshotId<'a> = SnapshotId::default();
+                let f9: i32 = -1;
+                Some(Self {
+                    partition_index: f0,
+                    error_code: f1,
+                    high_watermark: f2,
+                    last_stable_offset: f3,
+                    log_start_offset: f4,
+                    diverging_epoch: f5,
+                    current_leader: f6,
+                    snapshot_id: f7,
+                    aborted_transactions: f8,
+                    preferred_read_replica: f9,
+                    records: f10,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            _ => {
+                let _ = version;
+                let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13] =
+                    *w.array::<14>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i16::from_be_bytes([b4, b5]);
+                let f2 = i64::from_be_bytes([b6, b7, b8, b9, b10, b11, b12, b13]);
+                let f10: Option<crate::records::Records<'a>> = w.nullable_records(false)?;
+                let f3: i64 = -1;
+                let f4: i64 = -1;
+                let f5: EpochEndOffset<'a> = EpochEndOffset::default();
+                let f6: LeaderIdAndEpoch<'a> = LeaderIdAndEpoch::default();
+                let f7: SnapshotId<'a> = SnapshotId::default();
+                let f8: Option<c::Array<'a, AbortedTransaction<'a>>> = Some(c::Array::Slice(&[]));
+                let f9: i32 = -1;
+                Some(Self {
+                    partition_index: f0,
+                    error_code: f1,
+                    high_watermark: f2,
+                    last_stable_offset: f3,
+                    log_start_offset: f4,
+                    diverging_epoch: f5,
+                    current_leader: f6,
+                    snapshot_id: f7,
+                    aborted_transactions: f8,
+                    preferred_read_replica: f9,
+                    records: f10,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
         }
-        Some(Self {
-            partition_index: f0,
-            error_code: f1,
-            high_watermark: f2,
-            last_stable_offset: f3,
-            log_start_offset: f4,
-            diverging_epoch: f5,
-            current_leader: f6,
-            snapshot_id: f7,
-            aborted_transactions: f8,
-            preferred_read_replica: f9,
-            records: f10,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -1274,9 +1515,6 @@ impl<'a> PartitionData<'a> {
         let f2 = i64::from_be_bytes([b6, b7, b8, b9, b10, b11, b12, b13]);
         let f3: i64 = if version >= 4 { w.i64()? } else { -1 };
         let f4: i64 = if version >= 5 { w.i64()? } else { -1 };
-        let f5: EpochEndOffset<'a> = EpochEndOffset::default();
-        let f6: LeaderIdAndEpoch<'a> = LeaderIdAndEpoch::default();
-        let f7: SnapshotId<'a> = SnapshotId::default();
         let f8: Option<c::Array<'a, AbortedTransaction<'a>>> = if version >= 4 {
             c::Array::read_fast_nullable(w, version, flexible)?
         } else {
@@ -1284,6 +1522,9 @@ impl<'a> PartitionData<'a> {
         };
         let f9: i32 = if version >= 11 { w.i32()? } else { -1 };
         let f10: Option<crate::records::Records<'a>> = w.nullable_records(flexible)?;
+        let f5: EpochEndOffset<'a> = EpochEndOffset::default();
+        let f6: LeaderIdAndEpoch<'a> = LeaderIdAndEpoch::default();
+        let f7: SnapshotId<'a> = SnapshotId::default();
         let this = Self {
             partition_index: f0,
             error_code: f1,
@@ -2354,9 +2595,7 @@ impl<'a> c::Decode<'a> for AbortedTransaction<'a> {
 impl<'a> c::ReadFast<'a> for AbortedTransaction<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 12..=18)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -2432,30 +2671,48 @@ impl<'a> AbortedTransaction<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 12;
-        let (
-            [
-                b0,
-                b1,
-                b2,
-                b3,
-                b4,
-                b5,
-                b6,
-                b7,
-                b8,
-                b9,
-                b10,
-                b11,
-                b12,
-                b13,
-                b14,
-                b15,
-            ],
-            tagged,
-        ) = if flexible {
-            let (
-                &[
+        match version {
+            12..=18 => {
+                let _ = version;
+                let (
+                    &[
+                        b0,
+                        b1,
+                        b2,
+                        b3,
+                        b4,
+                        b5,
+                        b6,
+                        b7,
+                        b8,
+                        b9,
+                        b10,
+                        b11,
+                        b12,
+                        b13,
+                        b14,
+                        b15,
+                        count,
+                    ],
+                    rest,
+                ) = w.peek_array::<17>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(16)?
+                };
+                let f0 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
+                let f1 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
+                Some(Self {
+                    producer_id: f0,
+                    first_offset: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let [
                     b0,
                     b1,
                     b2,
@@ -2472,32 +2729,16 @@ impl<'a> AbortedTransaction<'a> {
                     b13,
                     b14,
                     b15,
-                    count,
-                ],
-                rest,
-            ) = w.peek_array::<17>()?;
-            let tagged = if count == 0 {
-                w.set_rest(rest);
-                c::TaggedFields::EMPTY
-            } else {
-                w.unknown_section_at(16)?
-            };
-            (
-                [
-                    b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15,
-                ],
-                tagged,
-            )
-        } else {
-            (*w.array::<16>()?, c::TaggedFields::EMPTY)
-        };
-        let f0 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
-        let f1 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
-        Some(Self {
-            producer_id: f0,
-            first_offset: f1,
-            unknown_tagged_fields: tagged,
-        })
+                ] = *w.array::<16>()?;
+                let f0 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
+                let f1 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
+                Some(Self {
+                    producer_id: f0,
+                    first_offset: f1,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -234,11 +234,11 @@ impl<'a> FetchSnapshotRequest<'a> {
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0: Option<c::Str<'a>> = None;
         let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
         let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f2 = i32::from_be_bytes([b4, b5, b6, b7]);
         let f3: c::Array<'a, TopicSnapshot<'a>> = c::Array::read_fast(w, version, true)?;
+        let f0: Option<c::Str<'a>> = None;
         let this = Self {
             cluster_id: f0,
             replica_id: f1,
@@ -748,9 +748,7 @@ impl<'a> c::Decode<'a> for PartitionSnapshot<'a> {
 impl<'a> c::ReadFast<'a> for PartitionSnapshot<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 1)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -853,21 +851,48 @@ impl<'a> PartitionSnapshot<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
-        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
-        let f2: SnapshotId<'a> = SnapshotId::read_fast_wire(w, version)?;
-        let f3 = w.i64()?;
-        let f4: c::Uuid = c::Uuid::ZERO;
-        w.empty_tagged_section()?;
-        Some(Self {
-            partition: f0,
-            current_leader_epoch: f1,
-            snapshot_id: f2,
-            position: f3,
-            replica_directory_id: f4,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        match version {
+            1 => {
+                let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f2: SnapshotId<'a> = SnapshotId::read_fast_wire(w, version)?;
+                let [b0, b1, b2, b3, b4, b5, b6, b7, count] = *w.array::<9>()?;
+                if count != 0 {
+                    return None;
+                }
+                let f3 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
+                let f4: c::Uuid = c::Uuid::ZERO;
+                Some(Self {
+                    partition: f0,
+                    current_leader_epoch: f1,
+                    snapshot_id: f2,
+                    position: f3,
+                    replica_directory_id: f4,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            _ => {
+                let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f2: SnapshotId<'a> = SnapshotId::read_fast_wire(w, version)?;
+                let [b0, b1, b2, b3, b4, b5, b6, b7, count] = *w.array::<9>()?;
+                if count != 0 {
+                    return None;
+                }
+                let f3 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
+                let f4: c::Uuid = c::Uuid::ZERO;
+                Some(Self {
+                    partition: f0,
+                    current_leader_epoch: f1,
+                    snapshot_id: f2,
+                    position: f3,
+                    replica_directory_id: f4,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -885,7 +885,6 @@ impl<'a> PartitionSnapshot<'a> {
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i16::from_be_bytes([b4, b5]);
         let f2: SnapshotId<'a> = SnapshotId::read_fast_wire(w, version)?;
-        let f3: LeaderIdAndEpoch<'a> = LeaderIdAndEpoch::default();
         let [
             b0,
             b1,
@@ -908,6 +907,7 @@ impl<'a> PartitionSnapshot<'a> {
         let f5 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
         let f6: crate::records::UnalignedRecords<'a> =
             crate::records::UnalignedRecords::new(w.bytes(true)?);
+        let f3: LeaderIdAndEpoch<'a> = LeaderIdAndEpoch::default();
         w.empty_tagged_section()?;
         Some(Self {
             index: f0,
@@ -936,7 +936,6 @@ impl<'a> PartitionSnapshot<'a> {
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i16::from_be_bytes([b4, b5]);
         let f2: SnapshotId<'a> = SnapshotId::read_fast_wire(w, version)?;
-        let f3: LeaderIdAndEpoch<'a> = LeaderIdAndEpoch::default();
         let [
             b0,
             b1,
@@ -959,6 +958,7 @@ impl<'a> PartitionSnapshot<'a> {
         let f5 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
         let f6: crate::records::UnalignedRecords<'a> =
             crate::records::UnalignedRecords::new(w.bytes(true)?);
+        let f3: LeaderIdAndEpoch<'a> = LeaderIdAndEpoch::default();
         let this = Self {
             index: f0,
             error_code: f1,

@@ -592,9 +592,7 @@ impl<'a> c::Decode<'a> for JoinGroupRequestProtocol<'a> {
 impl<'a> c::ReadFast<'a> for JoinGroupRequestProtocol<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 6..=9)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -669,19 +667,29 @@ impl<'a> JoinGroupRequestProtocol<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 6;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: &'a [u8] = w.bytes(flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            name: f0,
-            metadata: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            6..=9 => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: &'a [u8] = w.bytes(true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    name: f0,
+                    metadata: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1: &'a [u8] = w.bytes(false)?;
+                Some(Self {
+                    name: f0,
+                    metadata: f1,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -656,9 +656,7 @@ impl<'a> c::Decode<'a> for JoinGroupResponseMember<'a> {
 impl<'a> c::ReadFast<'a> for JoinGroupResponseMember<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 6..=9, 5)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -737,25 +735,45 @@ impl<'a> JoinGroupResponseMember<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 6;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: Option<c::Str<'a>> = if version >= 5 {
-            w.nullable_string(flexible)?
-        } else {
-            None
-        };
-        let f2: &'a [u8] = w.bytes(flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            member_id: f0,
-            group_instance_id: f1,
-            metadata: f2,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            6..=9 => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let f2: &'a [u8] = w.bytes(true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    member_id: f0,
+                    group_instance_id: f1,
+                    metadata: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            5 => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(false)?;
+                let f2: &'a [u8] = w.bytes(false)?;
+                Some(Self {
+                    member_id: f0,
+                    group_instance_id: f1,
+                    metadata: f2,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(false)?;
+                let f2: &'a [u8] = w.bytes(false)?;
+                let f1: Option<c::Str<'a>> = None;
+                Some(Self {
+                    member_id: f0,
+                    group_instance_id: f1,
+                    metadata: f2,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -677,9 +677,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrTopicState<'a> {
 impl<'a> c::ReadFast<'a> for LeaderAndIsrTopicState<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 5..=7, 4)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -758,26 +756,46 @@ impl<'a> LeaderAndIsrTopicState<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 4;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: c::Uuid = if version >= 5 {
-            w.uuid()?
-        } else {
-            c::Uuid::ZERO
-        };
-        let f2: c::Array<'a, LeaderAndIsrPartitionState<'a>> =
-            c::Array::read_fast(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            topic_name: f0,
-            topic_id: f1,
-            partition_states: f2,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            5..=7 => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1 = w.uuid()?;
+                let f2: c::Array<'a, LeaderAndIsrPartitionState<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    topic_name: f0,
+                    topic_id: f1,
+                    partition_states: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            4 => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f2: c::Array<'a, LeaderAndIsrPartitionState<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let f1: c::Uuid = c::Uuid::ZERO;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    topic_name: f0,
+                    topic_id: f1,
+                    partition_states: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0: c::Str<'a> = w.string(false)?;
+                let f2: c::Array<'a, LeaderAndIsrPartitionState<'a>> =
+                    c::Array::read_fast(w, version, false)?;
+                let f1: c::Uuid = c::Uuid::ZERO;
+                Some(Self {
+                    topic_name: f0,
+                    topic_id: f1,
+                    partition_states: f2,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -988,9 +1006,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrLiveLeader<'a> {
 impl<'a> c::ReadFast<'a> for LeaderAndIsrLiveLeader<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 4..=7)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1066,28 +1082,39 @@ impl<'a> LeaderAndIsrLiveLeader<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 4;
-        let f0 = w.i32()?;
-        let f1: c::Str<'a> = w.string(flexible)?;
-        let ([b0, b1, b2, b3], tagged) = if flexible {
-            let (&[b0, b1, b2, b3, count], rest) = w.peek_array::<5>()?;
-            let tagged = if count == 0 {
-                w.set_rest(rest);
-                c::TaggedFields::EMPTY
-            } else {
-                w.unknown_section_at(4)?
-            };
-            ([b0, b1, b2, b3], tagged)
-        } else {
-            (*w.array::<4>()?, c::TaggedFields::EMPTY)
-        };
-        let f2 = i32::from_be_bytes([b0, b1, b2, b3]);
-        Some(Self {
-            broker_id: f0,
-            host_name: f1,
-            port: f2,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            4..=7 => {
+                let _ = version;
+                let f0 = w.i32()?;
+                let f1: c::Str<'a> = w.string(true)?;
+                let (&[b0, b1, b2, b3, count], rest) = w.peek_array::<5>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(4)?
+                };
+                let f2 = i32::from_be_bytes([b0, b1, b2, b3]);
+                Some(Self {
+                    broker_id: f0,
+                    host_name: f1,
+                    port: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0 = w.i32()?;
+                let f1: c::Str<'a> = w.string(false)?;
+                let f2 = w.i32()?;
+                Some(Self {
+                    broker_id: f0,
+                    host_name: f1,
+                    port: f2,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -1455,9 +1482,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionState<'a> {
 impl<'a> c::ReadFast<'a> for LeaderAndIsrPartitionState<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 6..=7, 4..=5, 3, 2, 1)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1556,69 +1581,304 @@ impl<'a> LeaderAndIsrPartitionState<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 4;
-        let f0: c::Str<'a> = if version <= 1 {
-            w.string(flexible)?
-        } else {
-            c::Str::EMPTY
-        };
-        let [
-            b0,
-            b1,
-            b2,
-            b3,
-            b4,
-            b5,
-            b6,
-            b7,
-            b8,
-            b9,
-            b10,
-            b11,
-            b12,
-            b13,
-            b14,
-            b15,
-        ] = *w.array::<16>()?;
-        let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f2 = i32::from_be_bytes([b4, b5, b6, b7]);
-        let f3 = i32::from_be_bytes([b8, b9, b10, b11]);
-        let f4 = i32::from_be_bytes([b12, b13, b14, b15]);
-        let f5: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
-        let f6 = w.i32()?;
-        let f7: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
-        let f8: c::Array<'a, i32> = if version >= 3 {
-            c::Array::read_fast(w, version, flexible)?
-        } else {
-            c::Array::Slice(&[])
-        };
-        let f9: c::Array<'a, i32> = if version >= 3 {
-            c::Array::read_fast(w, version, flexible)?
-        } else {
-            c::Array::Slice(&[])
-        };
-        let f10: bool = if version >= 1 { w.bool()? } else { false };
-        let f11: i8 = if version >= 6 { w.i8()? } else { 0 };
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            topic_name: f0,
-            partition_index: f1,
-            controller_epoch: f2,
-            leader: f3,
-            leader_epoch: f4,
-            isr: f5,
-            partition_epoch: f6,
-            replicas: f7,
-            adding_replicas: f8,
-            removing_replicas: f9,
-            is_new: f10,
-            leader_recovery_state: f11,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            6..=7 => {
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                ] = *w.array::<16>()?;
+                let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f2 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f3 = i32::from_be_bytes([b8, b9, b10, b11]);
+                let f4 = i32::from_be_bytes([b12, b13, b14, b15]);
+                let f5: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
+                let f6 = w.i32()?;
+                let f7: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
+                let f8: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
+                let f9: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
+                let (&[b0, b1, count], rest) = w.peek_array::<3>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(2)?
+                };
+                let f10 = b0 != 0;
+                let f11 = b1.cast_signed();
+                let f0: c::Str<'a> = c::Str::EMPTY;
+                Some(Self {
+                    topic_name: f0,
+                    partition_index: f1,
+                    controller_epoch: f2,
+                    leader: f3,
+                    leader_epoch: f4,
+                    isr: f5,
+                    partition_epoch: f6,
+                    replicas: f7,
+                    adding_replicas: f8,
+                    removing_replicas: f9,
+                    is_new: f10,
+                    leader_recovery_state: f11,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            4..=5 => {
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                ] = *w.array::<16>()?;
+                let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f2 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f3 = i32::from_be_bytes([b8, b9, b10, b11]);
+                let f4 = i32::from_be_bytes([b12, b13, b14, b15]);
+                let f5: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
+                let f6 = w.i32()?;
+                let f7: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
+                let f8: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
+                let f9: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
+                let (&[b0, count], rest) = w.peek_array::<2>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(1)?
+                };
+                let f10 = b0 != 0;
+                let f0: c::Str<'a> = c::Str::EMPTY;
+                let f11: i8 = 0;
+                Some(Self {
+                    topic_name: f0,
+                    partition_index: f1,
+                    controller_epoch: f2,
+                    leader: f3,
+                    leader_epoch: f4,
+                    isr: f5,
+                    partition_epoch: f6,
+                    replicas: f7,
+                    adding_replicas: f8,
+                    removing_replicas: f9,
+                    is_new: f10,
+                    leader_recovery_state: f11,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            3 => {
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                ] = *w.array::<16>()?;
+                let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f2 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f3 = i32::from_be_bytes([b8, b9, b10, b11]);
+                let f4 = i32::from_be_bytes([b12, b13, b14, b15]);
+                let f5: c::Array<'a, i32> = c::Array::read_fast(w, version, false)?;
+                let f6 = w.i32()?;
+                let f7: c::Array<'a, i32> = c::Array::read_fast(w, version, false)?;
+                let f8: c::Array<'a, i32> = c::Array::read_fast(w, version, false)?;
+                let f9: c::Array<'a, i32> = c::Array::read_fast(w, version, false)?;
+                let f10 = w.bool()?;
+                let f0: c::Str<'a> = c::Str::EMPTY;
+                let f11: i8 = 0;
+                Some(Self {
+                    topic_name: f0,
+                    partition_index: f1,
+                    controller_epoch: f2,
+                    leader: f3,
+                    leader_epoch: f4,
+                    isr: f5,
+                    partition_epoch: f6,
+                    replicas: f7,
+                    adding_replicas: f8,
+                    removing_replicas: f9,
+                    is_new: f10,
+                    leader_recovery_state: f11,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            2 => {
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                ] = *w.array::<16>()?;
+                let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f2 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f3 = i32::from_be_bytes([b8, b9, b10, b11]);
+                let f4 = i32::from_be_bytes([b12, b13, b14, b15]);
+                let f5: c::Array<'a, i32> = c::Array::read_fast(w, version, false)?;
+                let f6 = w.i32()?;
+                let f7: c::Array<'a, i32> = c::Array::read_fast(w, version, false)?;
+                let f10 = w.bool()?;
+                let f0: c::Str<'a> = c::Str::EMPTY;
+                let f8: c::Array<'a, i32> = c::Array::Slice(&[]);
+                let f9: c::Array<'a, i32> = c::Array::Slice(&[]);
+                let f11: i8 = 0;
+                Some(Self {
+                    topic_name: f0,
+                    partition_index: f1,
+                    controller_epoch: f2,
+                    leader: f3,
+                    leader_epoch: f4,
+                    isr: f5,
+                    partition_epoch: f6,
+                    replicas: f7,
+                    adding_replicas: f8,
+                    removing_replicas: f9,
+                    is_new: f10,
+                    leader_recovery_state: f11,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            1 => {
+                let f0: c::Str<'a> = w.string(false)?;
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                ] = *w.array::<16>()?;
+                let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f2 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f3 = i32::from_be_bytes([b8, b9, b10, b11]);
+                let f4 = i32::from_be_bytes([b12, b13, b14, b15]);
+                let f5: c::Array<'a, i32> = c::Array::read_fast(w, version, false)?;
+                let f6 = w.i32()?;
+                let f7: c::Array<'a, i32> = c::Array::read_fast(w, version, false)?;
+                let f10 = w.bool()?;
+                let f8: c::Array<'a, i32> = c::Array::Slice(&[]);
+                let f9: c::Array<'a, i32> = c::Array::Slice(&[]);
+                let f11: i8 = 0;
+                Some(Self {
+                    topic_name: f0,
+                    partition_index: f1,
+                    controller_epoch: f2,
+                    leader: f3,
+                    leader_epoch: f4,
+                    isr: f5,
+                    partition_epoch: f6,
+                    replicas: f7,
+                    adding_replicas: f8,
+                    removing_replicas: f9,
+                    is_new: f10,
+                    leader_recovery_state: f11,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            _ => {
+                let f0: c::Str<'a> = w.string(false)?;
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                ] = *w.array::<16>()?;
+                let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f2 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f3 = i32::from_be_bytes([b8, b9, b10, b11]);
+                let f4 = i32::from_be_bytes([b12, b13, b14, b15]);
+                let f5: c::Array<'a, i32> = c::Array::read_fast(w, version, false)?;
+                let f6 = w.i32()?;
+                let f7: c::Array<'a, i32> = c::Array::read_fast(w, version, false)?;
+                let f8: c::Array<'a, i32> = c::Array::Slice(&[]);
+                let f9: c::Array<'a, i32> = c::Array::Slice(&[]);
+                let f10: bool = false;
+                let f11: i8 = 0;
+                Some(Self {
+                    topic_name: f0,
+                    partition_index: f1,
+                    controller_epoch: f2,
+                    leader: f3,
+                    leader_epoch: f4,
+                    isr: f5,
+                    partition_epoch: f6,
+                    replicas: f7,
+                    adding_replicas: f8,
+                    removing_replicas: f9,
+                    is_new: f10,
+                    leader_recovery_state: f11,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

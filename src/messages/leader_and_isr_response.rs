@@ -753,9 +753,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionError<'a> {
 impl<'a> c::ReadFast<'a> for LeaderAndIsrPartitionError<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 5..=7, 4)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -835,32 +833,59 @@ impl<'a> LeaderAndIsrPartitionError<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 4;
-        let f0: c::Str<'a> = if version <= 4 {
-            w.string(flexible)?
-        } else {
-            c::Str::EMPTY
-        };
-        let ([b0, b1, b2, b3, b4, b5], tagged) = if flexible {
-            let (&[b0, b1, b2, b3, b4, b5, count], rest) = w.peek_array::<7>()?;
-            let tagged = if count == 0 {
-                w.set_rest(rest);
-                c::TaggedFields::EMPTY
-            } else {
-                w.unknown_section_at(6)?
-            };
-            ([b0, b1, b2, b3, b4, b5], tagged)
-        } else {
-            (*w.array::<6>()?, c::TaggedFields::EMPTY)
-        };
-        let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f2 = i16::from_be_bytes([b4, b5]);
-        Some(Self {
-            topic_name: f0,
-            partition_index: f1,
-            error_code: f2,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            5..=7 => {
+                let _ = version;
+                let (&[b0, b1, b2, b3, b4, b5, count], rest) = w.peek_array::<7>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(6)?
+                };
+                let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f2 = i16::from_be_bytes([b4, b5]);
+                let f0: c::Str<'a> = c::Str::EMPTY;
+                Some(Self {
+                    topic_name: f0,
+                    partition_index: f1,
+                    error_code: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            4 => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(true)?;
+                let (&[b0, b1, b2, b3, b4, b5, count], rest) = w.peek_array::<7>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(6)?
+                };
+                let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f2 = i16::from_be_bytes([b4, b5]);
+                Some(Self {
+                    topic_name: f0,
+                    partition_index: f1,
+                    error_code: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(false)?;
+                let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+                let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f2 = i16::from_be_bytes([b4, b5]);
+                Some(Self {
+                    topic_name: f0,
+                    partition_index: f1,
+                    error_code: f2,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -406,9 +406,7 @@ impl<'a> c::Decode<'a> for Voter<'a> {
 impl<'a> c::ReadFast<'a> for Voter<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 1)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -483,18 +481,69 @@ impl<'a> Voter<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0 = w.i32()?;
-        let f1: c::Uuid = if version >= 1 {
-            w.uuid()?
-        } else {
-            c::Uuid::ZERO
-        };
-        let tagged = w.unknown_tagged_section()?;
-        Some(Self {
-            voter_id: f0,
-            voter_directory_id: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            1 => {
+                let _ = version;
+                let (
+                    &[
+                        b0,
+                        b1,
+                        b2,
+                        b3,
+                        b4,
+                        b5,
+                        b6,
+                        b7,
+                        b8,
+                        b9,
+                        b10,
+                        b11,
+                        b12,
+                        b13,
+                        b14,
+                        b15,
+                        b16,
+                        b17,
+                        b18,
+                        b19,
+                        count,
+                    ],
+                    rest,
+                ) = w.peek_array::<21>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(20)?
+                };
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = c::Uuid([
+                    b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15, b16, b17, b18, b19,
+                ]);
+                Some(Self {
+                    voter_id: f0,
+                    voter_directory_id: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let (&[b0, b1, b2, b3, count], rest) = w.peek_array::<5>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(4)?
+                };
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1: c::Uuid = c::Uuid::ZERO;
+                Some(Self {
+                    voter_id: f0,
+                    voter_directory_id: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -487,9 +487,7 @@ impl<'a> c::Decode<'a> for MemberIdentity<'a> {
 impl<'a> c::ReadFast<'a> for MemberIdentity<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 5, 4)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -568,25 +566,46 @@ impl<'a> MemberIdentity<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 4;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
-        let f2: Option<c::Str<'a>> = if version >= 5 {
-            w.nullable_string(flexible)?
-        } else {
-            None
-        };
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            member_id: f0,
-            group_instance_id: f1,
-            reason: f2,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            5 => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let f2: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    member_id: f0,
+                    group_instance_id: f1,
+                    reason: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            4 => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let f2: Option<c::Str<'a>> = None;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    member_id: f0,
+                    group_instance_id: f1,
+                    reason: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(false)?;
+                let f2: Option<c::Str<'a>> = None;
+                Some(Self {
+                    member_id: f0,
+                    group_instance_id: f1,
+                    reason: f2,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

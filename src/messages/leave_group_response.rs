@@ -467,9 +467,7 @@ impl<'a> c::Decode<'a> for MemberResponse<'a> {
 impl<'a> c::ReadFast<'a> for MemberResponse<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 4..=5)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -545,28 +543,39 @@ impl<'a> MemberResponse<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 4;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
-        let ([b0, b1], tagged) = if flexible {
-            let (&[b0, b1, count], rest) = w.peek_array::<3>()?;
-            let tagged = if count == 0 {
-                w.set_rest(rest);
-                c::TaggedFields::EMPTY
-            } else {
-                w.unknown_section_at(2)?
-            };
-            ([b0, b1], tagged)
-        } else {
-            (*w.array::<2>()?, c::TaggedFields::EMPTY)
-        };
-        let f2 = i16::from_be_bytes([b0, b1]);
-        Some(Self {
-            member_id: f0,
-            group_instance_id: f1,
-            error_code: f2,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            4..=5 => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let (&[b0, b1, count], rest) = w.peek_array::<3>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(2)?
+                };
+                let f2 = i16::from_be_bytes([b0, b1]);
+                Some(Self {
+                    member_id: f0,
+                    group_instance_id: f1,
+                    error_code: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(false)?;
+                let f2 = w.i16()?;
+                Some(Self {
+                    member_id: f0,
+                    group_instance_id: f1,
+                    error_code: f2,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -402,9 +402,7 @@ impl<'a> c::Decode<'a> for ConfigResource<'a> {
 impl<'a> c::ReadFast<'a> for ConfigResource<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 1)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -481,14 +479,36 @@ impl<'a> ConfigResource<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0: c::Str<'a> = w.string(true)?;
-        let f1: i8 = if version >= 1 { w.i8()? } else { 16 };
-        let tagged = w.unknown_tagged_section()?;
-        Some(Self {
-            resource_name: f0,
-            resource_type: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            1 => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(true)?;
+                let (&[b0, count], rest) = w.peek_array::<2>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(1)?
+                };
+                let f1 = b0.cast_signed();
+                Some(Self {
+                    resource_name: f0,
+                    resource_type: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: i8 = 16;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    resource_name: f0,
+                    resource_type: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

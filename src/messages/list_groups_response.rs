@@ -462,9 +462,7 @@ impl<'a> c::Decode<'a> for ListedGroup<'a> {
 impl<'a> c::ReadFast<'a> for ListedGroup<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 5, 4, 3)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -547,31 +545,67 @@ impl<'a> ListedGroup<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 3;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: c::Str<'a> = w.string(flexible)?;
-        let f2: c::Str<'a> = if version >= 4 {
-            w.string(flexible)?
-        } else {
-            c::Str::EMPTY
-        };
-        let f3: c::Str<'a> = if version >= 5 {
-            w.string(flexible)?
-        } else {
-            c::Str::EMPTY
-        };
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            group_id: f0,
-            protocol_type: f1,
-            group_state: f2,
-            group_type: f3,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            5 => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: c::Str<'a> = w.string(true)?;
+                let f2: c::Str<'a> = w.string(true)?;
+                let f3: c::Str<'a> = w.string(true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    group_id: f0,
+                    protocol_type: f1,
+                    group_state: f2,
+                    group_type: f3,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            4 => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: c::Str<'a> = w.string(true)?;
+                let f2: c::Str<'a> = w.string(true)?;
+                let f3: c::Str<'a> = c::Str::EMPTY;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    group_id: f0,
+                    protocol_type: f1,
+                    group_state: f2,
+                    group_type: f3,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            3 => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: c::Str<'a> = w.string(true)?;
+                let f2: c::Str<'a> = c::Str::EMPTY;
+                let f3: c::Str<'a> = c::Str::EMPTY;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    group_id: f0,
+                    protocol_type: f1,
+                    group_state: f2,
+                    group_type: f3,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1: c::Str<'a> = w.string(false)?;
+                let f2: c::Str<'a> = c::Str::EMPTY;
+                let f3: c::Str<'a> = c::Str::EMPTY;
+                Some(Self {
+                    group_id: f0,
+                    protocol_type: f1,
+                    group_state: f2,
+                    group_type: f3,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -478,9 +478,7 @@ impl<'a> c::Decode<'a> for ListOffsetsTopic<'a> {
 impl<'a> c::ReadFast<'a> for ListOffsetsTopic<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 6..=11)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -555,19 +553,29 @@ impl<'a> ListOffsetsTopic<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 6;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: c::Array<'a, ListOffsetsPartition<'a>> = c::Array::read_fast(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            name: f0,
-            partitions: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            6..=11 => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: c::Array<'a, ListOffsetsPartition<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    name: f0,
+                    partitions: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1: c::Array<'a, ListOffsetsPartition<'a>> =
+                    c::Array::read_fast(w, version, false)?;
+                Some(Self {
+                    name: f0,
+                    partitions: f1,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -791,9 +799,7 @@ impl<'a> c::Decode<'a> for ListOffsetsPartition<'a> {
 impl<'a> c::ReadFast<'a> for ListOffsetsPartition<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 6..=11, 4..=5, 1..=3)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -878,23 +884,129 @@ impl<'a> ListOffsetsPartition<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 6;
-        let f0 = w.i32()?;
-        let f1: i32 = if version >= 4 { w.i32()? } else { -1 };
-        let f2 = w.i64()?;
-        let f3: i32 = if version <= 0 { w.i32()? } else { 1 };
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            partition_index: f0,
-            current_leader_epoch: f1,
-            timestamp: f2,
-            max_num_offsets: f3,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            6..=11 => {
+                let _ = version;
+                let (
+                    &[
+                        b0,
+                        b1,
+                        b2,
+                        b3,
+                        b4,
+                        b5,
+                        b6,
+                        b7,
+                        b8,
+                        b9,
+                        b10,
+                        b11,
+                        b12,
+                        b13,
+                        b14,
+                        b15,
+                        count,
+                    ],
+                    rest,
+                ) = w.peek_array::<17>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(16)?
+                };
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f2 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
+                let f3: i32 = 1;
+                Some(Self {
+                    partition_index: f0,
+                    current_leader_epoch: f1,
+                    timestamp: f2,
+                    max_num_offsets: f3,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            4..=5 => {
+                let _ = version;
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                ] = *w.array::<16>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f2 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
+                let f3: i32 = 1;
+                Some(Self {
+                    partition_index: f0,
+                    current_leader_epoch: f1,
+                    timestamp: f2,
+                    max_num_offsets: f3,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            1..=3 => {
+                let _ = version;
+                let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f2 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+                let f1: i32 = -1;
+                let f3: i32 = 1;
+                Some(Self {
+                    partition_index: f0,
+                    current_leader_epoch: f1,
+                    timestamp: f2,
+                    max_num_offsets: f3,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            _ => {
+                let _ = version;
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                ] = *w.array::<16>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f2 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+                let f3 = i32::from_be_bytes([b12, b13, b14, b15]);
+                let f1: i32 = -1;
+                Some(Self {
+                    partition_index: f0,
+                    current_leader_epoch: f1,
+                    timestamp: f2,
+                    max_num_offsets: f3,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

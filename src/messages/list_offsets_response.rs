@@ -414,9 +414,7 @@ impl<'a> c::Decode<'a> for ListOffsetsTopicResponse<'a> {
 impl<'a> c::ReadFast<'a> for ListOffsetsTopicResponse<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 6..=11)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -491,20 +489,29 @@ impl<'a> ListOffsetsTopicResponse<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 6;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: c::Array<'a, ListOffsetsPartitionResponse<'a>> =
-            c::Array::read_fast(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            name: f0,
-            partitions: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            6..=11 => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: c::Array<'a, ListOffsetsPartitionResponse<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    name: f0,
+                    partitions: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1: c::Array<'a, ListOffsetsPartitionResponse<'a>> =
+                    c::Array::read_fast(w, version, false)?;
+                Some(Self {
+                    name: f0,
+                    partitions: f1,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -757,9 +764,7 @@ impl<'a> c::Decode<'a> for ListOffsetsPartitionResponse<'a> {
 impl<'a> c::ReadFast<'a> for ListOffsetsPartitionResponse<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 6..=11, 4..=5, 1..=3)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -851,32 +856,170 @@ impl<'a> ListOffsetsPartitionResponse<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 6;
-        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
-        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f1 = i16::from_be_bytes([b4, b5]);
-        let f2: c::Array<'a, i64> = if version <= 0 {
-            c::Array::read_fast(w, version, flexible)?
-        } else {
-            c::Array::Slice(&[])
-        };
-        let f3: i64 = if version >= 1 { w.i64()? } else { -1 };
-        let f4: i64 = if version >= 1 { w.i64()? } else { -1 };
-        let f5: i32 = if version >= 4 { w.i32()? } else { -1 };
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            partition_index: f0,
-            error_code: f1,
-            old_style_offsets: f2,
-            timestamp: f3,
-            offset: f4,
-            leader_epoch: f5,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            6..=11 => {
+                let _ = version;
+                let (
+                    &[
+                        b0,
+                        b1,
+                        b2,
+                        b3,
+                        b4,
+                        b5,
+                        b6,
+                        b7,
+                        b8,
+                        b9,
+                        b10,
+                        b11,
+                        b12,
+                        b13,
+                        b14,
+                        b15,
+                        b16,
+                        b17,
+                        b18,
+                        b19,
+                        b20,
+                        b21,
+                        b22,
+                        b23,
+                        b24,
+                        b25,
+                        count,
+                    ],
+                    rest,
+                ) = w.peek_array::<27>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(26)?
+                };
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i16::from_be_bytes([b4, b5]);
+                let f3 = i64::from_be_bytes([b6, b7, b8, b9, b10, b11, b12, b13]);
+                let f4 = i64::from_be_bytes([b14, b15, b16, b17, b18, b19, b20, b21]);
+                let f5 = i32::from_be_bytes([b22, b23, b24, b25]);
+                let f2: c::Array<'a, i64> = c::Array::Slice(&[]);
+                Some(Self {
+                    partition_index: f0,
+                    error_code: f1,
+                    old_style_offsets: f2,
+                    timestamp: f3,
+                    offset: f4,
+                    leader_epoch: f5,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            4..=5 => {
+                let _ = version;
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                    b16,
+                    b17,
+                    b18,
+                    b19,
+                    b20,
+                    b21,
+                    b22,
+                    b23,
+                    b24,
+                    b25,
+                ] = *w.array::<26>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i16::from_be_bytes([b4, b5]);
+                let f3 = i64::from_be_bytes([b6, b7, b8, b9, b10, b11, b12, b13]);
+                let f4 = i64::from_be_bytes([b14, b15, b16, b17, b18, b19, b20, b21]);
+                let f5 = i32::from_be_bytes([b22, b23, b24, b25]);
+                let f2: c::Array<'a, i64> = c::Array::Slice(&[]);
+                Some(Self {
+                    partition_index: f0,
+                    error_code: f1,
+                    old_style_offsets: f2,
+                    timestamp: f3,
+                    offset: f4,
+                    leader_epoch: f5,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            1..=3 => {
+                let _ = version;
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                    b16,
+                    b17,
+                    b18,
+                    b19,
+                    b20,
+                    b21,
+                ] = *w.array::<22>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i16::from_be_bytes([b4, b5]);
+                let f3 = i64::from_be_bytes([b6, b7, b8, b9, b10, b11, b12, b13]);
+                let f4 = i64::from_be_bytes([b14, b15, b16, b17, b18, b19, b20, b21]);
+                let f2: c::Array<'a, i64> = c::Array::Slice(&[]);
+                let f5: i32 = -1;
+                Some(Self {
+                    partition_index: f0,
+                    error_code: f1,
+                    old_style_offsets: f2,
+                    timestamp: f3,
+                    offset: f4,
+                    leader_epoch: f5,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            _ => {
+                let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i16::from_be_bytes([b4, b5]);
+                let f2: c::Array<'a, i64> = c::Array::read_fast(w, version, false)?;
+                let f3: i64 = -1;
+                let f4: i64 = -1;
+                let f5: i32 = -1;
+                Some(Self {
+                    partition_index: f0,
+                    error_code: f1,
+                    old_style_offsets: f2,
+                    timestamp: f3,
+                    offset: f4,
+                    leader_epoch: f5,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -542,9 +542,7 @@ impl<'a> c::Decode<'a> for MetadataRequestTopic<'a> {
 impl<'a> c::ReadFast<'a> for MetadataRequestTopic<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 10..=13, 9)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -622,27 +620,40 @@ impl<'a> MetadataRequestTopic<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 9;
-        let f0: c::Uuid = if version >= 10 {
-            w.uuid()?
-        } else {
-            c::Uuid::ZERO
-        };
-        let f1: Option<c::Str<'a>> = if version >= 10 {
-            w.nullable_string(flexible)?
-        } else {
-            Some(w.string(flexible)?)
-        };
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            topic_id: f0,
-            name: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            10..=13 => {
+                let _ = version;
+                let f0 = w.uuid()?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    topic_id: f0,
+                    name: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            9 => {
+                let _ = version;
+                let f1: Option<c::Str<'a>> = Some(w.string(true)?);
+                let f0: c::Uuid = c::Uuid::ZERO;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    topic_id: f0,
+                    name: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f1: Option<c::Str<'a>> = Some(w.string(false)?);
+                let f0: c::Uuid = c::Uuid::ZERO;
+                Some(Self {
+                    topic_id: f0,
+                    name: f1,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

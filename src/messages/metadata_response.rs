@@ -642,9 +642,7 @@ impl<'a> c::Decode<'a> for MetadataResponseBroker<'a> {
 impl<'a> c::ReadFast<'a> for MetadataResponseBroker<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 9..=13, 1..=8)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -724,27 +722,51 @@ impl<'a> MetadataResponseBroker<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 9;
-        let f0 = w.i32()?;
-        let f1: c::Str<'a> = w.string(flexible)?;
-        let f2 = w.i32()?;
-        let f3: Option<c::Str<'a>> = if version >= 1 {
-            w.nullable_string(flexible)?
-        } else {
-            None
-        };
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            node_id: f0,
-            host: f1,
-            port: f2,
-            rack: f3,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            9..=13 => {
+                let _ = version;
+                let f0 = w.i32()?;
+                let f1: c::Str<'a> = w.string(true)?;
+                let f2 = w.i32()?;
+                let f3: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    node_id: f0,
+                    host: f1,
+                    port: f2,
+                    rack: f3,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            1..=8 => {
+                let _ = version;
+                let f0 = w.i32()?;
+                let f1: c::Str<'a> = w.string(false)?;
+                let f2 = w.i32()?;
+                let f3: Option<c::Str<'a>> = w.nullable_string(false)?;
+                Some(Self {
+                    node_id: f0,
+                    host: f1,
+                    port: f2,
+                    rack: f3,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0 = w.i32()?;
+                let f1: c::Str<'a> = w.string(false)?;
+                let f2 = w.i32()?;
+                let f3: Option<c::Str<'a>> = None;
+                Some(Self {
+                    node_id: f0,
+                    host: f1,
+                    port: f2,
+                    rack: f3,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -1019,9 +1041,7 @@ impl<'a> c::Decode<'a> for MetadataResponseTopic<'a> {
 impl<'a> c::ReadFast<'a> for MetadataResponseTopic<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 12..=13, 10..=11, 9, 8, 1..=7)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1109,36 +1129,179 @@ impl<'a> MetadataResponseTopic<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 9;
-        let f0 = w.i16()?;
-        let f1: Option<c::Str<'a>> = if version >= 12 {
-            w.nullable_string(flexible)?
-        } else {
-            Some(w.string(flexible)?)
-        };
-        let f2: c::Uuid = if version >= 10 {
-            w.uuid()?
-        } else {
-            c::Uuid::ZERO
-        };
-        let f3: bool = if version >= 1 { w.bool()? } else { false };
-        let f4: c::Array<'a, MetadataResponsePartition<'a>> =
-            c::Array::read_fast(w, version, flexible)?;
-        let f5: i32 = if version >= 8 { w.i32()? } else { -2147483648 };
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            error_code: f0,
-            name: f1,
-            topic_id: f2,
-            is_internal: f3,
-            partitions: f4,
-            topic_authorized_operations: f5,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            12..=13 => {
+                let f0 = w.i16()?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                    b16,
+                ] = *w.array::<17>()?;
+                let f2 = c::Uuid([
+                    b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15,
+                ]);
+                let f3 = b16 != 0;
+                let f4: c::Array<'a, MetadataResponsePartition<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let (&[b0, b1, b2, b3, count], rest) = w.peek_array::<5>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(4)?
+                };
+                let f5 = i32::from_be_bytes([b0, b1, b2, b3]);
+                Some(Self {
+                    error_code: f0,
+                    name: f1,
+                    topic_id: f2,
+                    is_internal: f3,
+                    partitions: f4,
+                    topic_authorized_operations: f5,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            10..=11 => {
+                let f0 = w.i16()?;
+                let f1: Option<c::Str<'a>> = Some(w.string(true)?);
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                    b16,
+                ] = *w.array::<17>()?;
+                let f2 = c::Uuid([
+                    b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15,
+                ]);
+                let f3 = b16 != 0;
+                let f4: c::Array<'a, MetadataResponsePartition<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let (&[b0, b1, b2, b3, count], rest) = w.peek_array::<5>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(4)?
+                };
+                let f5 = i32::from_be_bytes([b0, b1, b2, b3]);
+                Some(Self {
+                    error_code: f0,
+                    name: f1,
+                    topic_id: f2,
+                    is_internal: f3,
+                    partitions: f4,
+                    topic_authorized_operations: f5,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            9 => {
+                let f0 = w.i16()?;
+                let f1: Option<c::Str<'a>> = Some(w.string(true)?);
+                let f3 = w.bool()?;
+                let f4: c::Array<'a, MetadataResponsePartition<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let (&[b0, b1, b2, b3, count], rest) = w.peek_array::<5>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(4)?
+                };
+                let f5 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f2: c::Uuid = c::Uuid::ZERO;
+                Some(Self {
+                    error_code: f0,
+                    name: f1,
+                    topic_id: f2,
+                    is_internal: f3,
+                    partitions: f4,
+                    topic_authorized_operations: f5,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            8 => {
+                let f0 = w.i16()?;
+                let f1: Option<c::Str<'a>> = Some(w.string(false)?);
+                let f3 = w.bool()?;
+                let f4: c::Array<'a, MetadataResponsePartition<'a>> =
+                    c::Array::read_fast(w, version, false)?;
+                let f5 = w.i32()?;
+                let f2: c::Uuid = c::Uuid::ZERO;
+                Some(Self {
+                    error_code: f0,
+                    name: f1,
+                    topic_id: f2,
+                    is_internal: f3,
+                    partitions: f4,
+                    topic_authorized_operations: f5,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            1..=7 => {
+                let f0 = w.i16()?;
+                let f1: Option<c::Str<'a>> = Some(w.string(false)?);
+                let f3 = w.bool()?;
+                let f4: c::Array<'a, MetadataResponsePartition<'a>> =
+                    c::Array::read_fast(w, version, false)?;
+                let f2: c::Uuid = c::Uuid::ZERO;
+                let f5: i32 = -2147483648;
+                Some(Self {
+                    error_code: f0,
+                    name: f1,
+                    topic_id: f2,
+                    is_internal: f3,
+                    partitions: f4,
+                    topic_authorized_operations: f5,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            _ => {
+                let f0 = w.i16()?;
+                let f1: Option<c::Str<'a>> = Some(w.string(false)?);
+                let f4: c::Array<'a, MetadataResponsePartition<'a>> =
+                    c::Array::read_fast(w, version, false)?;
+                let f2: c::Uuid = c::Uuid::ZERO;
+                let f3: bool = false;
+                let f5: i32 = -2147483648;
+                Some(Self {
+                    error_code: f0,
+                    name: f1,
+                    topic_id: f2,
+                    is_internal: f3,
+                    partitions: f4,
+                    topic_authorized_operations: f5,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -1488,9 +1651,7 @@ impl<'a> c::Decode<'a> for MetadataResponsePartition<'a> {
 impl<'a> c::ReadFast<'a> for MetadataResponsePartition<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 9..=13, 7..=8, 5..=6)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1574,34 +1735,91 @@ impl<'a> MetadataResponsePartition<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 9;
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9] = *w.array::<10>()?;
-        let f0 = i16::from_be_bytes([b0, b1]);
-        let f1 = i32::from_be_bytes([b2, b3, b4, b5]);
-        let f2 = i32::from_be_bytes([b6, b7, b8, b9]);
-        let f3: i32 = if version >= 7 { w.i32()? } else { -1 };
-        let f4: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
-        let f5: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
-        let f6: c::Array<'a, i32> = if version >= 5 {
-            c::Array::read_fast(w, version, flexible)?
-        } else {
-            c::Array::Slice(&[])
-        };
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            error_code: f0,
-            partition_index: f1,
-            leader_id: f2,
-            leader_epoch: f3,
-            replica_nodes: f4,
-            isr_nodes: f5,
-            offline_replicas: f6,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            9..=13 => {
+                let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13] =
+                    *w.array::<14>()?;
+                let f0 = i16::from_be_bytes([b0, b1]);
+                let f1 = i32::from_be_bytes([b2, b3, b4, b5]);
+                let f2 = i32::from_be_bytes([b6, b7, b8, b9]);
+                let f3 = i32::from_be_bytes([b10, b11, b12, b13]);
+                let f4: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
+                let f5: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
+                let f6: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    error_code: f0,
+                    partition_index: f1,
+                    leader_id: f2,
+                    leader_epoch: f3,
+                    replica_nodes: f4,
+                    isr_nodes: f5,
+                    offline_replicas: f6,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            7..=8 => {
+                let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13] =
+                    *w.array::<14>()?;
+                let f0 = i16::from_be_bytes([b0, b1]);
+                let f1 = i32::from_be_bytes([b2, b3, b4, b5]);
+                let f2 = i32::from_be_bytes([b6, b7, b8, b9]);
+                let f3 = i32::from_be_bytes([b10, b11, b12, b13]);
+                let f4: c::Array<'a, i32> = c::Array::read_fast(w, version, false)?;
+                let f5: c::Array<'a, i32> = c::Array::read_fast(w, version, false)?;
+                let f6: c::Array<'a, i32> = c::Array::read_fast(w, version, false)?;
+                Some(Self {
+                    error_code: f0,
+                    partition_index: f1,
+                    leader_id: f2,
+                    leader_epoch: f3,
+                    replica_nodes: f4,
+                    isr_nodes: f5,
+                    offline_replicas: f6,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            5..=6 => {
+                let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9] = *w.array::<10>()?;
+                let f0 = i16::from_be_bytes([b0, b1]);
+                let f1 = i32::from_be_bytes([b2, b3, b4, b5]);
+                let f2 = i32::from_be_bytes([b6, b7, b8, b9]);
+                let f4: c::Array<'a, i32> = c::Array::read_fast(w, version, false)?;
+                let f5: c::Array<'a, i32> = c::Array::read_fast(w, version, false)?;
+                let f6: c::Array<'a, i32> = c::Array::read_fast(w, version, false)?;
+                let f3: i32 = -1;
+                Some(Self {
+                    error_code: f0,
+                    partition_index: f1,
+                    leader_id: f2,
+                    leader_epoch: f3,
+                    replica_nodes: f4,
+                    isr_nodes: f5,
+                    offline_replicas: f6,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            _ => {
+                let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9] = *w.array::<10>()?;
+                let f0 = i16::from_be_bytes([b0, b1]);
+                let f1 = i32::from_be_bytes([b2, b3, b4, b5]);
+                let f2 = i32::from_be_bytes([b6, b7, b8, b9]);
+                let f4: c::Array<'a, i32> = c::Array::read_fast(w, version, false)?;
+                let f5: c::Array<'a, i32> = c::Array::read_fast(w, version, false)?;
+                let f3: i32 = -1;
+                let f6: c::Array<'a, i32> = c::Array::Slice(&[]);
+                Some(Self {
+                    error_code: f0,
+                    partition_index: f1,
+                    leader_id: f2,
+                    leader_epoch: f3,
+                    replica_nodes: f4,
+                    isr_nodes: f5,
+                    offline_replicas: f6,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

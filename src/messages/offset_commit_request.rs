@@ -593,9 +593,7 @@ impl<'a> c::Decode<'a> for OffsetCommitRequestTopic<'a> {
 impl<'a> c::ReadFast<'a> for OffsetCommitRequestTopic<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 10, 8..=9)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -677,30 +675,46 @@ impl<'a> OffsetCommitRequestTopic<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 8;
-        let f0: c::Str<'a> = if version <= 9 {
-            w.string(flexible)?
-        } else {
-            c::Str::EMPTY
-        };
-        let f1: c::Uuid = if version >= 10 {
-            w.uuid()?
-        } else {
-            c::Uuid::ZERO
-        };
-        let f2: c::Array<'a, OffsetCommitRequestPartition<'a>> =
-            c::Array::read_fast(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            name: f0,
-            topic_id: f1,
-            partitions: f2,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            10 => {
+                let f1 = w.uuid()?;
+                let f2: c::Array<'a, OffsetCommitRequestPartition<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let f0: c::Str<'a> = c::Str::EMPTY;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    name: f0,
+                    topic_id: f1,
+                    partitions: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            8..=9 => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f2: c::Array<'a, OffsetCommitRequestPartition<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let f1: c::Uuid = c::Uuid::ZERO;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    name: f0,
+                    topic_id: f1,
+                    partitions: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0: c::Str<'a> = w.string(false)?;
+                let f2: c::Array<'a, OffsetCommitRequestPartition<'a>> =
+                    c::Array::read_fast(w, version, false)?;
+                let f1: c::Uuid = c::Uuid::ZERO;
+                Some(Self {
+                    name: f0,
+                    topic_id: f1,
+                    partitions: f2,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -965,9 +979,7 @@ impl<'a> c::Decode<'a> for OffsetCommitRequestPartition<'a> {
 impl<'a> c::ReadFast<'a> for OffsetCommitRequestPartition<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 8..=10, 6..=7, 2..=5, 1)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1052,26 +1064,149 @@ impl<'a> OffsetCommitRequestPartition<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 8;
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
-        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
-        let f2: i32 = if version >= 6 { w.i32()? } else { -1 };
-        let f3: i64 = if version == 1 { w.i64()? } else { -1 };
-        let f4: Option<c::Str<'a>> = w.nullable_string(flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            partition_index: f0,
-            committed_offset: f1,
-            committed_leader_epoch: f2,
-            commit_timestamp: f3,
-            committed_metadata: f4,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            8..=10 => {
+                let _ = version;
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                ] = *w.array::<16>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+                let f2 = i32::from_be_bytes([b12, b13, b14, b15]);
+                let f4: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let f3: i64 = -1;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    partition_index: f0,
+                    committed_offset: f1,
+                    committed_leader_epoch: f2,
+                    commit_timestamp: f3,
+                    committed_metadata: f4,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            6..=7 => {
+                let _ = version;
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                ] = *w.array::<16>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+                let f2 = i32::from_be_bytes([b12, b13, b14, b15]);
+                let f4: Option<c::Str<'a>> = w.nullable_string(false)?;
+                let f3: i64 = -1;
+                Some(Self {
+                    partition_index: f0,
+                    committed_offset: f1,
+                    committed_leader_epoch: f2,
+                    commit_timestamp: f3,
+                    committed_metadata: f4,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            2..=5 => {
+                let _ = version;
+                let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+                let f4: Option<c::Str<'a>> = w.nullable_string(false)?;
+                let f2: i32 = -1;
+                let f3: i64 = -1;
+                Some(Self {
+                    partition_index: f0,
+                    committed_offset: f1,
+                    committed_leader_epoch: f2,
+                    commit_timestamp: f3,
+                    committed_metadata: f4,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            1 => {
+                let _ = version;
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                    b16,
+                    b17,
+                    b18,
+                    b19,
+                ] = *w.array::<20>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+                let f3 = i64::from_be_bytes([b12, b13, b14, b15, b16, b17, b18, b19]);
+                let f4: Option<c::Str<'a>> = w.nullable_string(false)?;
+                let f2: i32 = -1;
+                Some(Self {
+                    partition_index: f0,
+                    committed_offset: f1,
+                    committed_leader_epoch: f2,
+                    commit_timestamp: f3,
+                    committed_metadata: f4,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            _ => {
+                let _ = version;
+                let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+                let f4: Option<c::Str<'a>> = w.nullable_string(false)?;
+                let f2: i32 = -1;
+                let f3: i64 = -1;
+                Some(Self {
+                    partition_index: f0,
+                    committed_offset: f1,
+                    committed_leader_epoch: f2,
+                    commit_timestamp: f3,
+                    committed_metadata: f4,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -436,9 +436,7 @@ impl<'a> c::Decode<'a> for OffsetCommitResponseTopic<'a> {
 impl<'a> c::ReadFast<'a> for OffsetCommitResponseTopic<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 10, 8..=9)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -520,30 +518,46 @@ impl<'a> OffsetCommitResponseTopic<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 8;
-        let f0: c::Str<'a> = if version <= 9 {
-            w.string(flexible)?
-        } else {
-            c::Str::EMPTY
-        };
-        let f1: c::Uuid = if version >= 10 {
-            w.uuid()?
-        } else {
-            c::Uuid::ZERO
-        };
-        let f2: c::Array<'a, OffsetCommitResponsePartition<'a>> =
-            c::Array::read_fast(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            name: f0,
-            topic_id: f1,
-            partitions: f2,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            10 => {
+                let f1 = w.uuid()?;
+                let f2: c::Array<'a, OffsetCommitResponsePartition<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let f0: c::Str<'a> = c::Str::EMPTY;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    name: f0,
+                    topic_id: f1,
+                    partitions: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            8..=9 => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f2: c::Array<'a, OffsetCommitResponsePartition<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let f1: c::Uuid = c::Uuid::ZERO;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    name: f0,
+                    topic_id: f1,
+                    partitions: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0: c::Str<'a> = w.string(false)?;
+                let f2: c::Array<'a, OffsetCommitResponsePartition<'a>> =
+                    c::Array::read_fast(w, version, false)?;
+                let f1: c::Uuid = c::Uuid::ZERO;
+                Some(Self {
+                    name: f0,
+                    topic_id: f1,
+                    partitions: f2,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -746,9 +760,7 @@ impl<'a> c::Decode<'a> for OffsetCommitResponsePartition<'a> {
 impl<'a> c::ReadFast<'a> for OffsetCommitResponsePartition<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 8..=10)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -824,26 +836,36 @@ impl<'a> OffsetCommitResponsePartition<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 8;
-        let ([b0, b1, b2, b3, b4, b5], tagged) = if flexible {
-            let (&[b0, b1, b2, b3, b4, b5, count], rest) = w.peek_array::<7>()?;
-            let tagged = if count == 0 {
-                w.set_rest(rest);
-                c::TaggedFields::EMPTY
-            } else {
-                w.unknown_section_at(6)?
-            };
-            ([b0, b1, b2, b3, b4, b5], tagged)
-        } else {
-            (*w.array::<6>()?, c::TaggedFields::EMPTY)
-        };
-        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f1 = i16::from_be_bytes([b4, b5]);
-        Some(Self {
-            partition_index: f0,
-            error_code: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            8..=10 => {
+                let _ = version;
+                let (&[b0, b1, b2, b3, b4, b5, count], rest) = w.peek_array::<7>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(6)?
+                };
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i16::from_be_bytes([b4, b5]);
+                Some(Self {
+                    partition_index: f0,
+                    error_code: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i16::from_be_bytes([b4, b5]);
+                Some(Self {
+                    partition_index: f0,
+                    error_code: f1,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -583,9 +583,7 @@ impl<'a> c::Decode<'a> for OffsetFetchRequestTopic<'a> {
 impl<'a> c::ReadFast<'a> for OffsetFetchRequestTopic<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 6..=7)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -660,19 +658,27 @@ impl<'a> OffsetFetchRequestTopic<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 6;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            name: f0,
-            partition_indexes: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            6..=7 => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    name: f0,
+                    partition_indexes: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1: c::Array<'a, i32> = c::Array::read_fast(w, version, false)?;
+                Some(Self {
+                    name: f0,
+                    partition_indexes: f1,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -886,9 +892,7 @@ impl<'a> c::Decode<'a> for OffsetFetchRequestGroup<'a> {
 impl<'a> c::ReadFast<'a> for OffsetFetchRequestGroup<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 9..=10)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -968,23 +972,38 @@ impl<'a> OffsetFetchRequestGroup<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0: c::Str<'a> = w.string(true)?;
-        let f1: Option<c::Str<'a>> = if version >= 9 {
-            w.nullable_string(true)?
-        } else {
-            None
-        };
-        let f2: i32 = if version >= 9 { w.i32()? } else { -1 };
-        let f3: Option<c::Array<'a, OffsetFetchRequestTopics<'a>>> =
-            c::Array::read_fast_nullable(w, version, true)?;
-        let tagged = w.unknown_tagged_section()?;
-        Some(Self {
-            group_id: f0,
-            member_id: f1,
-            member_epoch: f2,
-            topics: f3,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            9..=10 => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let f2 = w.i32()?;
+                let f3: Option<c::Array<'a, OffsetFetchRequestTopics<'a>>> =
+                    c::Array::read_fast_nullable(w, version, true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    group_id: f0,
+                    member_id: f1,
+                    member_epoch: f2,
+                    topics: f3,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f3: Option<c::Array<'a, OffsetFetchRequestTopics<'a>>> =
+                    c::Array::read_fast_nullable(w, version, true)?;
+                let f1: Option<c::Str<'a>> = None;
+                let f2: i32 = -1;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    group_id: f0,
+                    member_id: f1,
+                    member_epoch: f2,
+                    topics: f3,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -1213,9 +1232,7 @@ impl<'a> c::Decode<'a> for OffsetFetchRequestTopics<'a> {
 impl<'a> c::ReadFast<'a> for OffsetFetchRequestTopics<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 10)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1294,24 +1311,32 @@ impl<'a> OffsetFetchRequestTopics<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0: c::Str<'a> = if version <= 9 {
-            w.string(true)?
-        } else {
-            c::Str::EMPTY
-        };
-        let f1: c::Uuid = if version >= 10 {
-            w.uuid()?
-        } else {
-            c::Uuid::ZERO
-        };
-        let f2: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
-        let tagged = w.unknown_tagged_section()?;
-        Some(Self {
-            name: f0,
-            topic_id: f1,
-            partition_indexes: f2,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            10 => {
+                let f1 = w.uuid()?;
+                let f2: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
+                let f0: c::Str<'a> = c::Str::EMPTY;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    name: f0,
+                    topic_id: f1,
+                    partition_indexes: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f2: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
+                let f1: c::Uuid = c::Uuid::ZERO;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    name: f0,
+                    topic_id: f1,
+                    partition_indexes: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

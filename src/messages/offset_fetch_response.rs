@@ -540,9 +540,7 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseTopic<'a> {
 impl<'a> c::ReadFast<'a> for OffsetFetchResponseTopic<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 6..=7)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -617,20 +615,29 @@ impl<'a> OffsetFetchResponseTopic<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 6;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: c::Array<'a, OffsetFetchResponsePartition<'a>> =
-            c::Array::read_fast(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            name: f0,
-            partitions: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            6..=7 => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: c::Array<'a, OffsetFetchResponsePartition<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    name: f0,
+                    partitions: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1: c::Array<'a, OffsetFetchResponsePartition<'a>> =
+                    c::Array::read_fast(w, version, false)?;
+                Some(Self {
+                    name: f0,
+                    partitions: f1,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -865,9 +872,7 @@ impl<'a> c::Decode<'a> for OffsetFetchResponsePartition<'a> {
 impl<'a> c::ReadFast<'a> for OffsetFetchResponsePartition<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 6..=7, 5)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -949,33 +954,100 @@ impl<'a> OffsetFetchResponsePartition<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 6;
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
-        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
-        let f2: i32 = if version >= 5 { w.i32()? } else { -1 };
-        let f3: Option<c::Str<'a>> = w.nullable_string(flexible)?;
-        let ([b0, b1], tagged) = if flexible {
-            let (&[b0, b1, count], rest) = w.peek_array::<3>()?;
-            let tagged = if count == 0 {
-                w.set_rest(rest);
-                c::TaggedFields::EMPTY
-            } else {
-                w.unknown_section_at(2)?
-            };
-            ([b0, b1], tagged)
-        } else {
-            (*w.array::<2>()?, c::TaggedFields::EMPTY)
-        };
-        let f4 = i16::from_be_bytes([b0, b1]);
-        Some(Self {
-            partition_index: f0,
-            committed_offset: f1,
-            committed_leader_epoch: f2,
-            metadata: f3,
-            error_code: f4,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            6..=7 => {
+                let _ = version;
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                ] = *w.array::<16>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+                let f2 = i32::from_be_bytes([b12, b13, b14, b15]);
+                let f3: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let (&[b0, b1, count], rest) = w.peek_array::<3>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(2)?
+                };
+                let f4 = i16::from_be_bytes([b0, b1]);
+                Some(Self {
+                    partition_index: f0,
+                    committed_offset: f1,
+                    committed_leader_epoch: f2,
+                    metadata: f3,
+                    error_code: f4,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            5 => {
+                let _ = version;
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                ] = *w.array::<16>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+                let f2 = i32::from_be_bytes([b12, b13, b14, b15]);
+                let f3: Option<c::Str<'a>> = w.nullable_string(false)?;
+                let f4 = w.i16()?;
+                Some(Self {
+                    partition_index: f0,
+                    committed_offset: f1,
+                    committed_leader_epoch: f2,
+                    metadata: f3,
+                    error_code: f4,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            _ => {
+                let _ = version;
+                let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+                let f3: Option<c::Str<'a>> = w.nullable_string(false)?;
+                let f4 = w.i16()?;
+                let f2: i32 = -1;
+                Some(Self {
+                    partition_index: f0,
+                    committed_offset: f1,
+                    committed_leader_epoch: f2,
+                    metadata: f3,
+                    error_code: f4,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -1499,9 +1571,7 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseTopics<'a> {
 impl<'a> c::ReadFast<'a> for OffsetFetchResponseTopics<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 10)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1580,25 +1650,34 @@ impl<'a> OffsetFetchResponseTopics<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0: c::Str<'a> = if version <= 9 {
-            w.string(true)?
-        } else {
-            c::Str::EMPTY
-        };
-        let f1: c::Uuid = if version >= 10 {
-            w.uuid()?
-        } else {
-            c::Uuid::ZERO
-        };
-        let f2: c::Array<'a, OffsetFetchResponsePartitions<'a>> =
-            c::Array::read_fast(w, version, true)?;
-        let tagged = w.unknown_tagged_section()?;
-        Some(Self {
-            name: f0,
-            topic_id: f1,
-            partitions: f2,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            10 => {
+                let f1 = w.uuid()?;
+                let f2: c::Array<'a, OffsetFetchResponsePartitions<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let f0: c::Str<'a> = c::Str::EMPTY;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    name: f0,
+                    topic_id: f1,
+                    partitions: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f2: c::Array<'a, OffsetFetchResponsePartitions<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let f1: c::Uuid = c::Uuid::ZERO;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    name: f0,
+                    topic_id: f1,
+                    partitions: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

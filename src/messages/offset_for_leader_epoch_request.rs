@@ -415,9 +415,7 @@ impl<'a> c::Decode<'a> for OffsetForLeaderTopic<'a> {
 impl<'a> c::ReadFast<'a> for OffsetForLeaderTopic<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 4)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -492,20 +490,29 @@ impl<'a> OffsetForLeaderTopic<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 4;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: c::Array<'a, OffsetForLeaderPartition<'a>> =
-            c::Array::read_fast(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            topic: f0,
-            partitions: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            4 => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: c::Array<'a, OffsetForLeaderPartition<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    topic: f0,
+                    partitions: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1: c::Array<'a, OffsetForLeaderPartition<'a>> =
+                    c::Array::read_fast(w, version, false)?;
+                Some(Self {
+                    topic: f0,
+                    partitions: f1,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -711,9 +718,7 @@ impl<'a> c::Decode<'a> for OffsetForLeaderPartition<'a> {
 impl<'a> c::ReadFast<'a> for OffsetForLeaderPartition<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 4, 2..=3)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -794,28 +799,54 @@ impl<'a> OffsetForLeaderPartition<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 4;
-        let f0 = w.i32()?;
-        let f1: i32 = if version >= 2 { w.i32()? } else { -1 };
-        let ([b0, b1, b2, b3], tagged) = if flexible {
-            let (&[b0, b1, b2, b3, count], rest) = w.peek_array::<5>()?;
-            let tagged = if count == 0 {
-                w.set_rest(rest);
-                c::TaggedFields::EMPTY
-            } else {
-                w.unknown_section_at(4)?
-            };
-            ([b0, b1, b2, b3], tagged)
-        } else {
-            (*w.array::<4>()?, c::TaggedFields::EMPTY)
-        };
-        let f2 = i32::from_be_bytes([b0, b1, b2, b3]);
-        Some(Self {
-            partition: f0,
-            current_leader_epoch: f1,
-            leader_epoch: f2,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            4 => {
+                let _ = version;
+                let (&[b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, count], rest) =
+                    w.peek_array::<13>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(12)?
+                };
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f2 = i32::from_be_bytes([b8, b9, b10, b11]);
+                Some(Self {
+                    partition: f0,
+                    current_leader_epoch: f1,
+                    leader_epoch: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            2..=3 => {
+                let _ = version;
+                let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f2 = i32::from_be_bytes([b8, b9, b10, b11]);
+                Some(Self {
+                    partition: f0,
+                    current_leader_epoch: f1,
+                    leader_epoch: f2,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            _ => {
+                let _ = version;
+                let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f2 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f1: i32 = -1;
+                Some(Self {
+                    partition: f0,
+                    current_leader_epoch: f1,
+                    leader_epoch: f2,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

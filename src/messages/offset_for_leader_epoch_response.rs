@@ -416,9 +416,7 @@ impl<'a> c::Decode<'a> for OffsetForLeaderTopicResult<'a> {
 impl<'a> c::ReadFast<'a> for OffsetForLeaderTopicResult<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 4)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -493,19 +491,27 @@ impl<'a> OffsetForLeaderTopicResult<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 4;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: c::Array<'a, EpochEndOffset<'a>> = c::Array::read_fast(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            topic: f0,
-            partitions: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            4 => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: c::Array<'a, EpochEndOffset<'a>> = c::Array::read_fast(w, version, true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    topic: f0,
+                    partitions: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1: c::Array<'a, EpochEndOffset<'a>> = c::Array::read_fast(w, version, false)?;
+                Some(Self {
+                    topic: f0,
+                    partitions: f1,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -725,9 +731,7 @@ impl<'a> c::Decode<'a> for EpochEndOffset<'a> {
 impl<'a> c::ReadFast<'a> for EpochEndOffset<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 4, 1..=3)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -808,31 +812,102 @@ impl<'a> EpochEndOffset<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 4;
-        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
-        let f0 = i16::from_be_bytes([b0, b1]);
-        let f1 = i32::from_be_bytes([b2, b3, b4, b5]);
-        let f2: i32 = if version >= 1 { w.i32()? } else { -1 };
-        let ([b0, b1, b2, b3, b4, b5, b6, b7], tagged) = if flexible {
-            let (&[b0, b1, b2, b3, b4, b5, b6, b7, count], rest) = w.peek_array::<9>()?;
-            let tagged = if count == 0 {
-                w.set_rest(rest);
-                c::TaggedFields::EMPTY
-            } else {
-                w.unknown_section_at(8)?
-            };
-            ([b0, b1, b2, b3, b4, b5, b6, b7], tagged)
-        } else {
-            (*w.array::<8>()?, c::TaggedFields::EMPTY)
-        };
-        let f3 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
-        Some(Self {
-            error_code: f0,
-            partition: f1,
-            leader_epoch: f2,
-            end_offset: f3,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            4 => {
+                let _ = version;
+                let (
+                    &[
+                        b0,
+                        b1,
+                        b2,
+                        b3,
+                        b4,
+                        b5,
+                        b6,
+                        b7,
+                        b8,
+                        b9,
+                        b10,
+                        b11,
+                        b12,
+                        b13,
+                        b14,
+                        b15,
+                        b16,
+                        b17,
+                        count,
+                    ],
+                    rest,
+                ) = w.peek_array::<19>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(18)?
+                };
+                let f0 = i16::from_be_bytes([b0, b1]);
+                let f1 = i32::from_be_bytes([b2, b3, b4, b5]);
+                let f2 = i32::from_be_bytes([b6, b7, b8, b9]);
+                let f3 = i64::from_be_bytes([b10, b11, b12, b13, b14, b15, b16, b17]);
+                Some(Self {
+                    error_code: f0,
+                    partition: f1,
+                    leader_epoch: f2,
+                    end_offset: f3,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            1..=3 => {
+                let _ = version;
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                    b16,
+                    b17,
+                ] = *w.array::<18>()?;
+                let f0 = i16::from_be_bytes([b0, b1]);
+                let f1 = i32::from_be_bytes([b2, b3, b4, b5]);
+                let f2 = i32::from_be_bytes([b6, b7, b8, b9]);
+                let f3 = i64::from_be_bytes([b10, b11, b12, b13, b14, b15, b16, b17]);
+                Some(Self {
+                    error_code: f0,
+                    partition: f1,
+                    leader_epoch: f2,
+                    end_offset: f3,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            _ => {
+                let _ = version;
+                let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13] =
+                    *w.array::<14>()?;
+                let f0 = i16::from_be_bytes([b0, b1]);
+                let f1 = i32::from_be_bytes([b2, b3, b4, b5]);
+                let f3 = i64::from_be_bytes([b6, b7, b8, b9, b10, b11, b12, b13]);
+                let f2: i32 = -1;
+                Some(Self {
+                    error_code: f0,
+                    partition: f1,
+                    leader_epoch: f2,
+                    end_offset: f3,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -485,9 +485,7 @@ impl<'a> c::Decode<'a> for TopicProduceData<'a> {
 impl<'a> c::ReadFast<'a> for TopicProduceData<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 13, 9..=12)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -569,29 +567,46 @@ impl<'a> TopicProduceData<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 9;
-        let f0: c::Str<'a> = if version <= 12 {
-            w.string(flexible)?
-        } else {
-            c::Str::EMPTY
-        };
-        let f1: c::Uuid = if version >= 13 {
-            w.uuid()?
-        } else {
-            c::Uuid::ZERO
-        };
-        let f2: c::Array<'a, PartitionProduceData<'a>> = c::Array::read_fast(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            name: f0,
-            topic_id: f1,
-            partition_data: f2,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            13 => {
+                let f1 = w.uuid()?;
+                let f2: c::Array<'a, PartitionProduceData<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let f0: c::Str<'a> = c::Str::EMPTY;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    name: f0,
+                    topic_id: f1,
+                    partition_data: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            9..=12 => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f2: c::Array<'a, PartitionProduceData<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let f1: c::Uuid = c::Uuid::ZERO;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    name: f0,
+                    topic_id: f1,
+                    partition_data: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0: c::Str<'a> = w.string(false)?;
+                let f2: c::Array<'a, PartitionProduceData<'a>> =
+                    c::Array::read_fast(w, version, false)?;
+                let f1: c::Uuid = c::Uuid::ZERO;
+                Some(Self {
+                    name: f0,
+                    topic_id: f1,
+                    partition_data: f2,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -795,9 +810,7 @@ impl<'a> c::Decode<'a> for PartitionProduceData<'a> {
 impl<'a> c::ReadFast<'a> for PartitionProduceData<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 9..=13)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -874,19 +887,29 @@ impl<'a> PartitionProduceData<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 9;
-        let f0 = w.i32()?;
-        let f1: Option<crate::records::Records<'a>> = w.nullable_records(flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            index: f0,
-            records: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            9..=13 => {
+                let _ = version;
+                let f0 = w.i32()?;
+                let f1: Option<crate::records::Records<'a>> = w.nullable_records(true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    index: f0,
+                    records: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0 = w.i32()?;
+                let f1: Option<crate::records::Records<'a>> = w.nullable_records(false)?;
+                Some(Self {
+                    index: f0,
+                    records: f1,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -509,9 +509,7 @@ impl<'a> c::Decode<'a> for TopicProduceResponse<'a> {
 impl<'a> c::ReadFast<'a> for TopicProduceResponse<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 13, 9..=12)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -593,30 +591,46 @@ impl<'a> TopicProduceResponse<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 9;
-        let f0: c::Str<'a> = if version <= 12 {
-            w.string(flexible)?
-        } else {
-            c::Str::EMPTY
-        };
-        let f1: c::Uuid = if version >= 13 {
-            w.uuid()?
-        } else {
-            c::Uuid::ZERO
-        };
-        let f2: c::Array<'a, PartitionProduceResponse<'a>> =
-            c::Array::read_fast(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            name: f0,
-            topic_id: f1,
-            partition_responses: f2,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            13 => {
+                let f1 = w.uuid()?;
+                let f2: c::Array<'a, PartitionProduceResponse<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let f0: c::Str<'a> = c::Str::EMPTY;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    name: f0,
+                    topic_id: f1,
+                    partition_responses: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            9..=12 => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f2: c::Array<'a, PartitionProduceResponse<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let f1: c::Uuid = c::Uuid::ZERO;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    name: f0,
+                    topic_id: f1,
+                    partition_responses: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0: c::Str<'a> = w.string(false)?;
+                let f2: c::Array<'a, PartitionProduceResponse<'a>> =
+                    c::Array::read_fast(w, version, false)?;
+                let f1: c::Uuid = c::Uuid::ZERO;
+                Some(Self {
+                    name: f0,
+                    topic_id: f1,
+                    partition_responses: f2,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -935,9 +949,7 @@ impl<'a> c::Decode<'a> for PartitionProduceResponse<'a> {
 impl<'a> c::ReadFast<'a> for PartitionProduceResponse<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 10..=13, 9, 8, 5..=7, 2..=4)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1059,38 +1071,296 @@ impl<'a> PartitionProduceResponse<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 9;
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13] = *w.array::<14>()?;
-        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f1 = i16::from_be_bytes([b4, b5]);
-        let f2 = i64::from_be_bytes([b6, b7, b8, b9, b10, b11, b12, b13]);
-        let f3: i64 = if version >= 2 { w.i64()? } else { -1 };
-        let f4: i64 = if version >= 5 { w.i64()? } else { -1 };
-        let f5: c::Array<'a, BatchIndexAndErrorMessage<'a>> = if version >= 8 {
-            c::Array::read_fast(w, version, flexible)?
-        } else {
-            c::Array::Slice(&[])
-        };
-        let f6: Option<c::Str<'a>> = if version >= 8 {
-            w.nullable_string(flexible)?
-        } else {
-            None
-        };
-        let f7: LeaderIdAndEpoch<'a> = LeaderIdAndEpoch::default();
-        if flexible {
-            w.empty_tagged_section()?;
+        match version {
+            10..=13 => {
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                    b16,
+                    b17,
+                    b18,
+                    b19,
+                    b20,
+                    b21,
+                    b22,
+                    b23,
+                    b24,
+                    b25,
+                    b26,
+                    b27,
+                    b28,
+                    b29,
+                ] = *w.array::<30>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i16::from_be_bytes([b4, b5]);
+                let f2 = i64::from_be_bytes([b6, b7, b8, b9, b10, b11, b12, b13]);
+                let f3 = i64::from_be_bytes([b14, b15, b16, b17, b18, b19, b20, b21]);
+                let f4 = i64::from_be_bytes([b22, b23, b24, b25, b26, b27, b28, b29]);
+                let f5: c::Array<'a, BatchIndexAndErrorMessage<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let f6: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let f7: LeaderIdAndEpoch<'a> = LeaderIdAndEpoch::default();
+                w.empty_tagged_section()?;
+                Some(Self {
+                    index: f0,
+                    error_code: f1,
+                    base_offset: f2,
+                    log_append_time_ms: f3,
+                    log_start_offset: f4,
+                    record_errors: f5,
+                    error_message: f6,
+                    current_leader: f7,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            9 => {
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                    b16,
+                    b17,
+                    b18,
+                    b19,
+                    b20,
+                    b21,
+                    b22,
+                    b23,
+                    b24,
+                    b25,
+                    b26,
+                    b27,
+                    b28,
+                    b29,
+                ] = *w.array::<30>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i16::from_be_bytes([b4, b5]);
+                let f2 = i64::from_be_bytes([b6, b7, b8, b9, b10, b11, b12, b13]);
+                let f3 = i64::from_be_bytes([b14, b15, b16, b17, b18, b19, b20, b21]);
+                let f4 = i64::from_be_bytes([b22, b23, b24, b25, b26, b27, b28, b29]);
+                let f5: c::Array<'a, BatchIndexAndErrorMessage<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let f6: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let f7: LeaderIdAndEpoch<'a> = LeaderIdAndEpoch::default();
+                w.empty_tagged_section()?;
+                Some(Self {
+                    index: f0,
+                    error_code: f1,
+                    base_offset: f2,
+                    log_append_time_ms: f3,
+                    log_start_offset: f4,
+                    record_errors: f5,
+                    error_message: f6,
+                    current_leader: f7,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            8 => {
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                    b16,
+                    b17,
+                    b18,
+                    b19,
+                    b20,
+                    b21,
+                    b22,
+                    b23,
+                    b24,
+                    b25,
+                    b26,
+                    b27,
+                    b28,
+                    b29,
+                ] = *w.array::<30>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i16::from_be_bytes([b4, b5]);
+                let f2 = i64::from_be_bytes([b6, b7, b8, b9, b10, b11, b12, b13]);
+                let f3 = i64::from_be_bytes([b14, b15, b16, b17, b18, b19, b20, b21]);
+                let f4 = i64::from_be_bytes([b22, b23, b24, b25, b26, b27, b28, b29]);
+                let f5: c::Array<'a, BatchIndexAndErrorMessage<'a>> =
+                    c::Array::read_fast(w, version, false)?;
+                let f6: Option<c::Str<'a>> = w.nullable_string(false)?;
+                let f7: LeaderIdAndEpoch<'a> = LeaderIdAndEpoch::default();
+                Some(Self {
+                    index: f0,
+                    error_code: f1,
+                    base_offset: f2,
+                    log_append_time_ms: f3,
+                    log_start_offset: f4,
+                    record_errors: f5,
+                    error_message: f6,
+                    current_leader: f7,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            5..=7 => {
+                let _ = version;
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                    b16,
+                    b17,
+                    b18,
+                    b19,
+                    b20,
+                    b21,
+                    b22,
+                    b23,
+                    b24,
+                    b25,
+                    b26,
+                    b27,
+                    b28,
+                    b29,
+                ] = *w.array::<30>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i16::from_be_bytes([b4, b5]);
+                let f2 = i64::from_be_bytes([b6, b7, b8, b9, b10, b11, b12, b13]);
+                let f3 = i64::from_be_bytes([b14, b15, b16, b17, b18, b19, b20, b21]);
+                let f4 = i64::from_be_bytes([b22, b23, b24, b25, b26, b27, b28, b29]);
+                let f5: c::Array<'a, BatchIndexAndErrorMessage<'a>> = c::Array::Slice(&[]);
+                let f6: Option<c::Str<'a>> = None;
+                let f7: LeaderIdAndEpoch<'a> = LeaderIdAndEpoch::default();
+                Some(Self {
+                    index: f0,
+                    error_code: f1,
+                    base_offset: f2,
+                    log_append_time_ms: f3,
+                    log_start_offset: f4,
+                    record_errors: f5,
+                    error_message: f6,
+                    current_leader: f7,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            2..=4 => {
+                let _ = version;
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                    b16,
+                    b17,
+                    b18,
+                    b19,
+                    b20,
+                    b21,
+                ] = *w.array::<22>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i16::from_be_bytes([b4, b5]);
+                let f2 = i64::from_be_bytes([b6, b7, b8, b9, b10, b11, b12, b13]);
+                let f3 = i64::from_be_bytes([b14, b15, b16, b17, b18, b19, b20, b21]);
+                let f4: i64 = -1;
+                let f5: c::Array<'a, BatchIndexAndErrorMessage<'a>> = c::Array::Slice(&[]);
+                let f6: Option<c::Str<'a>> = None;
+                let f7: LeaderIdAndEpoch<'a> = LeaderIdAndEpoch::default();
+                Some(Self {
+                    index: f0,
+                    error_code: f1,
+                    base_offset: f2,
+                    log_append_time_ms: f3,
+                    log_start_offset: f4,
+                    record_errors: f5,
+                    error_message: f6,
+                    current_leader: f7,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            _ => {
+                let _ = version;
+                let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13] =
+                    *w.array::<14>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i16::from_be_bytes([b4, b5]);
+                let f2 = i64::from_be_bytes([b6, b7, b8, b9, b10, b11, b12, b13]);
+                let f3: i64 = -1;
+                let f4: i64 = -1;
+                let f5: c::Array<'a, BatchIndexAndErrorMessage<'a>> = c::Array::Slice(&[]);
+                let f6: Option<c::Str<'a>> = None;
+                let f7: LeaderIdAndEpoch<'a> = LeaderIdAndEpoch::default();
+                Some(Self {
+                    index: f0,
+                    error_code: f1,
+                    base_offset: f2,
+                    log_append_time_ms: f3,
+                    log_start_offset: f4,
+                    record_errors: f5,
+                    error_message: f6,
+                    current_leader: f7,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
         }
-        Some(Self {
-            index: f0,
-            error_code: f1,
-            base_offset: f2,
-            log_append_time_ms: f3,
-            log_start_offset: f4,
-            record_errors: f5,
-            error_message: f6,
-            current_leader: f7,
-            unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -1409,9 +1679,7 @@ impl<'a> c::Decode<'a> for BatchIndexAndErrorMessage<'a> {
 impl<'a> c::ReadFast<'a> for BatchIndexAndErrorMessage<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 9..=13)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1488,19 +1756,29 @@ impl<'a> BatchIndexAndErrorMessage<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 9;
-        let f0 = w.i32()?;
-        let f1: Option<c::Str<'a>> = w.nullable_string(flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            batch_index: f0,
-            batch_index_error_message: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            9..=13 => {
+                let _ = version;
+                let f0 = w.i32()?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    batch_index: f0,
+                    batch_index_error_message: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0 = w.i32()?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(false)?;
+                Some(Self {
+                    batch_index: f0,
+                    batch_index_error_message: f1,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

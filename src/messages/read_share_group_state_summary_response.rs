@@ -691,9 +691,7 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
 impl<'a> c::ReadFast<'a> for PartitionResult<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 1)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -772,43 +770,110 @@ impl<'a> PartitionResult<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
-        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f1 = i16::from_be_bytes([b4, b5]);
-        let f2: Option<c::Str<'a>> = w.nullable_string(true)?;
-        let [
-            b0,
-            b1,
-            b2,
-            b3,
-            b4,
-            b5,
-            b6,
-            b7,
-            b8,
-            b9,
-            b10,
-            b11,
-            b12,
-            b13,
-            b14,
-            b15,
-        ] = *w.array::<16>()?;
-        let f3 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f4 = i32::from_be_bytes([b4, b5, b6, b7]);
-        let f5 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
-        let f6: i32 = if version >= 1 { w.i32()? } else { -1 };
-        let tagged = w.unknown_tagged_section()?;
-        Some(Self {
-            partition: f0,
-            error_code: f1,
-            error_message: f2,
-            state_epoch: f3,
-            leader_epoch: f4,
-            start_offset: f5,
-            delivery_complete_count: f6,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            1 => {
+                let _ = version;
+                let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i16::from_be_bytes([b4, b5]);
+                let f2: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let (
+                    &[
+                        b0,
+                        b1,
+                        b2,
+                        b3,
+                        b4,
+                        b5,
+                        b6,
+                        b7,
+                        b8,
+                        b9,
+                        b10,
+                        b11,
+                        b12,
+                        b13,
+                        b14,
+                        b15,
+                        b16,
+                        b17,
+                        b18,
+                        b19,
+                        count,
+                    ],
+                    rest,
+                ) = w.peek_array::<21>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(20)?
+                };
+                let f3 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f4 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f5 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
+                let f6 = i32::from_be_bytes([b16, b17, b18, b19]);
+                Some(Self {
+                    partition: f0,
+                    error_code: f1,
+                    error_message: f2,
+                    state_epoch: f3,
+                    leader_epoch: f4,
+                    start_offset: f5,
+                    delivery_complete_count: f6,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i16::from_be_bytes([b4, b5]);
+                let f2: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let (
+                    &[
+                        b0,
+                        b1,
+                        b2,
+                        b3,
+                        b4,
+                        b5,
+                        b6,
+                        b7,
+                        b8,
+                        b9,
+                        b10,
+                        b11,
+                        b12,
+                        b13,
+                        b14,
+                        b15,
+                        count,
+                    ],
+                    rest,
+                ) = w.peek_array::<17>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(16)?
+                };
+                let f3 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f4 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f5 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
+                let f6: i32 = -1;
+                Some(Self {
+                    partition: f0,
+                    error_code: f1,
+                    error_message: f2,
+                    state_epoch: f3,
+                    leader_epoch: f4,
+                    start_offset: f5,
+                    delivery_complete_count: f6,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -978,8 +978,8 @@ impl<'a> FetchPartition<'a> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.i32()?;
-        let f1: i32 = 0;
         let f2: c::Array<'a, AcknowledgementBatch<'a>> = c::Array::read_fast(w, version, true)?;
+        let f1: i32 = 0;
         let tagged = w.unknown_tagged_section()?;
         Some(Self {
             partition_index: f0,

@@ -534,9 +534,7 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
 impl<'a> c::ReadFast<'a> for DescribedGroup<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 1)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -627,51 +625,88 @@ impl<'a> DescribedGroup<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0 = w.i16()?;
-        let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
-        let f2: c::Str<'a> = w.string(true)?;
-        let f3: c::Str<'a> = w.string(true)?;
-        let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
-        let f4 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f5 = i32::from_be_bytes([b4, b5, b6, b7]);
-        let f6: Option<Topology<'a>> = if w.struct_marker()? {
-            Some(Topology::read_fast_wire(w, version)?)
-        } else {
-            None
-        };
-        let f7: c::Array<'a, Member<'a>> = c::Array::read_fast(w, version, true)?;
-        let f8 = w.i32()?;
-        let f9: Option<TopologyDescription<'a>> = if version >= 1 {
-            if w.struct_marker()? {
-                Some(TopologyDescription::read_fast_wire(w, version)?)
-            } else {
-                None
+        match version {
+            1 => {
+                let f0 = w.i16()?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let f2: c::Str<'a> = w.string(true)?;
+                let f3: c::Str<'a> = w.string(true)?;
+                let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
+                let f4 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f5 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f6: Option<Topology<'a>> = if w.struct_marker()? {
+                    Some(Topology::read_fast_wire(w, version)?)
+                } else {
+                    None
+                };
+                let f7: c::Array<'a, Member<'a>> = c::Array::read_fast(w, version, true)?;
+                let f8 = w.i32()?;
+                let f9: Option<TopologyDescription<'a>> = if w.struct_marker()? {
+                    Some(TopologyDescription::read_fast_wire(w, version)?)
+                } else {
+                    None
+                };
+                let f10 = w.i8()?;
+                let f11: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    error_code: f0,
+                    error_message: f1,
+                    group_id: f2,
+                    group_state: f3,
+                    group_epoch: f4,
+                    assignment_epoch: f5,
+                    topology: f6,
+                    members: f7,
+                    authorized_operations: f8,
+                    topology_description: f9,
+                    topology_description_status: f10,
+                    assignor_name: f11,
+                    unknown_tagged_fields: tagged,
+                })
             }
-        } else {
-            None
-        };
-        let f10: i8 = if version >= 1 { w.i8()? } else { 0 };
-        let f11: Option<c::Str<'a>> = if version >= 1 {
-            w.nullable_string(true)?
-        } else {
-            None
-        };
-        let tagged = w.unknown_tagged_section()?;
-        Some(Self {
-            error_code: f0,
-            error_message: f1,
-            group_id: f2,
-            group_state: f3,
-            group_epoch: f4,
-            assignment_epoch: f5,
-            topology: f6,
-            members: f7,
-            authorized_operations: f8,
-            topology_description: f9,
-            topology_description_status: f10,
-            assignor_name: f11,
-            unknown_tagged_fields: tagged,
-        })
+            _ => {
+                let f0 = w.i16()?;
+                let f1: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let f2: c::Str<'a> = w.string(true)?;
+                let f3: c::Str<'a> = w.string(true)?;
+                let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
+                let f4 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f5 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f6: Option<Topology<'a>> = if w.struct_marker()? {
+                    Some(Topology::read_fast_wire(w, version)?)
+                } else {
+                    None
+                };
+                let f7: c::Array<'a, Member<'a>> = c::Array::read_fast(w, version, true)?;
+                let (&[b0, b1, b2, b3, count], rest) = w.peek_array::<5>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(4)?
+                };
+                let f8 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f9: Option<TopologyDescription<'a>> = None;
+                let f10: i8 = 0;
+                let f11: Option<c::Str<'a>> = None;
+                Some(Self {
+                    error_code: f0,
+                    error_message: f1,
+                    group_id: f2,
+                    group_state: f3,
+                    group_epoch: f4,
+                    assignment_epoch: f5,
+                    topology: f6,
+                    members: f7,
+                    authorized_operations: f8,
+                    topology_description: f9,
+                    topology_description_status: f10,
+                    assignor_name: f11,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -574,9 +574,7 @@ impl<'a> c::Decode<'a> for SyncGroupRequestAssignment<'a> {
 impl<'a> c::ReadFast<'a> for SyncGroupRequestAssignment<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 4..=5)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -651,19 +649,29 @@ impl<'a> SyncGroupRequestAssignment<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 4;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: &'a [u8] = w.bytes(flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            member_id: f0,
-            assignment: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            4..=5 => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: &'a [u8] = w.bytes(true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    member_id: f0,
+                    assignment: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1: &'a [u8] = w.bytes(false)?;
+                Some(Self {
+                    member_id: f0,
+                    assignment: f1,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -438,9 +438,7 @@ impl<'a> c::Decode<'a> for FeatureUpdateKey<'a> {
 impl<'a> c::ReadFast<'a> for FeatureUpdateKey<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 1..=2)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -522,18 +520,50 @@ impl<'a> FeatureUpdateKey<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let f0: c::Str<'a> = w.string(true)?;
-        let f1 = w.i16()?;
-        let f2: bool = if version <= 0 { w.bool()? } else { false };
-        let f3: i8 = if version >= 1 { w.i8()? } else { 1 };
-        let tagged = w.unknown_tagged_section()?;
-        Some(Self {
-            feature: f0,
-            max_version_level: f1,
-            allow_downgrade: f2,
-            upgrade_type: f3,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            1..=2 => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(true)?;
+                let (&[b0, b1, b2, count], rest) = w.peek_array::<4>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(3)?
+                };
+                let f1 = i16::from_be_bytes([b0, b1]);
+                let f3 = b2.cast_signed();
+                let f2: bool = false;
+                Some(Self {
+                    feature: f0,
+                    max_version_level: f1,
+                    allow_downgrade: f2,
+                    upgrade_type: f3,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0: c::Str<'a> = w.string(true)?;
+                let (&[b0, b1, b2, count], rest) = w.peek_array::<4>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(3)?
+                };
+                let f1 = i16::from_be_bytes([b0, b1]);
+                let f2 = b2 != 0;
+                let f3: i8 = 1;
+                Some(Self {
+                    feature: f0,
+                    max_version_level: f1,
+                    allow_downgrade: f2,
+                    upgrade_type: f3,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -356,7 +356,6 @@ impl<'a> UpdateMetadataRequest<'a> {
         let flexible = version >= 6;
         let f0 = w.i32()?;
         let f1: bool = if version >= 8 { w.bool()? } else { false };
-        let f2: i8 = 0;
         let f3 = w.i32()?;
         let f4: i64 = if version >= 5 { w.i64()? } else { -1 };
         let f5: c::Array<'a, UpdateMetadataPartitionState<'a>> = if version <= 4 {
@@ -370,6 +369,7 @@ impl<'a> UpdateMetadataRequest<'a> {
             c::Array::Slice(&[])
         };
         let f7: c::Array<'a, UpdateMetadataBroker<'a>> = c::Array::read_fast(w, version, flexible)?;
+        let f2: i8 = 0;
         let this = Self {
             controller_id: f0,
             is_k_raft_controller: f1,
@@ -717,9 +717,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataTopicState<'a> {
 impl<'a> c::ReadFast<'a> for UpdateMetadataTopicState<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 7..=8, 6)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -798,26 +796,46 @@ impl<'a> UpdateMetadataTopicState<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 6;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: c::Uuid = if version >= 7 {
-            w.uuid()?
-        } else {
-            c::Uuid::ZERO
-        };
-        let f2: c::Array<'a, UpdateMetadataPartitionState<'a>> =
-            c::Array::read_fast(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            topic_name: f0,
-            topic_id: f1,
-            partition_states: f2,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            7..=8 => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1 = w.uuid()?;
+                let f2: c::Array<'a, UpdateMetadataPartitionState<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    topic_name: f0,
+                    topic_id: f1,
+                    partition_states: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            6 => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f2: c::Array<'a, UpdateMetadataPartitionState<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let f1: c::Uuid = c::Uuid::ZERO;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    topic_name: f0,
+                    topic_id: f1,
+                    partition_states: f2,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0: c::Str<'a> = w.string(false)?;
+                let f2: c::Array<'a, UpdateMetadataPartitionState<'a>> =
+                    c::Array::read_fast(w, version, false)?;
+                let f1: c::Uuid = c::Uuid::ZERO;
+                Some(Self {
+                    topic_name: f0,
+                    topic_id: f1,
+                    partition_states: f2,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -1080,9 +1098,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataBroker<'a> {
 impl<'a> c::ReadFast<'a> for UpdateMetadataBroker<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 6..=8, 2..=5, 1)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1172,37 +1188,73 @@ impl<'a> UpdateMetadataBroker<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 6;
-        let f0 = w.i32()?;
-        let f1: c::Str<'a> = if version <= 0 {
-            w.string(flexible)?
-        } else {
-            c::Str::EMPTY
-        };
-        let f2: i32 = if version <= 0 { w.i32()? } else { 0 };
-        let f3: c::Array<'a, UpdateMetadataEndpoint<'a>> = if version >= 1 {
-            c::Array::read_fast(w, version, flexible)?
-        } else {
-            c::Array::Slice(&[])
-        };
-        let f4: Option<c::Str<'a>> = if version >= 2 {
-            w.nullable_string(flexible)?
-        } else {
-            Some(c::Str::EMPTY)
-        };
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            id: f0,
-            v0_host: f1,
-            v0_port: f2,
-            endpoints: f3,
-            rack: f4,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            6..=8 => {
+                let f0 = w.i32()?;
+                let f3: c::Array<'a, UpdateMetadataEndpoint<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let f4: Option<c::Str<'a>> = w.nullable_string(true)?;
+                let f1: c::Str<'a> = c::Str::EMPTY;
+                let f2: i32 = 0;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    id: f0,
+                    v0_host: f1,
+                    v0_port: f2,
+                    endpoints: f3,
+                    rack: f4,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            2..=5 => {
+                let f0 = w.i32()?;
+                let f3: c::Array<'a, UpdateMetadataEndpoint<'a>> =
+                    c::Array::read_fast(w, version, false)?;
+                let f4: Option<c::Str<'a>> = w.nullable_string(false)?;
+                let f1: c::Str<'a> = c::Str::EMPTY;
+                let f2: i32 = 0;
+                Some(Self {
+                    id: f0,
+                    v0_host: f1,
+                    v0_port: f2,
+                    endpoints: f3,
+                    rack: f4,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            1 => {
+                let f0 = w.i32()?;
+                let f3: c::Array<'a, UpdateMetadataEndpoint<'a>> =
+                    c::Array::read_fast(w, version, false)?;
+                let f1: c::Str<'a> = c::Str::EMPTY;
+                let f2: i32 = 0;
+                let f4: Option<c::Str<'a>> = Some(c::Str::EMPTY);
+                Some(Self {
+                    id: f0,
+                    v0_host: f1,
+                    v0_port: f2,
+                    endpoints: f3,
+                    rack: f4,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0 = w.i32()?;
+                let f1: c::Str<'a> = w.string(false)?;
+                let f2 = w.i32()?;
+                let f3: c::Array<'a, UpdateMetadataEndpoint<'a>> = c::Array::Slice(&[]);
+                let f4: Option<c::Str<'a>> = Some(c::Str::EMPTY);
+                Some(Self {
+                    id: f0,
+                    v0_host: f1,
+                    v0_port: f2,
+                    endpoints: f3,
+                    rack: f4,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -1475,9 +1527,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataEndpoint<'a> {
 impl<'a> c::ReadFast<'a> for UpdateMetadataEndpoint<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 6..=8, 3..=5)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -1559,34 +1609,57 @@ impl<'a> UpdateMetadataEndpoint<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 6;
-        let f0 = w.i32()?;
-        let f1: c::Str<'a> = w.string(flexible)?;
-        let f2: c::Str<'a> = if version >= 3 {
-            w.string(flexible)?
-        } else {
-            c::Str::EMPTY
-        };
-        let ([b0, b1], tagged) = if flexible {
-            let (&[b0, b1, count], rest) = w.peek_array::<3>()?;
-            let tagged = if count == 0 {
-                w.set_rest(rest);
-                c::TaggedFields::EMPTY
-            } else {
-                w.unknown_section_at(2)?
-            };
-            ([b0, b1], tagged)
-        } else {
-            (*w.array::<2>()?, c::TaggedFields::EMPTY)
-        };
-        let f3 = i16::from_be_bytes([b0, b1]);
-        Some(Self {
-            port: f0,
-            host: f1,
-            listener: f2,
-            security_protocol: f3,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            6..=8 => {
+                let _ = version;
+                let f0 = w.i32()?;
+                let f1: c::Str<'a> = w.string(true)?;
+                let f2: c::Str<'a> = w.string(true)?;
+                let (&[b0, b1, count], rest) = w.peek_array::<3>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(2)?
+                };
+                let f3 = i16::from_be_bytes([b0, b1]);
+                Some(Self {
+                    port: f0,
+                    host: f1,
+                    listener: f2,
+                    security_protocol: f3,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            3..=5 => {
+                let _ = version;
+                let f0 = w.i32()?;
+                let f1: c::Str<'a> = w.string(false)?;
+                let f2: c::Str<'a> = w.string(false)?;
+                let f3 = w.i16()?;
+                Some(Self {
+                    port: f0,
+                    host: f1,
+                    listener: f2,
+                    security_protocol: f3,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            _ => {
+                let _ = version;
+                let f0 = w.i32()?;
+                let f1: c::Str<'a> = w.string(false)?;
+                let f3 = w.i16()?;
+                let f2: c::Str<'a> = c::Str::EMPTY;
+                Some(Self {
+                    port: f0,
+                    host: f1,
+                    listener: f2,
+                    security_protocol: f3,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -1920,9 +1993,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataPartitionState<'a> {
 impl<'a> c::ReadFast<'a> for UpdateMetadataPartitionState<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 6..=8, 5, 4)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -2009,59 +2080,173 @@ impl<'a> UpdateMetadataPartitionState<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 6;
-        let f0: c::Str<'a> = if version <= 4 {
-            w.string(flexible)?
-        } else {
-            c::Str::EMPTY
-        };
-        let [
-            b0,
-            b1,
-            b2,
-            b3,
-            b4,
-            b5,
-            b6,
-            b7,
-            b8,
-            b9,
-            b10,
-            b11,
-            b12,
-            b13,
-            b14,
-            b15,
-        ] = *w.array::<16>()?;
-        let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f2 = i32::from_be_bytes([b4, b5, b6, b7]);
-        let f3 = i32::from_be_bytes([b8, b9, b10, b11]);
-        let f4 = i32::from_be_bytes([b12, b13, b14, b15]);
-        let f5: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
-        let f6 = w.i32()?;
-        let f7: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
-        let f8: c::Array<'a, i32> = if version >= 4 {
-            c::Array::read_fast(w, version, flexible)?
-        } else {
-            c::Array::Slice(&[])
-        };
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            topic_name: f0,
-            partition_index: f1,
-            controller_epoch: f2,
-            leader: f3,
-            leader_epoch: f4,
-            isr: f5,
-            zk_version: f6,
-            replicas: f7,
-            offline_replicas: f8,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            6..=8 => {
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                ] = *w.array::<16>()?;
+                let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f2 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f3 = i32::from_be_bytes([b8, b9, b10, b11]);
+                let f4 = i32::from_be_bytes([b12, b13, b14, b15]);
+                let f5: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
+                let f6 = w.i32()?;
+                let f7: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
+                let f8: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
+                let f0: c::Str<'a> = c::Str::EMPTY;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    topic_name: f0,
+                    partition_index: f1,
+                    controller_epoch: f2,
+                    leader: f3,
+                    leader_epoch: f4,
+                    isr: f5,
+                    zk_version: f6,
+                    replicas: f7,
+                    offline_replicas: f8,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            5 => {
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                ] = *w.array::<16>()?;
+                let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f2 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f3 = i32::from_be_bytes([b8, b9, b10, b11]);
+                let f4 = i32::from_be_bytes([b12, b13, b14, b15]);
+                let f5: c::Array<'a, i32> = c::Array::read_fast(w, version, false)?;
+                let f6 = w.i32()?;
+                let f7: c::Array<'a, i32> = c::Array::read_fast(w, version, false)?;
+                let f8: c::Array<'a, i32> = c::Array::read_fast(w, version, false)?;
+                let f0: c::Str<'a> = c::Str::EMPTY;
+                Some(Self {
+                    topic_name: f0,
+                    partition_index: f1,
+                    controller_epoch: f2,
+                    leader: f3,
+                    leader_epoch: f4,
+                    isr: f5,
+                    zk_version: f6,
+                    replicas: f7,
+                    offline_replicas: f8,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            4 => {
+                let f0: c::Str<'a> = w.string(false)?;
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                ] = *w.array::<16>()?;
+                let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f2 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f3 = i32::from_be_bytes([b8, b9, b10, b11]);
+                let f4 = i32::from_be_bytes([b12, b13, b14, b15]);
+                let f5: c::Array<'a, i32> = c::Array::read_fast(w, version, false)?;
+                let f6 = w.i32()?;
+                let f7: c::Array<'a, i32> = c::Array::read_fast(w, version, false)?;
+                let f8: c::Array<'a, i32> = c::Array::read_fast(w, version, false)?;
+                Some(Self {
+                    topic_name: f0,
+                    partition_index: f1,
+                    controller_epoch: f2,
+                    leader: f3,
+                    leader_epoch: f4,
+                    isr: f5,
+                    zk_version: f6,
+                    replicas: f7,
+                    offline_replicas: f8,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+            _ => {
+                let f0: c::Str<'a> = w.string(false)?;
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                ] = *w.array::<16>()?;
+                let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f2 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f3 = i32::from_be_bytes([b8, b9, b10, b11]);
+                let f4 = i32::from_be_bytes([b12, b13, b14, b15]);
+                let f5: c::Array<'a, i32> = c::Array::read_fast(w, version, false)?;
+                let f6 = w.i32()?;
+                let f7: c::Array<'a, i32> = c::Array::read_fast(w, version, false)?;
+                let f8: c::Array<'a, i32> = c::Array::Slice(&[]);
+                Some(Self {
+                    topic_name: f0,
+                    partition_index: f1,
+                    controller_epoch: f2,
+                    leader: f3,
+                    leader_epoch: f4,
+                    isr: f5,
+                    zk_version: f6,
+                    replicas: f7,
+                    offline_replicas: f8,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -745,9 +745,7 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
 impl<'a> c::ReadFast<'a> for PartitionData<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 2, 1)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -831,36 +829,255 @@ impl<'a> PartitionData<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
-        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
-        let f2 = i32::from_be_bytes([b8, b9, b10, b11]);
-        let f3: c::Uuid = if version >= 1 {
-            w.uuid()?
-        } else {
-            c::Uuid::ZERO
-        };
-        let f4: c::Uuid = if version >= 1 {
-            w.uuid()?
-        } else {
-            c::Uuid::ZERO
-        };
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
-        let f5 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f6 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
-        let f7: bool = if version >= 2 { w.bool()? } else { false };
-        let tagged = w.unknown_tagged_section()?;
-        Some(Self {
-            partition_index: f0,
-            replica_epoch: f1,
-            replica_id: f2,
-            replica_directory_id: f3,
-            voter_directory_id: f4,
-            last_offset_epoch: f5,
-            last_offset: f6,
-            pre_vote: f7,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            2 => {
+                let _ = version;
+                let (
+                    &[
+                        b0,
+                        b1,
+                        b2,
+                        b3,
+                        b4,
+                        b5,
+                        b6,
+                        b7,
+                        b8,
+                        b9,
+                        b10,
+                        b11,
+                        b12,
+                        b13,
+                        b14,
+                        b15,
+                        b16,
+                        b17,
+                        b18,
+                        b19,
+                        b20,
+                        b21,
+                        b22,
+                        b23,
+                        b24,
+                        b25,
+                        b26,
+                        b27,
+                        b28,
+                        b29,
+                        b30,
+                        b31,
+                        b32,
+                        b33,
+                        b34,
+                        b35,
+                        b36,
+                        b37,
+                        b38,
+                        b39,
+                        b40,
+                        b41,
+                        b42,
+                        b43,
+                        b44,
+                        b45,
+                        b46,
+                        b47,
+                        b48,
+                        b49,
+                        b50,
+                        b51,
+                        b52,
+                        b53,
+                        b54,
+                        b55,
+                        b56,
+                        count,
+                    ],
+                    rest,
+                ) = w.peek_array::<58>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(57)?
+                };
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f2 = i32::from_be_bytes([b8, b9, b10, b11]);
+                let f3 = c::Uuid([
+                    b12, b13, b14, b15, b16, b17, b18, b19, b20, b21, b22, b23, b24, b25, b26, b27,
+                ]);
+                let f4 = c::Uuid([
+                    b28, b29, b30, b31, b32, b33, b34, b35, b36, b37, b38, b39, b40, b41, b42, b43,
+                ]);
+                let f5 = i32::from_be_bytes([b44, b45, b46, b47]);
+                let f6 = i64::from_be_bytes([b48, b49, b50, b51, b52, b53, b54, b55]);
+                let f7 = b56 != 0;
+                Some(Self {
+                    partition_index: f0,
+                    replica_epoch: f1,
+                    replica_id: f2,
+                    replica_directory_id: f3,
+                    voter_directory_id: f4,
+                    last_offset_epoch: f5,
+                    last_offset: f6,
+                    pre_vote: f7,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            1 => {
+                let _ = version;
+                let (
+                    &[
+                        b0,
+                        b1,
+                        b2,
+                        b3,
+                        b4,
+                        b5,
+                        b6,
+                        b7,
+                        b8,
+                        b9,
+                        b10,
+                        b11,
+                        b12,
+                        b13,
+                        b14,
+                        b15,
+                        b16,
+                        b17,
+                        b18,
+                        b19,
+                        b20,
+                        b21,
+                        b22,
+                        b23,
+                        b24,
+                        b25,
+                        b26,
+                        b27,
+                        b28,
+                        b29,
+                        b30,
+                        b31,
+                        b32,
+                        b33,
+                        b34,
+                        b35,
+                        b36,
+                        b37,
+                        b38,
+                        b39,
+                        b40,
+                        b41,
+                        b42,
+                        b43,
+                        b44,
+                        b45,
+                        b46,
+                        b47,
+                        b48,
+                        b49,
+                        b50,
+                        b51,
+                        b52,
+                        b53,
+                        b54,
+                        b55,
+                        count,
+                    ],
+                    rest,
+                ) = w.peek_array::<57>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(56)?
+                };
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f2 = i32::from_be_bytes([b8, b9, b10, b11]);
+                let f3 = c::Uuid([
+                    b12, b13, b14, b15, b16, b17, b18, b19, b20, b21, b22, b23, b24, b25, b26, b27,
+                ]);
+                let f4 = c::Uuid([
+                    b28, b29, b30, b31, b32, b33, b34, b35, b36, b37, b38, b39, b40, b41, b42, b43,
+                ]);
+                let f5 = i32::from_be_bytes([b44, b45, b46, b47]);
+                let f6 = i64::from_be_bytes([b48, b49, b50, b51, b52, b53, b54, b55]);
+                let f7: bool = false;
+                Some(Self {
+                    partition_index: f0,
+                    replica_epoch: f1,
+                    replica_id: f2,
+                    replica_directory_id: f3,
+                    voter_directory_id: f4,
+                    last_offset_epoch: f5,
+                    last_offset: f6,
+                    pre_vote: f7,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let _ = version;
+                let (
+                    &[
+                        b0,
+                        b1,
+                        b2,
+                        b3,
+                        b4,
+                        b5,
+                        b6,
+                        b7,
+                        b8,
+                        b9,
+                        b10,
+                        b11,
+                        b12,
+                        b13,
+                        b14,
+                        b15,
+                        b16,
+                        b17,
+                        b18,
+                        b19,
+                        b20,
+                        b21,
+                        b22,
+                        b23,
+                        count,
+                    ],
+                    rest,
+                ) = w.peek_array::<25>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(24)?
+                };
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f2 = i32::from_be_bytes([b8, b9, b10, b11]);
+                let f5 = i32::from_be_bytes([b12, b13, b14, b15]);
+                let f6 = i64::from_be_bytes([b16, b17, b18, b19, b20, b21, b22, b23]);
+                let f3: c::Uuid = c::Uuid::ZERO;
+                let f4: c::Uuid = c::Uuid::ZERO;
+                let f7: bool = false;
+                Some(Self {
+                    partition_index: f0,
+                    replica_epoch: f1,
+                    replica_id: f2,
+                    replica_directory_id: f3,
+                    voter_directory_id: f4,
+                    last_offset_epoch: f5,
+                    last_offset: f6,
+                    pre_vote: f7,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

@@ -688,9 +688,7 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
 impl<'a> c::ReadFast<'a> for PartitionData<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 1)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -768,44 +766,92 @@ impl<'a> PartitionData<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let [
-            b0,
-            b1,
-            b2,
-            b3,
-            b4,
-            b5,
-            b6,
-            b7,
-            b8,
-            b9,
-            b10,
-            b11,
-            b12,
-            b13,
-            b14,
-            b15,
-            b16,
-            b17,
-            b18,
-            b19,
-        ] = *w.array::<20>()?;
-        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
-        let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
-        let f2 = i32::from_be_bytes([b8, b9, b10, b11]);
-        let f3 = i64::from_be_bytes([b12, b13, b14, b15, b16, b17, b18, b19]);
-        let f4: i32 = if version >= 1 { w.i32()? } else { -1 };
-        let f5: c::Array<'a, StateBatch<'a>> = c::Array::read_fast(w, version, true)?;
-        let tagged = w.unknown_tagged_section()?;
-        Some(Self {
-            partition: f0,
-            state_epoch: f1,
-            leader_epoch: f2,
-            start_offset: f3,
-            delivery_complete_count: f4,
-            state_batches: f5,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            1 => {
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                    b16,
+                    b17,
+                    b18,
+                    b19,
+                    b20,
+                    b21,
+                    b22,
+                    b23,
+                ] = *w.array::<24>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f2 = i32::from_be_bytes([b8, b9, b10, b11]);
+                let f3 = i64::from_be_bytes([b12, b13, b14, b15, b16, b17, b18, b19]);
+                let f4 = i32::from_be_bytes([b20, b21, b22, b23]);
+                let f5: c::Array<'a, StateBatch<'a>> = c::Array::read_fast(w, version, true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    partition: f0,
+                    state_epoch: f1,
+                    leader_epoch: f2,
+                    start_offset: f3,
+                    delivery_complete_count: f4,
+                    state_batches: f5,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let [
+                    b0,
+                    b1,
+                    b2,
+                    b3,
+                    b4,
+                    b5,
+                    b6,
+                    b7,
+                    b8,
+                    b9,
+                    b10,
+                    b11,
+                    b12,
+                    b13,
+                    b14,
+                    b15,
+                    b16,
+                    b17,
+                    b18,
+                    b19,
+                ] = *w.array::<20>()?;
+                let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
+                let f2 = i32::from_be_bytes([b8, b9, b10, b11]);
+                let f3 = i64::from_be_bytes([b12, b13, b14, b15, b16, b17, b18, b19]);
+                let f5: c::Array<'a, StateBatch<'a>> = c::Array::read_fast(w, version, true)?;
+                let f4: i32 = -1;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    partition: f0,
+                    state_epoch: f1,
+                    leader_epoch: f2,
+                    start_offset: f3,
+                    delivery_complete_count: f4,
+                    state_batches: f5,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,

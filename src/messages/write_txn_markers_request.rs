@@ -437,9 +437,7 @@ impl<'a> c::Decode<'a> for WritableTxnMarker<'a> {
 impl<'a> c::ReadFast<'a> for WritableTxnMarker<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 2, 1)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -519,29 +517,79 @@ impl<'a> WritableTxnMarker<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 1;
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10] = *w.array::<11>()?;
-        let f0 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
-        let f1 = i16::from_be_bytes([b8, b9]);
-        let f2 = b10 != 0;
-        let f3: c::Array<'a, WritableTxnMarkerTopic<'a>> =
-            c::Array::read_fast(w, version, flexible)?;
-        let f4 = w.i32()?;
-        let f5: i8 = if version >= 2 { w.i8()? } else { 0 };
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            producer_id: f0,
-            producer_epoch: f1,
-            transaction_result: f2,
-            topics: f3,
-            coordinator_epoch: f4,
-            transaction_version: f5,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            2 => {
+                let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10] = *w.array::<11>()?;
+                let f0 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
+                let f1 = i16::from_be_bytes([b8, b9]);
+                let f2 = b10 != 0;
+                let f3: c::Array<'a, WritableTxnMarkerTopic<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let (&[b0, b1, b2, b3, b4, count], rest) = w.peek_array::<6>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(5)?
+                };
+                let f4 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f5 = b4.cast_signed();
+                Some(Self {
+                    producer_id: f0,
+                    producer_epoch: f1,
+                    transaction_result: f2,
+                    topics: f3,
+                    coordinator_epoch: f4,
+                    transaction_version: f5,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            1 => {
+                let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10] = *w.array::<11>()?;
+                let f0 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
+                let f1 = i16::from_be_bytes([b8, b9]);
+                let f2 = b10 != 0;
+                let f3: c::Array<'a, WritableTxnMarkerTopic<'a>> =
+                    c::Array::read_fast(w, version, true)?;
+                let (&[b0, b1, b2, b3, count], rest) = w.peek_array::<5>()?;
+                let tagged = if count == 0 {
+                    w.set_rest(rest);
+                    c::TaggedFields::EMPTY
+                } else {
+                    w.unknown_section_at(4)?
+                };
+                let f4 = i32::from_be_bytes([b0, b1, b2, b3]);
+                let f5: i8 = 0;
+                Some(Self {
+                    producer_id: f0,
+                    producer_epoch: f1,
+                    transaction_result: f2,
+                    topics: f3,
+                    coordinator_epoch: f4,
+                    transaction_version: f5,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10] = *w.array::<11>()?;
+                let f0 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
+                let f1 = i16::from_be_bytes([b8, b9]);
+                let f2 = b10 != 0;
+                let f3: c::Array<'a, WritableTxnMarkerTopic<'a>> =
+                    c::Array::read_fast(w, version, false)?;
+                let f4 = w.i32()?;
+                let f5: i8 = 0;
+                Some(Self {
+                    producer_id: f0,
+                    producer_epoch: f1,
+                    transaction_result: f2,
+                    topics: f3,
+                    coordinator_epoch: f4,
+                    transaction_version: f5,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
@@ -752,9 +800,7 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerTopic<'a> {
 impl<'a> c::ReadFast<'a> for WritableTxnMarkerTopic<'a> {
     #[inline]
     fn read_fast(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        c::per_class!(version, v => Self::read_fast_wire(w, v); 1..=2)
+        Self::read_fast_wire(w, version)
     }
 }
 
@@ -831,19 +877,27 @@ impl<'a> WritableTxnMarkerTopic<'a> {
     pub(crate) fn read_fast_wire(w: &mut c::FastReader<'a>, version: i16) -> Option<Self> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        let flexible = version >= 1;
-        let f0: c::Str<'a> = w.string(flexible)?;
-        let f1: c::Array<'a, i32> = c::Array::read_fast(w, version, flexible)?;
-        let tagged = if flexible {
-            w.unknown_tagged_section()?
-        } else {
-            c::TaggedFields::EMPTY
-        };
-        Some(Self {
-            name: f0,
-            partition_indexes: f1,
-            unknown_tagged_fields: tagged,
-        })
+        match version {
+            1..=2 => {
+                let f0: c::Str<'a> = w.string(true)?;
+                let f1: c::Array<'a, i32> = c::Array::read_fast(w, version, true)?;
+                let tagged = w.unknown_tagged_section()?;
+                Some(Self {
+                    name: f0,
+                    partition_indexes: f1,
+                    unknown_tagged_fields: tagged,
+                })
+            }
+            _ => {
+                let f0: c::Str<'a> = w.string(false)?;
+                let f1: c::Array<'a, i32> = c::Array::read_fast(w, version, false)?;
+                Some(Self {
+                    name: f0,
+                    partition_indexes: f1,
+                    unknown_tagged_fields: c::TaggedFields::EMPTY,
+                })
+            }
+        }
     }
 
     /// Reads one encoded value at `version` through a walker as [`Self::read_fast_wire`] does,
