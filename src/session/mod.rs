@@ -101,6 +101,8 @@ pub mod server;
 
 #[cfg(feature = "alloc")]
 pub mod address;
+#[cfg(feature = "sasl")]
+pub mod sasl;
 
 pub use buffer::FrameBuffer;
 pub use client::{Answer, Client, Event};
