@@ -242,7 +242,7 @@ pub fn answer<'r, S: AsRef<[u8]> + AsMut<[u8]>, const N: usize>(
 ) -> Result<Answer<'r>, Error> {
     match client.receive(rx)? {
         Some(Event::Response(answer)) => Ok(answer),
-        Some(Event::Ready | Event::Retry { .. }) => Err(Error::Idle),
+        Some(Event::Ready | Event::Retry { .. } | Event::Authenticating) => Err(Error::Idle),
         None => Err(Error::Io(std::io::Error::other("no whole frame after all"))),
     }
 }

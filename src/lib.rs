@@ -282,7 +282,7 @@
 //! | [`api`], [`header`], [`control`] | the version tables, [`Request`] and [`Response`] by key, version negotiation; header versions; control record values |
 //! | [`frame`] | size-prefixed frames: encoding and decoding them whole, finding them in a stream buffer |
 //! | [`schema`] | generated tables of every schema, and the hand-written walks over them: the read walk behind the dissector and validation, the write walk behind instances |
-//! | [`session`] | the protocol session without I/O: a client's correlation ids, requests in flight and version negotiation, frames out of received chunks, a server's responses, broker addresses rewritten for a relay |
+//! | [`session`] | the protocol session without I/O: a client's correlation ids, requests in flight, version negotiation and SASL authentication, frames out of received chunks, a server's responses, broker addresses rewritten for a relay |
 //! | `describe` (feature), `io` (feature `std`) | the dissector and the reference pages; a blocking connection over any byte stream |
 //!
 //! ## Guarantees

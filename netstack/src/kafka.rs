@@ -203,7 +203,8 @@ impl<T: Transport> Conn<T> {
     ///
     /// The session's ([`SessionError::Negotiate`]); the transport's.
     pub fn negotiate(&mut self) -> Result<(), Error> {
-        for _ in 0..3 {
+        // ApiVersions and its retries, and the steps of an authentication.
+        for _ in 0..8 {
             self.rewind();
             let out = self.tx.get_mut(self.tx_end..).unwrap_or_default();
             if let Some(n) = self.session.poll_transmit(out)? {
@@ -211,7 +212,7 @@ impl<T: Transport> Conn<T> {
             }
             match self.next_event("ApiVersions response")? {
                 Event::Ready => return Ok(()),
-                Event::Retry { .. } => {}
+                Event::Retry { .. } | Event::Authenticating => {}
                 Event::Response(_) => {
                     return Err(Error::Unexpected(
                         "a response before the ApiVersions answer",

@@ -39,6 +39,9 @@ pub struct Client<'a, const N: usize> {
     timeout: Option<u32>,
     #[cfg(feature = "ApiVersions")]
     hello: Hello<'a>,
+    /// The SASL authentication, when the client authenticates.
+    #[cfg(feature = "sasl")]
+    auth: Option<super::sasl::Auth<'a>>,
 }
 
 /// What a [`Client`] received.
@@ -54,6 +57,10 @@ pub enum Event<'a> {
         /// The ApiVersions version asked next.
         version: i16,
     },
+    /// The session authenticates (see `Client::with_sasl`, with the `sasl` feature): its next
+    /// request waits in [`Client::poll_transmit`]. [`Event::Ready`] comes once it is
+    /// authenticated.
+    Authenticating,
 }
 
 impl<'a> Event<'a> {
@@ -62,7 +69,7 @@ impl<'a> Event<'a> {
     pub fn into_response(self) -> Option<Answer<'a>> {
         match self {
             Self::Response(answer) => Some(answer),
-            Self::Ready | Self::Retry { .. } => None,
+            Self::Ready | Self::Retry { .. } | Self::Authenticating => None,
         }
     }
 }
@@ -129,7 +136,50 @@ impl<'a, const N: usize> Client<'a, N> {
             timeout: None,
             #[cfg(feature = "ApiVersions")]
             hello: Hello::off(),
+            #[cfg(feature = "sasl")]
+            auth: None,
         }
+    }
+
+    /// Authenticates with `credentials` after the ApiVersions exchange, as Kafka's clients do:
+    /// a SaslHandshake request (v1) naming the mechanism, then a SaslAuthenticate request per
+    /// message of the mechanism (see [`sasl`](super::sasl)). [`Event::Authenticating`] marks
+    /// each step; [`Event::Ready`] comes, and [`Client::send`] sends, once the broker accepted
+    /// the credentials and, for SCRAM, proved that it knows the password. A client that does
+    /// not negotiate starts with the handshake, at SaslHandshake v1 and SaslAuthenticate v0.
+    ///
+    /// A failure is [`SessionError::Auth`]: a wrong password is
+    /// [`AuthError::Refused`](super::sasl::AuthError::Refused) with the broker's message, a
+    /// mechanism the broker does not offer names those it offers. Neither is worth retrying
+    /// with the same credentials.
+    ///
+    /// The mechanism's first message (an OAUTHBEARER token can be kilobytes) is written at the
+    /// end of the buffer given to [`Client::poll_transmit`] and copied into the request before
+    /// it: a buffer too short for both is `BufferTooSmall` with the length that holds them, and
+    /// the step can be taken again with it.
+    #[cfg(feature = "sasl")]
+    #[must_use]
+    pub fn with_sasl(mut self, credentials: super::sasl::Credentials<'a>) -> Self {
+        let mut auth = super::sasl::Auth::new(super::sasl::SaslClient::new(credentials));
+        if matches!(self.hello.state, HelloState::Off) {
+            auth.step = super::sasl::Step::HandshakeDue;
+        }
+        self.auth = Some(auth);
+        self
+    }
+
+    /// The broker's `session_lifetime_ms` from the last SaslAuthenticate response
+    /// (SaslAuthenticate v1 and later; KIP-368): the connection is closed that long after the
+    /// authentication unless the client authenticates again. `None` before authentication, or
+    /// when the broker sets no lifetime.
+    #[cfg(feature = "sasl")]
+    #[must_use]
+    pub fn session_lifetime_ms(&self) -> Option<i64> {
+        self.auth
+            .as_ref()
+            .filter(|a| matches!(a.step, super::sasl::Step::Done))
+            .map(|a| a.lifetime_ms)
+            .filter(|&ms| ms > 0)
     }
 
     /// A client that starts with the ApiVersions exchange at the highest version this build
@@ -254,13 +304,111 @@ impl<'a, const N: usize> Client<'a, N> {
             };
             return Ok(Some(sent.len));
         }
+        #[cfg(feature = "sasl")]
+        if self.auth.as_ref().is_some_and(super::sasl::Auth::due) {
+            return self.transmit_auth(out).map(Some);
+        }
         let _ = out;
         Ok(None)
+    }
+
+    /// Encodes the authentication's next request into `out`: its length.
+    #[cfg(feature = "sasl")]
+    fn transmit_auth(&mut self, out: &mut [u8]) -> Result<usize, SessionError> {
+        use super::sasl::{AuthError, Step};
+        use crate::messages::{SaslAuthenticateRequest, SaslHandshakeRequest};
+
+        let Some(mut auth) = self.auth.take() else {
+            return Ok(0);
+        };
+        let exchange = |e| SessionError::Auth(AuthError::Exchange(e));
+        let handshake = auth.step == Step::HandshakeDue;
+        let result = match auth.step {
+            Step::HandshakeDue => self.auth_version(ApiKey::SASL_HANDSHAKE, 1).and_then(|v| {
+                let body = SaslHandshakeRequest::default().with_mechanism(auth.sasl.mechanism());
+                self.send_at(&body, v, out)
+            }),
+            Step::NextDue => self
+                .auth_version(ApiKey::SASL_AUTHENTICATE, 0)
+                .and_then(|v| {
+                    let body = SaslAuthenticateRequest::default().with_auth_bytes(&auth.next);
+                    self.send_at(&body, v, out)
+                }),
+            // The mechanism's first message is written at the end of `out`, and the request
+            // that carries it before it; a buffer too short for both leaves the step to take.
+            _ => self
+                .auth_version(ApiKey::SASL_AUTHENTICATE, 0)
+                .and_then(|v| {
+                    let before = auth.sasl.clone();
+                    let (available, client_id) = (out.len(), self.client_id);
+                    let too_small = |n| {
+                        SessionError::Encode(EncodeError::BufferTooSmall {
+                            required: token_frame_len(client_id, n, v),
+                            available,
+                        })
+                    };
+                    let sent = match auth.sasl.start(out) {
+                        Ok(n) => {
+                            let at = out.len().saturating_sub(n);
+                            out.copy_within(..n, at);
+                            let (head, tail) = out.split_at_mut(at);
+                            let body = SaslAuthenticateRequest::default().with_auth_bytes(tail);
+                            match self.send_at(&body, v, head) {
+                                Err(SessionError::Encode(EncodeError::BufferTooSmall {
+                                    ..
+                                })) => Err(too_small(n)),
+                                sent => sent,
+                            }
+                        }
+                        Err(super::sasl::SaslError::BufferTooSmall { needed }) => {
+                            Err(too_small(needed))
+                        }
+                        Err(e) => Err(exchange(e)),
+                    };
+                    if sent.is_err() {
+                        auth.sasl = before;
+                    }
+                    sent
+                }),
+        };
+        if let Ok(sent) = result {
+            auth.step = Step::Sent {
+                correlation_id: sent.correlation_id,
+                handshake,
+            };
+        }
+        self.auth = Some(auth);
+        result.map(|sent| sent.len)
+    }
+
+    /// The version to send the authentication's request for `key` at: the highest both sides
+    /// speak once the broker's versions are known, `fallback` before (a client that does not
+    /// negotiate), within this build's versions either way.
+    #[cfg(feature = "sasl")]
+    fn auth_version(&self, key: ApiKey, fallback: i16) -> Result<i16, SessionError> {
+        if matches!(self.hello.state, HelloState::Ready) {
+            return common_range(self.advertised(key), key.built_versions())
+                .map(|r| r.max)
+                .map_err(|reason| SessionError::Unsupported {
+                    api_key: key,
+                    reason,
+                });
+        }
+        let built = key.built_versions();
+        Ok(fallback.clamp(built.min, built.max))
     }
 
     /// Whether the broker's versions are known.
     #[must_use]
     pub fn is_ready(&self) -> bool {
+        #[cfg(feature = "sasl")]
+        if self
+            .auth
+            .as_ref()
+            .is_some_and(|a| a.step != super::sasl::Step::Done)
+        {
+            return false;
+        }
         #[cfg(feature = "ApiVersions")]
         return matches!(self.hello.state, HelloState::Ready);
         #[cfg(not(feature = "ApiVersions"))]
@@ -306,7 +454,7 @@ impl<'a, const N: usize> Client<'a, N> {
         #[cfg(feature = "ApiVersions")]
         return usize::try_from(key.0)
             .ok()
-            .filter(|_| self.is_ready())
+            .filter(|_| matches!(self.hello.state, HelloState::Ready))
             .and_then(|i| self.hello.range(i));
         #[cfg(not(feature = "ApiVersions"))]
         {
@@ -459,7 +607,28 @@ impl<'a, const N: usize> Client<'a, N> {
         } = self.hello.state
             && hello == correlation_id
         {
-            return self.hello.answered(frame, version).map(Some);
+            let event = self.hello.answered(frame, version)?;
+            #[cfg(feature = "sasl")]
+            if let (Event::Ready, Some(auth)) = (&event, &mut self.auth) {
+                auth.step = super::sasl::Step::HandshakeDue;
+                return Ok(Some(Event::Authenticating));
+            }
+            return Ok(Some(event));
+        }
+        #[cfg(feature = "sasl")]
+        if let Some(auth) = &mut self.auth
+            && let super::sasl::Step::Sent {
+                correlation_id: id,
+                handshake,
+            } = auth.step
+            && id == correlation_id
+        {
+            let done = auth.answered(frame, request.version, handshake)?;
+            return Ok(Some(if done {
+                Event::Ready
+            } else {
+                Event::Authenticating
+            }));
         }
         Ok(Some(Event::Response(Answer { request, frame })))
     }
@@ -488,6 +657,22 @@ impl<'a, const N: usize> Client<'a, N> {
         rx.finish()?;
         self.in_flight.finish()
     }
+}
+
+/// The most bytes of a buffer a SaslAuthenticate request at `version` carrying a message of `n`
+/// bytes takes as the session writes it: the message at the buffer's end, and the request, size
+/// prefix included, copying it before it.
+#[cfg(feature = "sasl")]
+fn token_frame_len(client_id: Option<&str>, n: usize, version: i16) -> usize {
+    let header =
+        RequestHeader::new(ApiKey::SASL_AUTHENTICATE, version, 0).with_client_id(client_id);
+    let empty = crate::messages::SaslAuthenticateRequest::default();
+    // The frame without the message, the message twice, and room for its length to grow
+    // from one byte to five.
+    frame::request_len(&header, &empty)
+        .unwrap_or(0)
+        .saturating_add(n.saturating_mul(2))
+        .saturating_add(4)
 }
 
 /// `Truncated` for a whole response frame of `len` bytes, too short to hold a correlation id,

@@ -71,6 +71,9 @@ pub enum SessionError {
     #[cfg(feature = "ApiVersions")]
     /// The ApiVersions exchange failed.
     Negotiate(NegotiateError),
+    /// The SASL authentication failed (see [`Client::with_sasl`](super::Client::with_sasl)).
+    #[cfg(feature = "sasl")]
+    Auth(super::sasl::AuthError),
     /// No version of the API is common to the broker and this build.
     Unsupported {
         /// The API.
@@ -121,6 +124,8 @@ impl fmt::Display for SessionError {
             #[cfg(feature = "ApiVersions")]
             Self::Negotiate(e) => write!(f, "negotiating versions: {e}"),
             Self::Unsupported { api_key, reason } => write!(f, "{api_key}: {reason}"),
+            #[cfg(feature = "sasl")]
+            Self::Auth(e) => fmt::Display::fmt(e, f),
         }
     }
 }
@@ -133,6 +138,8 @@ impl core::error::Error for SessionError {
             #[cfg(feature = "ApiVersions")]
             Self::Negotiate(e) => Some(e),
             Self::Unsupported { reason, .. } => Some(reason),
+            #[cfg(feature = "sasl")]
+            Self::Auth(e) => Some(e),
             _ => None,
         }
     }

@@ -16,6 +16,9 @@
 //!   encode.
 //! * [`server`]: request frames out of chunks, and responses with the header version Kafka's
 //!   rule calls for and the correlation id echoed, the ApiVersions fallback included.
+//! * `sasl` (the `sasl` feature, on by default): PLAIN, SCRAM-SHA-256/512 and OAUTHBEARER, as
+//!   a client authenticates after the ApiVersions exchange (`Client::with_sasl`), and a
+//!   server's checks of PLAIN and SCRAM.
 //!
 //! Nothing allocates, nothing panics, and every failure is a [`SessionError`].
 //!

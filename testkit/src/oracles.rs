@@ -845,6 +845,9 @@ fn receive_stream(
                         }
                         Event::Ready => seen.note(2, 0),
                         Event::Retry { version } => seen.note(3, i32::from(version)),
+                        Event::Authenticating => {
+                            ensure(false, "session: an authentication step without credentials")?;
+                        }
                     }
                 }
                 Err(e @ SessionError::Framing(_)) => {

@@ -27,6 +27,7 @@ mod records_differential;
 mod records_prop;
 mod reference_pages;
 mod roundtrip;
+mod sasl;
 mod session;
 mod uuids;
 mod zero_alloc;

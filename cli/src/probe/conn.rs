@@ -130,6 +130,12 @@ impl Conn {
                 Ok(Some(Event::Retry { version })) => {
                     return Err(NegotiationEvent::Retry(version));
                 }
+                // The probe does not authenticate: its session has no step of SASL's.
+                Ok(Some(Event::Authenticating)) => {
+                    return Ok(Reply::Garbage(
+                        "an authentication step not asked for".into(),
+                    ));
+                }
                 Ok(None) => {}
                 Err(SessionError::NoRequest { correlation_id }) => {
                     return Ok(Reply::WrongCorrelation {

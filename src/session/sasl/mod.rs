@@ -41,11 +41,14 @@
 //! # Ok::<(), kwire::session::sasl::SaslError>(())
 //! ```
 
+mod auth;
 mod scram;
 pub mod server;
 
 use core::fmt;
 
+pub(super) use auth::{Auth, Step};
+pub use auth::{AuthError, Mechanisms};
 pub use scram::ScramHash;
 
 /// The fewest PBKDF2 iterations a SCRAM client accepts, as Kafka's clients: 4096.
