@@ -2,8 +2,13 @@
 //! and consume from:
 //!
 //! ```text
-//! cargo run --release -p kwire-examples --example mini_broker -- 127.0.0.1:19092 [--partitions N] [--verbose]
+//! cargo run --release -p kwire-examples --example mini_broker -- 127.0.0.1:19092 [--partitions N] [--sasl USERS_FILE] [--verbose]
 //! ```
+//!
+//! With `--sasl`, every connection must authenticate first (SASL_PLAINTEXT), with PLAIN,
+//! SCRAM-SHA-256 or SCRAM-SHA-512, as one of the users of the file: one `name:password` per
+//! line. Before that it serves ApiVersions, SaslHandshake (v1) and SaslAuthenticate only, and a
+//! wrong password is answered with `SASL_AUTHENTICATION_FAILED` before the connection closes.
 //!
 //! It serves ApiVersions (with the v0 answer to a version it does not know), Metadata (creating
 //! missing topics with N partitions, 1 by default), Produce (any acks; acks=0 gets no answer),
@@ -19,19 +24,28 @@
 
 use std::net::TcpListener;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use kwire_examples::mini_broker::broker::{Broker, Config};
+use kwire_examples::mini_broker::sasl::Users;
 
 fn main() -> ExitCode {
     let mut addr = String::from("127.0.0.1:19092");
     let mut partitions = 1;
     let mut verbose = false;
+    let mut sasl = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--partitions" => match args.next().and_then(|n| n.parse().ok()) {
                 Some(n) if n >= 1 => partitions = n,
                 _ => return usage("--partitions needs a positive number"),
+            },
+            "--sasl" => match args.next().map(|path| Users::load(&path)) {
+                Some(Ok(users)) if !users.is_empty() => sasl = Some(Arc::new(users)),
+                Some(Ok(_)) => return usage("--sasl: the users file names no user"),
+                Some(Err(e)) => return usage(&format!("--sasl: {e}")),
+                None => return usage("--sasl needs a users file"),
             },
             "--verbose" | "-v" => verbose = true,
             "--help" | "-h" => return usage(""),
@@ -59,8 +73,15 @@ fn main() -> ExitCode {
         node_id: 1,
         partitions,
         verbose,
+        sasl: sasl.clone(),
     };
-    println!("mini_broker listening on {local} (node 1, {partitions} partition(s) per new topic)");
+    let auth = match &sasl {
+        Some(users) => format!(", SASL required of {} user(s)", users.len()),
+        None => String::new(),
+    };
+    println!(
+        "mini_broker listening on {local} (node 1, {partitions} partition(s) per new topic{auth})"
+    );
     let broker = Broker::new(config);
     if let Err(e) = broker.serve(listener) {
         eprintln!("mini_broker: {e}");
@@ -73,7 +94,7 @@ fn usage(problem: &str) -> ExitCode {
     if !problem.is_empty() {
         eprintln!("mini_broker: {problem}");
     }
-    eprintln!("usage: mini_broker [HOST:PORT] [--partitions N] [--verbose]");
+    eprintln!("usage: mini_broker [HOST:PORT] [--partitions N] [--sasl USERS_FILE] [--verbose]");
     if problem.is_empty() {
         ExitCode::SUCCESS
     } else {

@@ -35,6 +35,7 @@ use super::admin;
 use super::fallback;
 use super::groups::Groups;
 use super::log::Topics;
+use super::sasl::{Session, Then, Users};
 
 /// The largest frame accepted (Kafka's `socket.request.max.bytes` default).
 const MAX_FRAME: usize = 100 * 1024 * 1024;
@@ -52,6 +53,8 @@ pub struct Config {
     pub partitions: i32,
     /// Print one line per request.
     pub verbose: bool,
+    /// The users, when every connection must authenticate with SASL first.
+    pub sasl: Option<Arc<Users>>,
 }
 
 /// The APIs served, each at every version of the current Kafka release.
@@ -136,9 +139,47 @@ impl Broker {
             node_id: 1,
             partitions,
             verbose: false,
+            sasl: None,
         });
         std::thread::spawn(move || broker.serve(listener));
         addr
+    }
+
+    /// [`Broker::spawn`] for a broker that requires SASL from the `users` (name and
+    /// password).
+    ///
+    /// # Panics
+    ///
+    /// As [`Broker::spawn`].
+    pub fn spawn_sasl(partitions: i32, users: &[(&str, &str)]) -> std::net::SocketAddr {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+        let addr = listener.local_addr().expect("the port's address");
+        let pairs = users
+            .iter()
+            .map(|&(u, p)| (u.to_owned(), p.to_owned()))
+            .collect();
+        let broker = Self::new(Config {
+            host: addr.ip().to_string(),
+            port: i32::from(addr.port()),
+            node_id: 1,
+            partitions,
+            verbose: false,
+            sasl: Some(Arc::new(Users::new(pairs).expect("users"))),
+        });
+        std::thread::spawn(move || broker.serve(listener));
+        addr
+    }
+
+    /// The versions of `key` this broker answers: SASL's only when it requires SASL (the
+    /// handshake at version 1, after which the tokens travel in SaslAuthenticate requests).
+    fn served(&self, key: ApiKey) -> VersionRange {
+        match key {
+            ApiKey::SASL_HANDSHAKE if self.config.sasl.is_some() => VersionRange::new(1, 1),
+            ApiKey::SASL_AUTHENTICATE if self.config.sasl.is_some() => key
+                .info()
+                .map_or(VersionRange::NONE, |i| i.current_request_versions),
+            key => served_versions(key),
+        }
     }
 
     /// Accepts connections forever, one thread each.
@@ -163,11 +204,21 @@ impl Broker {
         stream.set_nodelay(true)?;
         // Zeroed pages are only touched as requests fill them.
         let mut rx = FrameBuffer::new(vec![0u8; MAX_FRAME + frame::SIZE_LEN]);
+        let mut auth = self.config.sasl.as_ref().map(|_| Session::default());
         loop {
             match server::next_request(&mut rx) {
-                Ok(Some(request)) => match self.handle(request.frame) {
-                    Ok(Some(reply)) => stream.write_all(&reply)?,
-                    Ok(None) => {}
+                Ok(Some(request)) => match self.handle_in(request.frame, auth.as_mut()) {
+                    Ok((reply, then)) => {
+                        if let Some(reply) = reply {
+                            stream.write_all(&reply)?;
+                        }
+                        if then == Then::Close {
+                            if self.config.verbose {
+                                eprintln!("closing the connection: SASL authentication failed");
+                            }
+                            return Ok(());
+                        }
+                    }
                     Err(why) => {
                         eprintln!("closing the connection: {why}");
                         return Ok(());
@@ -194,10 +245,21 @@ impl Broker {
     /// Answers one request frame. `Ok(None)`: no response is due (a Produce with acks=0).
     /// `Err`: the connection must close, as Kafka closes it on a request it cannot parse.
     pub fn handle(&self, f: &[u8]) -> Result<Option<Vec<u8>>, String> {
+        self.handle_in(f, None).map(|(reply, _)| reply)
+    }
+
+    /// [`Broker::handle`] on a connection whose authentication is `auth` (when the broker
+    /// requires SASL): before it succeeds, a request other than ApiVersions, SaslHandshake and
+    /// SaslAuthenticate is an `Err`, and closes the connection as Kafka closes it.
+    pub fn handle_in(
+        &self,
+        f: &[u8],
+        auth: Option<&mut Session>,
+    ) -> Result<(Option<Vec<u8>>, Then), String> {
         // Key, version and correlation id, readable whether or not the body is.
         let info = frame::request_info(f).map_err(|e| format!("a request header: {e}"))?;
         let (key, version, correlation_id) = (info.api_key, info.api_version, info.correlation_id);
-        let served = served_versions(key);
+        let served = self.served(key);
 
         if key == ApiKey::API_VERSIONS && !served.contains(version) {
             // A client newer than this broker: the v0 answer naming the ApiVersions versions
@@ -209,7 +271,7 @@ impl Broker {
             let n = server::reject_api_versions(&info, served, &mut out)
                 .map_err(|e| format!("ApiVersions v{version}: {e}"))?;
             out.truncate(n);
-            return Ok(Some(out));
+            return Ok((Some(out), Then::Continue));
         }
         if !served.contains(version) {
             if self.config.verbose {
@@ -224,7 +286,7 @@ impl Broker {
                 correlation_id,
                 ErrorCode::UNSUPPORTED_VERSION.0,
             )
-            .map(Some);
+            .map(|reply| (Some(reply), Then::Continue));
         }
 
         let (header, request) =
@@ -236,7 +298,31 @@ impl Broker {
                 header.client_id.unwrap_or(Str::EMPTY)
             );
         }
+        if let (Some(auth), Some(users)) = (auth, self.config.sasl.as_deref()) {
+            match &request {
+                Request::SaslHandshake(r) => {
+                    let reply = auth.handshake(correlation_id, r, version)?;
+                    return Ok((Some(reply), Then::Continue));
+                }
+                Request::SaslAuthenticate(r) => {
+                    let (reply, then) = auth.authenticate(users, correlation_id, r, version)?;
+                    if self.config.verbose
+                        && then == Then::Continue
+                        && let Some(user) = auth.user()
+                    {
+                        eprintln!("authenticated as {user}");
+                    }
+                    return Ok((Some(reply), then));
+                }
+                Request::ApiVersions(_) => {}
+                _ if auth.user().is_none() => {
+                    return Err(format!("a {key} request before SASL authentication"));
+                }
+                _ => {}
+            }
+        }
         self.dispatch(&header, &request, version)
+            .map(|reply| (reply, Then::Continue))
     }
 
     fn dispatch(
@@ -248,7 +334,7 @@ impl Broker {
         let id = header.correlation_id;
         match request {
             Request::ApiVersions(_) => {
-                let rows = api_version_rows();
+                let rows = self.api_version_rows();
                 let body = ApiVersionsResponse::default().with_api_keys(&rows[..]);
                 encode(id, &body, v).map(Some)
             }
@@ -985,18 +1071,27 @@ type Found = (i32, i16, i64, i64);
 /// The cluster id reported in Metadata.
 pub const CLUSTER_ID: &str = "kwire-mini-broker";
 
-/// One ApiVersions row per served API.
-fn api_version_rows() -> Vec<ApiVersion<'static>> {
-    SERVED
-        .iter()
-        .map(|&k| {
-            let r = served_versions(k);
-            ApiVersion::default()
-                .with_api_key(k.0)
-                .with_min_version(r.min)
-                .with_max_version(r.max)
-        })
-        .collect()
+impl Broker {
+    /// One ApiVersions row per served API, SASL's when the broker requires it.
+    fn api_version_rows(&self) -> Vec<ApiVersion<'static>> {
+        let sasl = [ApiKey::SASL_HANDSHAKE, ApiKey::SASL_AUTHENTICATE];
+        let sasl = if self.config.sasl.is_some() {
+            &sasl[..]
+        } else {
+            &[]
+        };
+        SERVED
+            .iter()
+            .chain(sasl)
+            .map(|&k| {
+                let r = self.served(k);
+                ApiVersion::default()
+                    .with_api_key(k.0)
+                    .with_min_version(r.min)
+                    .with_max_version(r.max)
+            })
+            .collect()
+    }
 }
 
 fn len_i32(n: usize) -> i32 {

@@ -8,3 +8,4 @@ pub mod broker;
 pub mod fallback;
 pub mod groups;
 pub mod log;
+pub mod sasl;

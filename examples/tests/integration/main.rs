@@ -4,3 +4,4 @@ mod connection;
 mod mini_broker;
 mod proxy;
 mod readme;
+mod sasl;

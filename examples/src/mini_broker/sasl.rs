@@ -1,0 +1,295 @@
+//! SASL for the broker (`--sasl USERS_FILE`): the users, and one connection's authentication
+//! with PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512, as Kafka's broker runs it. Before a connection is
+//! authenticated it serves ApiVersions, SaslHandshake and SaslAuthenticate only, and closes on
+//! anything else; a refused authentication is answered with `SASL_AUTHENTICATION_FAILED` and
+//! Kafka's message, then the connection is closed.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use kwire::ErrorCode;
+use kwire::codec::Str;
+use kwire::messages::{
+    SaslAuthenticateRequest, SaslAuthenticateResponse, SaslHandshakeRequest, SaslHandshakeResponse,
+};
+use kwire::session::sasl::server::{Plain, ScramCredential, ScramServer};
+use kwire::session::sasl::{SaslError, ScramHash};
+
+use super::broker::encode;
+
+/// The mechanisms offered, in the order the SaslHandshake answer lists them.
+pub const MECHANISMS: [&str; 3] = ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"];
+
+/// PBKDF2 iterations of the SCRAM credentials derived from the users' passwords (Kafka's
+/// default).
+const ITERATIONS: u32 = 4096;
+
+/// The users a broker that requires SASL knows: each name with its password (for PLAIN) and the
+/// SCRAM credentials it gives, as Kafka stores them (salt, iterations, StoredKey, ServerKey).
+pub struct Users {
+    by_name: HashMap<String, User>,
+}
+
+struct User {
+    password: String,
+    scram: [ScramCredential; 2],
+}
+
+impl fmt::Debug for Users {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut names: Vec<&str> = self.by_name.keys().map(String::as_str).collect();
+        names.sort_unstable();
+        f.debug_struct("Users")
+            .field("names", &names)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Users {
+    /// Reads a users file: one `name:password` per line (the password is the rest of the line
+    /// after the first `:`); empty lines and lines starting with `#` are skipped.
+    ///
+    /// # Errors
+    ///
+    /// A line without `:` or with an empty name or password (its number), or a file that
+    /// cannot be read.
+    pub fn load(path: &str) -> Result<Self, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+        let mut pairs = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            let line = line.trim_end_matches('\r');
+            if line.trim().is_empty() || line.starts_with('#') {
+                continue;
+            }
+            match line.split_once(':') {
+                Some((name, password)) if !name.is_empty() && !password.is_empty() => {
+                    pairs.push((name.to_owned(), password.to_owned()));
+                }
+                _ => return Err(format!("{path}:{}: not `name:password`", i + 1)),
+            }
+        }
+        Self::new(pairs)
+    }
+
+    /// The users `pairs` of a name and a password.
+    ///
+    /// # Errors
+    ///
+    /// A name that cannot hold a SCRAM credential (none can fail today).
+    pub fn new(pairs: Vec<(String, String)>) -> Result<Self, String> {
+        let mut by_name = HashMap::new();
+        for (name, password) in pairs {
+            // A salt of the user's own: the name and a counter (a broker that stores
+            // credentials makes it random).
+            let salt = format!("kwire-mini-broker-salt-{name}-{}", by_name.len());
+            let salt = &salt.as_bytes()[..salt.len().min(64)];
+            let derive = |hash| {
+                ScramCredential::derive(hash, password.as_bytes(), salt, ITERATIONS)
+                    .map_err(|e| format!("user {name}: {e}"))
+            };
+            let scram = [derive(ScramHash::Sha256)?, derive(ScramHash::Sha512)?];
+            by_name.insert(name, User { password, scram });
+        }
+        Ok(Self { by_name })
+    }
+
+    /// How many users there are.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.by_name.len()
+    }
+
+    /// Whether there are none.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.by_name.is_empty()
+    }
+
+    fn scram(&self, name: &str, hash: ScramHash) -> Option<ScramCredential> {
+        let user = self.by_name.get(name)?;
+        Some(user.scram[usize::from(hash == ScramHash::Sha512)])
+    }
+
+    fn plain_ok(&self, plain: &Plain<'_>) -> bool {
+        self.by_name
+            .get(plain.username)
+            .is_some_and(|u| plain.password_is(&u.password))
+    }
+}
+
+/// The mechanism a connection's handshake chose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mechanism {
+    Plain,
+    Scram(ScramHash),
+}
+
+impl Mechanism {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Plain => "PLAIN",
+            Self::Scram(hash) => hash.mechanism(),
+        }
+    }
+}
+
+/// One connection's authentication.
+#[derive(Debug, Default)]
+pub struct Session {
+    mechanism: Option<Mechanism>,
+    /// A SCRAM exchange between its two messages, with the user it is for.
+    scram: Option<(ScramServer, String)>,
+    /// The authenticated user.
+    user: Option<String>,
+}
+
+/// What the connection does after an answer of the authentication.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Then {
+    /// Goes on.
+    Continue,
+    /// Closes, after the answer is sent: the authentication failed.
+    Close,
+}
+
+impl Session {
+    /// The authenticated user, once there is one.
+    #[must_use]
+    pub fn user(&self) -> Option<&str> {
+        self.user.as_deref()
+    }
+
+    /// Answers a SaslHandshake request: the mechanisms offered, and
+    /// `UNSUPPORTED_SASL_MECHANISM` for one of others (`ILLEGAL_SASL_STATE` once
+    /// authenticated).
+    ///
+    /// # Errors
+    ///
+    /// An answer that cannot be encoded.
+    pub fn handshake(
+        &mut self,
+        id: i32,
+        r: &SaslHandshakeRequest<'_>,
+        v: i16,
+    ) -> Result<Vec<u8>, String> {
+        let asked = r.mechanism.as_bytes();
+        let mechanism = match asked {
+            b"PLAIN" => Some(Mechanism::Plain),
+            _ => core::str::from_utf8(asked)
+                .ok()
+                .and_then(ScramHash::from_mechanism)
+                .map(Mechanism::Scram),
+        };
+        let code = match (mechanism, &self.user) {
+            (_, Some(_)) => ErrorCode::ILLEGAL_SASL_STATE,
+            (None, None) => ErrorCode::UNSUPPORTED_SASL_MECHANISM,
+            (Some(_), None) => ErrorCode::NONE,
+        };
+        if code == ErrorCode::NONE {
+            self.mechanism = mechanism;
+            self.scram = None;
+        }
+        let offered = MECHANISMS.map(Str::new);
+        let body = SaslHandshakeResponse::default()
+            .with_error_code(code.0)
+            .with_mechanisms(&offered);
+        encode(id, &body, v)
+    }
+
+    /// Answers a SaslAuthenticate request: the mechanism's next message, or
+    /// `SASL_AUTHENTICATION_FAILED` with Kafka's message, after which the connection closes.
+    ///
+    /// # Errors
+    ///
+    /// An answer that cannot be encoded.
+    pub fn authenticate(
+        &mut self,
+        users: &Users,
+        id: i32,
+        r: &SaslAuthenticateRequest<'_>,
+        v: i16,
+    ) -> Result<(Vec<u8>, Then), String> {
+        let Some(mechanism) = self.mechanism.filter(|_| self.user.is_none()) else {
+            let body = SaslAuthenticateResponse::default()
+                .with_error_code(ErrorCode::ILLEGAL_SASL_STATE.0)
+                .with_error_message(Some("SaslAuthenticate before SaslHandshake"));
+            return Ok((encode(id, &body, v)?, Then::Close));
+        };
+        let mut answer = [0u8; 512];
+        match self.step(users, mechanism, r.auth_bytes, &mut answer) {
+            Ok(n) => {
+                let body = SaslAuthenticateResponse::default().with_auth_bytes(&answer[..n]);
+                Ok((encode(id, &body, v)?, Then::Continue))
+            }
+            Err(_) => {
+                let message = format!(
+                    "Authentication failed during authentication due to invalid credentials \
+                     with SASL mechanism {}",
+                    mechanism.name()
+                );
+                let body = SaslAuthenticateResponse::default()
+                    .with_error_code(ErrorCode::SASL_AUTHENTICATION_FAILED.0)
+                    .with_error_message(Some(&message));
+                Ok((encode(id, &body, v)?, Then::Close))
+            }
+        }
+    }
+
+    /// One message of the mechanism: the answer's length in `answer`.
+    fn step(
+        &mut self,
+        users: &Users,
+        mechanism: Mechanism,
+        message: &[u8],
+        answer: &mut [u8],
+    ) -> Result<usize, SaslError> {
+        let hash = match mechanism {
+            Mechanism::Plain => {
+                let plain = Plain::read(message)?;
+                if !users.plain_ok(&plain) {
+                    return Err(SaslError::State);
+                }
+                self.user = Some(plain.username.to_owned());
+                return Ok(0);
+            }
+            Mechanism::Scram(hash) => hash,
+        };
+        match self.scram.take() {
+            None => {
+                let mut name = String::new();
+                let nonce = server_nonce();
+                let (scram, n) = ScramServer::start(
+                    message,
+                    |user| {
+                        user.clone_into(&mut name);
+                        users.scram(user, hash)
+                    },
+                    nonce.as_bytes(),
+                    answer,
+                )?;
+                self.scram = Some((scram, name));
+                Ok(n)
+            }
+            Some((scram, name)) => {
+                let n = scram.finish(message, answer)?;
+                self.user = Some(name);
+                Ok(n)
+            }
+        }
+    }
+}
+
+/// A fresh server nonce: printable, from the process's hasher seeds and the clock.
+fn server_nonce() -> String {
+    use std::collections::hash_map::RandomState;
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    let a = h.finish();
+    let b = RandomState::new().hash_one(a);
+    format!("{a:016x}{b:016x}")
+}
