@@ -7,7 +7,8 @@
 //!
 //! With `--sasl`, every connection must authenticate first (SASL_PLAINTEXT), with PLAIN,
 //! SCRAM-SHA-256 or SCRAM-SHA-512, as one of the users of the file: one `name:password` per
-//! line. Before that it serves ApiVersions, SaslHandshake (v1) and SaslAuthenticate only, and a
+//! line. Before that it serves ApiVersions, SaslHandshake and SaslAuthenticate only (after a
+//! SaslHandshake v0, the raw tokens of Kafka's first SASL framing), and a
 //! wrong password is answered with `SASL_AUTHENTICATION_FAILED` before the connection closes.
 //!
 //! It serves ApiVersions (with the v0 answer to a version it does not know), Metadata (creating

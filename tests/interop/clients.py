@@ -13,6 +13,11 @@ and list groups, describe topic and broker configs and describe the cluster.
 
     python3 tests/interop/clients.py --broker 127.0.0.1:9092 [--allow-missing CLIENT]...
 
+With `--sasl`, against a broker that requires SASL of the user `alice` (password in the
+environment variable KWIRE_SASL_PASSWORD): every client produces and consumes back over
+SASL_PLAINTEXT with PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512, and must fail to produce with a
+wrong password.
+
 Prints one line per case and a summary; exits 1 on any failure. A client that is not installed
 fails the run unless `--allow-missing CLIENT` names it (then its cases are skipped).
 Standard library only, plus the client packages.
@@ -232,6 +237,10 @@ class Client:
 
     def __init__(self, broker: str):
         self.broker = broker
+        # (mechanism, user, password) over SASL_PLAINTEXT, or None for PLAINTEXT.
+        self.sasl: tuple[str, str, str] | None = None
+        # No client log on stderr (a case that expects connections to fail).
+        self.quiet = False
 
     def messages(self, n: int = MESSAGES, **kw) -> list[Msg]:
         msgs = make_messages(n, null_value=self.null_value, null_header=self.null_header, **kw)
@@ -278,7 +287,12 @@ class Kcat(Client):
         return make_messages(n, null_value=False, avoid=self.DELIM + self.KEY_DELIM, **kw)
 
     def run(self, args: list[str], stdin: bytes | None = None, timeout: float = 30) -> subprocess.CompletedProcess:
-        cmd = ["kcat", "-b", self.broker, "-m", "10", "-X", "client.id=kcat"] + args
+        cmd = ["kcat", "-b", self.broker, "-m", "10", "-X", "client.id=kcat"]
+        if self.sasl:
+            m, user, password = self.sasl
+            cmd += ["-X", "security.protocol=SASL_PLAINTEXT", "-X", f"sasl.mechanisms={m}",
+                    "-X", f"sasl.username={user}", "-X", f"sasl.password={password}"]
+        cmd += args
         try:
             r = subprocess.run(cmd, input=stdin, capture_output=True, timeout=timeout)
         except subprocess.TimeoutExpired as e:
@@ -394,8 +408,14 @@ class KafkaPython(Client):
         self.kafka = kafka
 
     def common(self):
-        return dict(bootstrap_servers=self.broker, request_timeout_ms=int(TIMEOUT * 1000),
+        conf = dict(bootstrap_servers=self.broker, request_timeout_ms=int(TIMEOUT * 1000),
                     reconnect_backoff_max_ms=500)
+        if self.sasl:
+            m, user, password = self.sasl
+            conf.update(security_protocol="SASL_PLAINTEXT", sasl_mechanism=m,
+                        sasl_plain_username=user, sasl_plain_password=password,
+                        bootstrap_timeout_ms=int(TIMEOUT * 1000))
+        return conf
 
     def create_topic(self, topic, partitions=PARTITIONS):
         from kafka.admin import KafkaAdminClient, NewTopic
@@ -575,8 +595,15 @@ class Confluent(Client):
         self.ck = confluent_kafka
 
     def common(self):
-        return {"bootstrap.servers": self.broker, "socket.timeout.ms": int(TIMEOUT * 1000),
+        conf = {"bootstrap.servers": self.broker, "socket.timeout.ms": int(TIMEOUT * 1000),
                 "reconnect.backoff.max.ms": 500, "client.id": "confluent-kafka"}
+        if self.sasl:
+            m, user, password = self.sasl
+            conf.update({"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": m,
+                         "sasl.username": user, "sasl.password": password})
+        if self.quiet:
+            conf["log_level"] = 0
+        return conf
 
     def create_topic(self, topic, partitions=PARTITIONS):
         from confluent_kafka.admin import AdminClient, NewTopic
@@ -750,8 +777,13 @@ class AioKafka(Client):
         self.aio = aiokafka
 
     def common(self):
-        return dict(bootstrap_servers=self.broker, request_timeout_ms=int(TIMEOUT * 1000),
+        conf = dict(bootstrap_servers=self.broker, request_timeout_ms=int(TIMEOUT * 1000),
                     retry_backoff_ms=50)
+        if self.sasl:
+            m, user, password = self.sasl
+            conf.update(security_protocol="SASL_PLAINTEXT", sasl_mechanism=m,
+                        sasl_plain_username=user, sasl_plain_password=password)
+        return conf
 
     def run(self, coro):
         return asyncio.run(asyncio.wait_for(coro, TIMEOUT * 2))
@@ -1190,6 +1222,55 @@ def timestamps_case(client: Client, z: str):
     return len(sent), f"offset {r[0][0]}"
 
 
+SASL_MECHANISMS = ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"]
+SASL_USER = "alice"
+
+
+def sasl_case(client: Client, mechanism: str, password: str):
+    """Produce and consume back over SASL_PLAINTEXT, checked record by record."""
+    client.sasl = (mechanism, SASL_USER, password)
+    try:
+        topic = topic_name(client.name, "sasl", mechanism.lower())
+        client.create_topic(topic)
+        msgs = client.messages(20)
+        delivered, sent = client.produce(topic, msgs)
+        got = client.consume(topic, len(sent))
+        if isinstance(client, Kcat):
+            delivered = client.resolve(sent, delivered, got)
+        check(sent, delivered, got)
+        return len(sent), mechanism
+    finally:
+        client.sasl = None
+
+
+def sasl_refused_case(client: Client, mechanism: str, password: str):
+    """A wrong password: nothing is delivered, the client fails, and the broker refused the
+    authentication (its log says so)."""
+    client.sasl = (mechanism, SASL_USER, password + "-wrong")
+    client.quiet = True
+    global TIMEOUT
+    saved, TIMEOUT = TIMEOUT, 4.0
+    since = broker_log_size()
+    try:
+        topic = topic_name(client.name, "sasl-refused", mechanism.lower())
+        try:
+            delivered, _ = client.produce(topic, client.messages(1, headers=False))
+        except Exception as e:  # noqa: BLE001 - each client raises its own kind
+            error = f"{type(e).__name__}: {str(e)[:100]}"
+        else:
+            raise CaseFailure(f"delivered {delivered} with a wrong password")
+        if "BROKER_LOG" in os.environ:
+            with open(os.environ["BROKER_LOG"], "rb") as f:
+                f.seek(since)
+                if b"SASL authentication failed" not in f.read():
+                    raise CaseFailure(f"the broker refused no authentication ({error})")
+        return 0, f"refused: {error}"
+    finally:
+        TIMEOUT = saved
+        client.sasl = None
+        client.quiet = False
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--broker", required=True, help="HOST:PORT")
@@ -1198,6 +1279,9 @@ def main() -> int:
     ap.add_argument("--only", action="append", default=[], metavar="CLIENT", choices=CLIENTS,
                     help="run only these clients' cases")
     ap.add_argument("--verbose", action="store_true", help="print client tracebacks")
+    ap.add_argument("--sasl", action="store_true",
+                    help="the SASL cases only, against a broker that requires SASL of alice "
+                         "(password in KWIRE_SASL_PASSWORD)")
     args = ap.parse_args()
 
     run = Run(args.broker, args.verbose)
@@ -1214,6 +1298,19 @@ def main() -> int:
             else:
                 run.report(Result(name, "-", "installed", 0, "FAIL",
                                   f"not installed ({e}); pass --allow-missing {name} to skip it"))
+
+    if args.sasl:
+        password = os.environ.get("KWIRE_SASL_PASSWORD", "")
+        if not password:
+            print("--sasl: KWIRE_SASL_PASSWORD is not set", file=sys.stderr)
+            return 2
+        for name, c in clients.items():
+            for m in SASL_MECHANISMS:
+                run.case(name, "none", f"sasl {m}: produce+consume",
+                         lambda c=c, m=m: sasl_case(c, m, password))
+                run.case(name, "none", f"sasl {m}: wrong password refused",
+                         lambda c=c, m=m: sasl_refused_case(c, m, password))
+        return summary(run, t0, args.broker)
 
     if "kcat" in clients:
         def meta():
@@ -1252,11 +1349,16 @@ def main() -> int:
             run.case(name, "-", "create/delete topic errors",
                      lambda c=c: (c.admin_errors(topic_name(c.name, "admin")), 0)[1])
 
+    return summary(run, t0, args.broker)
+
+
+def summary(run: Run, t0: float, broker: str) -> int:
+    """Prints the count of each outcome and the failures: 1 if any case failed."""
     failed = [r for r in run.results if r.result == "FAIL"]
     passed = [r for r in run.results if r.result == "PASS"]
     skipped = [r for r in run.results if r.result == "SKIP"]
     print(f"\n{len(passed)} passed, {len(failed)} failed, {len(skipped)} skipped "
-          f"in {time.monotonic() - t0:.1f}s against {args.broker}")
+          f"in {time.monotonic() - t0:.1f}s against {broker}")
     for r in failed:
         print(f"FAILED: {r.client} {r.compression} {r.scenario}: {r.detail}")
     return 1 if failed else 0

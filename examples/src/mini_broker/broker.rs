@@ -170,11 +170,11 @@ impl Broker {
         addr
     }
 
-    /// The versions of `key` this broker answers: SASL's only when it requires SASL (the
-    /// handshake at version 1, after which the tokens travel in SaslAuthenticate requests).
+    /// The versions of `key` this broker answers: SASL's only when it requires SASL (after a
+    /// handshake at version 0 the tokens come raw, at version 1 in SaslAuthenticate requests).
     fn served(&self, key: ApiKey) -> VersionRange {
         match key {
-            ApiKey::SASL_HANDSHAKE if self.config.sasl.is_some() => VersionRange::new(1, 1),
+            ApiKey::SASL_HANDSHAKE if self.config.sasl.is_some() => VersionRange::new(0, 1),
             ApiKey::SASL_AUTHENTICATE if self.config.sasl.is_some() => key
                 .info()
                 .map_or(VersionRange::NONE, |i| i.current_request_versions),
@@ -206,15 +206,17 @@ impl Broker {
         let mut rx = FrameBuffer::new(vec![0u8; MAX_FRAME + frame::SIZE_LEN]);
         let mut auth = self.config.sasl.as_ref().map(|_| Session::default());
         loop {
-            match server::next_request(&mut rx) {
-                Ok(Some(request)) => match self.handle_in(request.frame, auth.as_mut()) {
+            match rx.next_frame() {
+                Ok(Some(frame)) => match self.answer(frame, auth.as_mut()) {
                     Ok((reply, then)) => {
                         if let Some(reply) = reply {
                             stream.write_all(&reply)?;
                         }
-                        if then == Then::Close {
+                        if let Then::Close(why) = then {
                             if self.config.verbose {
-                                eprintln!("closing the connection: SASL authentication failed");
+                                eprintln!(
+                                    "closing the connection: SASL authentication failed ({why})"
+                                );
                             }
                             return Ok(());
                         }
@@ -239,6 +241,19 @@ impl Broker {
                     return Ok(());
                 }
             }
+        }
+    }
+
+    /// Answers one frame of a connection: a raw token after a SaslHandshake v0, a request
+    /// otherwise.
+    fn answer(
+        &self,
+        frame: &[u8],
+        auth: Option<&mut Session>,
+    ) -> Result<(Option<Vec<u8>>, Then), String> {
+        match (auth, self.config.sasl.as_deref()) {
+            (Some(auth), Some(users)) if auth.raw_tokens() => Ok(auth.raw_token(users, frame)),
+            (auth, _) => self.handle_in(frame, auth),
         }
     }
 

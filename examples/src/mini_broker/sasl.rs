@@ -141,6 +141,9 @@ pub struct Session {
     scram: Option<(ScramServer, String)>,
     /// The authenticated user.
     user: Option<String>,
+    /// The handshake was version 0: the mechanism's messages come as raw tokens, each a
+    /// size-prefixed frame without a request header, and are answered alike.
+    raw: bool,
 }
 
 /// What the connection does after an answer of the authentication.
@@ -148,8 +151,9 @@ pub struct Session {
 pub enum Then {
     /// Goes on.
     Continue,
-    /// Closes, after the answer is sent: the authentication failed.
-    Close,
+    /// Closes, after the answer is sent: the authentication failed, for this reason (which
+    /// names no secret).
+    Close(String),
 }
 
 impl Session {
@@ -157,6 +161,31 @@ impl Session {
     #[must_use]
     pub fn user(&self) -> Option<&str> {
         self.user.as_deref()
+    }
+
+    /// Whether the next frame is a raw token (after a SaslHandshake v0) rather than a request.
+    #[must_use]
+    pub fn raw_tokens(&self) -> bool {
+        self.raw && self.user.is_none()
+    }
+
+    /// Answers a raw token (`frame`, size prefix included) after a SaslHandshake v0: the
+    /// mechanism's next message as a size-prefixed frame, or nothing and the connection closed
+    /// when the authentication fails (v0 has no way to say why).
+    pub fn raw_token(&mut self, users: &Users, frame: &[u8]) -> (Option<Vec<u8>>, Then) {
+        let Some(mechanism) = self.mechanism else {
+            return (None, Then::Close("a token before the handshake".into()));
+        };
+        let token = frame.get(kwire::frame::SIZE_LEN..).unwrap_or_default();
+        let mut answer = [0u8; 512];
+        match self.step(users, mechanism, token, &mut answer) {
+            Ok(n) => {
+                let mut reply = u32::try_from(n).unwrap_or(0).to_be_bytes().to_vec();
+                reply.extend_from_slice(&answer[..n]);
+                (Some(reply), Then::Continue)
+            }
+            Err(e) => (None, Then::Close(e.to_string())),
+        }
     }
 
     /// Answers a SaslHandshake request: the mechanisms offered, and
@@ -188,6 +217,7 @@ impl Session {
         if code == ErrorCode::NONE {
             self.mechanism = mechanism;
             self.scram = None;
+            self.raw = v == 0;
         }
         let offered = MECHANISMS.map(Str::new);
         let body = SaslHandshakeResponse::default()
@@ -213,7 +243,8 @@ impl Session {
             let body = SaslAuthenticateResponse::default()
                 .with_error_code(ErrorCode::ILLEGAL_SASL_STATE.0)
                 .with_error_message(Some("SaslAuthenticate before SaslHandshake"));
-            return Ok((encode(id, &body, v)?, Then::Close));
+            let why = "SaslAuthenticate before SaslHandshake".into();
+            return Ok((encode(id, &body, v)?, Then::Close(why)));
         };
         let mut answer = [0u8; 512];
         match self.step(users, mechanism, r.auth_bytes, &mut answer) {
@@ -221,7 +252,7 @@ impl Session {
                 let body = SaslAuthenticateResponse::default().with_auth_bytes(&answer[..n]);
                 Ok((encode(id, &body, v)?, Then::Continue))
             }
-            Err(_) => {
+            Err(e) => {
                 let message = format!(
                     "Authentication failed during authentication due to invalid credentials \
                      with SASL mechanism {}",
@@ -230,7 +261,7 @@ impl Session {
                 let body = SaslAuthenticateResponse::default()
                     .with_error_code(ErrorCode::SASL_AUTHENTICATION_FAILED.0)
                     .with_error_message(Some(&message));
-                Ok((encode(id, &body, v)?, Then::Close))
+                Ok((encode(id, &body, v)?, Then::Close(e.to_string())))
             }
         }
     }

@@ -290,7 +290,11 @@ impl ScramServer {
         if binding != Some(expected) {
             return Err(SaslError::Malformed("the channel binding (c=)"));
         }
-        if attrs.next().and_then(|a| a.strip_prefix(b"r=")) != Some(&self.nonce[..]) {
+        // The nonce must end with this exchange's, as Kafka's broker checks it: librdkafka 2.0
+        // sends its own nonce again before the one the server sent. The proof covers the
+        // message as it came.
+        let nonce = attrs.next().and_then(|a| a.strip_prefix(b"r="));
+        if !nonce.is_some_and(|n| n.ends_with(&self.nonce)) {
             return Err(SaslError::Malformed("the nonce (r=)"));
         }
         let mut proof_bytes = [0u8; 96];
@@ -556,6 +560,7 @@ mod tests {
             &b"c=biws,r=abcxyz"[..],
             b"c=eSws,r=abcxyz,p=AAAA",
             b"c=biws,r=abcxyq,p=AAAA",
+            b"c=biws,r=abcxy,p=AAAA",
         ] {
             assert!(matches!(
                 server.finish(bad, &mut out),
@@ -566,6 +571,44 @@ mod tests {
             server.finish(b"c=biws,r=abcxyz,p=AAAA", &mut out),
             Err(SaslError::Rejected(_))
         ));
+    }
+
+    /// librdkafka 2.0 repeats its nonce in the final message (`r=` its nonce, then the
+    /// server's, which starts with it again); Kafka's broker accepts a nonce that ends with the
+    /// exchange's, and so does this one, the proof signing the message as sent.
+    #[test]
+    fn a_final_nonce_that_ends_with_the_exchanges_is_accepted() {
+        let stored = ScramCredential::sha256(b"pw", b"salt", 4096).unwrap();
+        let (mut out, mut answer) = ([0u8; 256], [0u8; 256]);
+        let (server, n) = ScramServer::start(
+            b"n,,n=bob,r=cnonce",
+            |_| Some(stored),
+            b"snonce",
+            &mut answer,
+        )
+        .unwrap();
+        let server_first = &answer[..n];
+        let keys = scram::keys(ScramHash::Sha256, b"pw", b"salt", 4096);
+        let without_proof = b"c=biws,r=cnoncecnoncesnonce";
+        let (signature, _) = sign_both(ScramHash::Sha256, &keys.stored, &keys.server, |put| {
+            put(b"n=bob,r=cnonce,");
+            put(server_first);
+            put(b",");
+            put(without_proof);
+        });
+        let proof: std::vec::Vec<u8> = keys
+            .client
+            .as_slice()
+            .iter()
+            .zip(signature.as_slice())
+            .map(|(k, s)| k ^ s)
+            .collect();
+        let mut message = without_proof.to_vec();
+        message.extend_from_slice(b",p=");
+        let mut b64 = [0u8; 64];
+        let m = scram::base64_encode(&proof, &mut b64).unwrap();
+        message.extend_from_slice(&b64[..m]);
+        assert!(server.finish(&message, &mut out).is_ok());
     }
 
     #[test]
