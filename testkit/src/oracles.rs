@@ -224,6 +224,7 @@ pub const TARGETS: &[Target] = &[
     },
     target("dissector", dissector, false),
     target("session", session, false),
+    target("sasl", sasl, false),
 ];
 
 /// A request body: API key (`int16`) and version (`int16`) in the first four bytes, then the
@@ -2990,6 +2991,140 @@ impl Visit for Tree {
             None => self.deep = true,
         }
         Ok(())
+    }
+}
+
+/// The client's side of a SASL exchange against a server of the input's choosing: the first byte
+/// picks the mechanism (bits 0-1: SCRAM-SHA-256, SCRAM-SHA-512, PLAIN, OAUTHBEARER) and which of
+/// the server's messages the input replaces (bit 2: the first, bit 3: the last); then a length
+/// byte and the replacing first message, and the rest is the replacing last one.
+///
+/// An honest SCRAM server ([`kwire::session::sasl::server::ScramServer`], user `user`,
+/// password `pencil`) answers wherever the input does not, and must accept the client's proof.
+/// Nothing panics, and a SCRAM client never ends in success unless both of the server's
+/// messages it read are the honest server's (the signature: its first attribute): no input can
+/// make it accept a server that does not know the password.
+///
+/// # Errors
+///
+/// The first invariant that did not hold.
+pub fn sasl(data: &[u8], _scratch: &mut [u8]) -> Result<Outcome, OracleFailure> {
+    use kwire::session::sasl::server::{ScramCredential, ScramServer};
+    use kwire::session::sasl::{Credentials, SaslClient, ScramHash};
+
+    let Some((&mode, rest)) = data.split_first() else {
+        return Ok(Outcome::Rejected);
+    };
+    let (first_len, rest) = rest.split_first().map_or((0, rest), |(&n, r)| (n, r));
+    let (given_first, given_last) = rest
+        .split_at_checked(usize::from(first_len))
+        .unwrap_or((rest, &[]));
+    let (replace_first, replace_last) = (mode & 4 != 0, mode & 8 != 0);
+    let nonce = b"rOprNGfwEbeRWgbNEkqO";
+    let hash = match mode & 3 {
+        0 => ScramHash::Sha256,
+        1 => ScramHash::Sha512,
+        other => {
+            // PLAIN and OAUTHBEARER read whatever the server says without panicking, and end
+            // after at most two steps.
+            let credentials = if other == 2 {
+                Credentials::plain("user", "pencil")
+            } else {
+                Credentials::oauth_bearer("token")
+            };
+            let mut client = SaslClient::new(credentials);
+            let mut out = [0u8; 128];
+            ensure(client.start(&mut out).is_ok(), "sasl: the first message")?;
+            let mut steps = 0;
+            for message in [given_first, given_last] {
+                match client.step(message, &mut out) {
+                    Ok(Some(_)) => steps += 1,
+                    Ok(None) | Err(_) => break,
+                }
+            }
+            ensure(steps <= 1, "sasl: a one-message mechanism went on")?;
+            return Ok(Outcome::Checked { items: steps });
+        }
+    };
+    let mut client = SaslClient::new(Credentials::scram(hash, "user", "pencil", nonce));
+    let mut client_first = [0u8; 64];
+    let n = client
+        .start(&mut client_first)
+        .map_err(|_| OracleFailure::Invariant {
+            stage: "sasl: the client-first message",
+        })?;
+    let client_first = client_first.get(..n).unwrap_or_default();
+    let credential = ScramCredential::derive(hash, b"pencil", b"salt", 4096).map_err(|_| {
+        OracleFailure::Invariant {
+            stage: "sasl: a credential",
+        }
+    })?;
+    let mut honest_first = [0u8; 256];
+    let (server, n) = ScramServer::start(
+        client_first,
+        |user| (user == "user").then_some(credential),
+        b"server-nonce",
+        &mut honest_first,
+    )
+    .map_err(|_| OracleFailure::Invariant {
+        stage: "sasl: the server reads the client-first message",
+    })?;
+    let honest_first = honest_first.get(..n).unwrap_or_default();
+    let first = if replace_first {
+        given_first
+    } else {
+        honest_first
+    };
+    let mut client_final = [0u8; 256];
+    let Ok(Some(n)) = client.step(first, &mut client_final) else {
+        ensure(
+            replace_first,
+            "sasl: the client refused the honest server-first message",
+        )?;
+        return Ok(Outcome::Rejected);
+    };
+    let client_final = client_final.get(..n).unwrap_or_default();
+    // The honest server checks the proof of a client that read its own first message.
+    let mut honest_last = [0u8; 128];
+    let honest_last = if first == honest_first {
+        let n = server.finish(client_final, &mut honest_last).map_err(|_| {
+            OracleFailure::Invariant {
+                stage: "sasl: the honest server refused the client's proof",
+            }
+        })?;
+        honest_last.get(..n).unwrap_or_default()
+    } else {
+        &[]
+    };
+    let last = if replace_last {
+        given_last
+    } else {
+        honest_last
+    };
+    let mut out = [0u8; 64];
+    match client.step(last, &mut out) {
+        Ok(None) => {
+            let signature = |m: &[u8]| m.split(|&b| b == b',').next().map(<[u8]>::to_vec);
+            ensure(
+                first == honest_first
+                    && !honest_last.is_empty()
+                    && signature(last) == signature(honest_last),
+                "sasl: the client accepted a server that does not know the password",
+            )?;
+            ensure(client.is_done(), "sasl: accepted but not done")?;
+            Ok(Outcome::Checked { items: 2 })
+        }
+        Ok(Some(_)) => Err(OracleFailure::Invariant {
+            stage: "sasl: a third client message",
+        }),
+        Err(_) => {
+            ensure(!client.is_done(), "sasl: refused but done")?;
+            ensure(
+                replace_first || replace_last,
+                "sasl: the client refused the honest server",
+            )?;
+            Ok(Outcome::Rejected)
+        }
     }
 }
 
