@@ -589,12 +589,49 @@ fn named<'a>(ctx: Ctx, name: Name<'_>, value: Value<'a>) -> Value<'a> {
         return value;
     };
     match value {
+        // Credentials are shown as their length and step only.
+        Value::Bytes(b, note)
+            if ctx.api == ApiKey::SASL_AUTHENTICATE && field == "AuthBytes" && !b.is_empty() =>
+        {
+            Value::Secret {
+                len: b.len(),
+                step: sasl_step(b),
+                note,
+            }
+        }
         Value::Int(n) if field == "ApiKey" => {
             i16::try_from(n).map_or(value, |k| Value::ApiKey(k, ApiKey(k).name()))
         }
         Value::Int(n) => enums::value_name(ctx.api, ctx.body, field, n)
             .map_or(value, |name| Value::Named(n, name)),
         _ => value,
+    }
+}
+
+/// The step of a SASL mechanism a message of a SaslAuthenticate exchange is, from its first
+/// bytes (what the dissector shows instead of the message).
+fn sasl_step(message: &[u8]) -> &'static str {
+    let starts = |p: &[u8]| message.starts_with(p);
+    if (starts(b"n,") || starts(b"y,")) && message.windows(6).any(|w| w == b"\x01auth=") {
+        "OAUTHBEARER initial response"
+    } else if starts(b"n,") || starts(b"y,") || starts(b"p=") {
+        "SCRAM client-first"
+    } else if starts(b"c=") {
+        "SCRAM client-final"
+    } else if starts(b"r=") {
+        "SCRAM server-first"
+    } else if starts(b"v=") {
+        "SCRAM server-final"
+    } else if starts(b"e=") {
+        "SCRAM server error"
+    } else if message == b"\x01" {
+        "OAUTHBEARER acknowledgement"
+    } else if starts(b"{") {
+        "OAUTHBEARER error"
+    } else if message.iter().filter(|&&b| b == 0).count() == 2 {
+        "PLAIN credentials"
+    } else {
+        "auth bytes"
     }
 }
 

@@ -137,6 +137,17 @@ pub enum Value<'a> {
     Str(Str<'a>, LenNote),
     /// Bytes and how their length was encoded.
     Bytes(&'a [u8], LenNote),
+    /// Bytes that carry credentials (a SaslAuthenticate message: a PLAIN password, a SCRAM proof,
+    /// an OAUTHBEARER token), shown as their length and the step of the mechanism they are, never
+    /// as their content.
+    Secret {
+        /// Their length.
+        len: usize,
+        /// The mechanism's step (`"SCRAM client-final"`), or `"auth bytes"`.
+        step: &'static str,
+        /// How the length was encoded.
+        note: LenNote,
+    },
     /// Null, and how it was encoded.
     Null(LenNote),
     /// The element count of an array.
@@ -264,6 +275,9 @@ impl fmt::Display for Value<'_> {
                 f.write_str("= ")?;
                 write_hex_preview(f, b)?;
                 write!(f, " {note}")
+            }
+            Self::Secret { len, step, note } => {
+                write!(f, "= <{step}, {len} bytes, not shown> {note}")
             }
             Self::Null(note) => write!(f, "= null {note}"),
             Self::Absent => f.write_str("= null"),

@@ -634,3 +634,52 @@ fn enumerated_values_are_named_and_uuids_printed_as_kafka_does() {
     describe::write_response_frame(&frame, ApiKey::API_VERSIONS, 3, &mut text).unwrap();
     assert!(text.contains("= 3 (Metadata)"), "{text}");
 }
+
+/// A SaslAuthenticate exchange is shown as the steps of its mechanism and their lengths, never
+/// as the credentials: a PLAIN password, a SCRAM proof or signature, an OAUTHBEARER token.
+#[test]
+fn sasl_credentials_are_never_shown() {
+    use kwire::messages::{SaslAuthenticateRequest, SaslAuthenticateResponse};
+
+    let secrets: [(&[u8], &str); 4] = [
+        (b"\0alice\0hunter2-pw", "PLAIN credentials"),
+        (
+            b"c=biws,r=abcdefghijk,p=SECRETPROOFbase64==",
+            "SCRAM client-final",
+        ),
+        (
+            b"n,,\x01auth=Bearer SECRET.TOKEN.value\x01\x01",
+            "OAUTHBEARER initial response",
+        ),
+        (b"n,,n=alice,r=abcdefghijk", "SCRAM client-first"),
+    ];
+    for version in [0, 1, 2] {
+        for (message, step) in secrets {
+            let header = RequestHeader::new(ApiKey::SASL_AUTHENTICATE, version, 9);
+            let body = SaslAuthenticateRequest::default().with_auth_bytes(message);
+            let mut frame = vec![0u8; 256];
+            let n = encode_request(&header, &body, &mut frame).unwrap();
+            let mut text = String::new();
+            describe::write_request_frame(&frame[..n], &mut text).unwrap();
+            assert!(
+                text.contains(&format!("<{step}, {} bytes, not shown>", message.len())),
+                "{text}"
+            );
+            for secret in ["hunter2", "SECRET", "736563726574"] {
+                assert!(!text.contains(secret), "v{version}: {text}");
+            }
+        }
+        let answer = SaslAuthenticateResponse::default().with_auth_bytes(b"v=SECRETSIGNATURE=");
+        let header = ResponseHeader::default().with_correlation_id(9);
+        let mut frame = vec![0u8; 256];
+        let n = encode_response(&header, &answer, version, &mut frame).unwrap();
+        let mut text = String::new();
+        describe::write_response_frame(&frame[..n], ApiKey::SASL_AUTHENTICATE, version, &mut text)
+            .unwrap();
+        assert!(
+            text.contains("<SCRAM server-final, 18 bytes, not shown>"),
+            "{text}"
+        );
+        assert!(!text.contains("SECRET"), "{text}");
+    }
+}
