@@ -4,8 +4,13 @@
 //!
 //! ```text
 //! cargo run -p kwire-examples --example client -- 127.0.0.1:9092 \
-//!     [--topic NAME] [--partitions N] [--records N] [--compression none|gzip|snappy|lz4|zstd]
+//!     [--topic NAME] [--partitions N] [--records N] [--compression none|gzip|snappy|lz4|zstd] \
+//!     [--sasl-mechanism PLAIN|SCRAM-SHA-256|SCRAM-SHA-512 --sasl-user NAME]
 //! ```
+//!
+//! With `--sasl-mechanism`, every connection authenticates as `--sasl-user` (SASL_PLAINTEXT),
+//! with the password from the environment variable `KWIRE_SASL_PASSWORD` or the file named by
+//! `--sasl-password-file`: never from the command line, where other users see it.
 //!
 //! It negotiates versions from the broker's ApiVersions answer (retrying at a version the broker
 //! names when it does not know ours), creates a topic, finds each partition's leader, produces
@@ -14,6 +19,7 @@
 //! and what came back. The exit code is 0 only if everything came back as sent.
 
 use std::collections::BTreeMap;
+use std::io::Read;
 use std::net::TcpStream;
 use std::process::ExitCode;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -28,6 +34,7 @@ use kwire::messages::{CreateTopicsRequest, FetchRequest, MetadataRequest, Produc
 use kwire::records::compression::BuiltinCodecs;
 use kwire::records::{BatchBuilder, Compression, HEADER_LEN, NewHeader, NewRecord, Records};
 use kwire::session::Client;
+use kwire::session::sasl::{Credentials, ScramHash, nonce_from_random};
 use kwire::{ApiKey, ErrorCode, Response, io};
 
 type Error = Box<dyn std::error::Error>;
@@ -40,6 +47,35 @@ struct Options {
     partitions: i32,
     records: usize,
     compression: Compression,
+    /// The SASL credentials every connection authenticates with: the program's configuration,
+    /// which lives as long as it runs.
+    sasl: Option<&'static Sasl>,
+}
+
+/// The SASL mechanism, user name and password.
+struct Sasl {
+    mechanism: String,
+    user: String,
+    password: String,
+}
+
+impl Sasl {
+    /// The credentials for one connection, with a fresh SCRAM nonce from the system's random
+    /// source.
+    fn credentials(&'static self) -> Result<Credentials<'static>, Error> {
+        let mut random = [0u8; 18];
+        std::fs::File::open("/dev/urandom")?.read_exact(&mut random)?;
+        let mut nonce = [0u8; 24];
+        let nonce = nonce_from_random(&random, &mut nonce)?;
+        let (user, password) = (self.user.as_str(), self.password.as_str());
+        Ok(match self.mechanism.as_str() {
+            "PLAIN" => Credentials::plain(user, password),
+            m => match ScramHash::from_mechanism(m) {
+                Some(hash) => Credentials::scram(hash, user, password, nonce),
+                None => return Err(format!("unknown SASL mechanism {m}").into()),
+            },
+        })
+    }
 }
 
 fn main() -> ExitCode {
@@ -49,7 +85,9 @@ fn main() -> ExitCode {
             eprintln!("client: {e}");
             eprintln!(
                 "usage: client HOST:PORT [--topic NAME] [--partitions N] [--records N] \
-                 [--compression none|gzip|snappy|lz4|zstd]"
+                 [--compression none|gzip|snappy|lz4|zstd] \
+                 [--sasl-mechanism PLAIN|SCRAM-SHA-256|SCRAM-SHA-512 --sasl-user NAME \
+                 [--sasl-password-file FILE]]  (the password from KWIRE_SASL_PASSWORD otherwise)"
             );
             return ExitCode::from(2);
         }
@@ -74,7 +112,9 @@ fn parse_args() -> Result<Options, Error> {
         partitions: 3,
         records: 5,
         compression: Compression::NONE,
+        sasl: None,
     };
+    let (mut mechanism, mut user, mut password_file) = (None, None, None);
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or(format!("{arg} needs a value"));
         match arg.as_str() {
@@ -91,6 +131,9 @@ fn parse_args() -> Result<Options, Error> {
                     return Err(format!("{name} needs the crate feature of that name").into());
                 }
             }
+            "--sasl-mechanism" => mechanism = Some(value()?),
+            "--sasl-user" => user = Some(value()?),
+            "--sasl-password-file" => password_file = Some(value()?),
             a if !a.starts_with('-') && options.broker.is_empty() => options.broker = a.to_owned(),
             a => return Err(format!("unexpected argument {a}").into()),
         }
@@ -100,6 +143,29 @@ fn parse_args() -> Result<Options, Error> {
     }
     if options.partitions < 1 || options.records < 1 {
         return Err("--partitions and --records must be at least 1".into());
+    }
+    match (mechanism, user) {
+        (Some(mechanism), Some(user)) => {
+            let password = match password_file {
+                Some(path) => std::fs::read_to_string(&path)
+                    .map_err(|e| format!("--sasl-password-file {path}: {e}"))?
+                    .trim_end_matches(['\r', '\n'])
+                    .to_owned(),
+                None => std::env::var("KWIRE_SASL_PASSWORD")
+                    .map_err(|_| "--sasl-mechanism: no password (KWIRE_SASL_PASSWORD)")?,
+            };
+            let sasl = Sasl {
+                mechanism,
+                user,
+                password,
+            };
+            // The credentials are checked once here, and made again for each connection.
+            let sasl: &'static Sasl = Box::leak(Box::new(sasl));
+            sasl.credentials()?;
+            options.sasl = Some(sasl);
+        }
+        (None, None) => {}
+        _ => return Err("--sasl-mechanism and --sasl-user go together".into()),
     }
     Ok(options)
 }
@@ -121,12 +187,21 @@ impl Connection {
     /// Connects and negotiates versions: the session sends its ApiVersions request at the
     /// highest version this crate knows, and again at the version the broker names if it does
     /// not know that one.
-    fn open(addr: &str) -> Result<Self, Error> {
-        let session = Client::negotiating(Some(CLIENT_ID))
+    fn open(addr: &str, sasl: Option<&'static Sasl>) -> Result<Self, Error> {
+        let mut session = Client::negotiating(Some(CLIENT_ID))
             .with_software(CLIENT_ID, env!("CARGO_PKG_VERSION"))
             .with_request_timeout(30_000);
+        if let Some(sasl) = sasl {
+            session = session.with_sasl(sasl.credentials()?);
+        }
         let conn = io::connect(addr, session)?;
         println!("[{addr}] ApiVersions: versions negotiated");
+        if let Some(sasl) = sasl {
+            println!(
+                "[{addr}] SASL: authenticated as {} with {}",
+                sasl.user, sasl.mechanism
+            );
+        }
         Ok(Self {
             addr: addr.to_owned(),
             conn,
@@ -153,7 +228,7 @@ struct TopicLayout {
 }
 
 fn run(o: &Options) -> Result<(), Error> {
-    let mut bootstrap = Connection::open(&o.broker)?;
+    let mut bootstrap = Connection::open(&o.broker, o.sasl)?;
     for key in [
         ApiKey::METADATA,
         ApiKey::CREATE_TOPICS,
@@ -214,13 +289,13 @@ fn run(o: &Options) -> Result<(), Error> {
     let mut base_offsets = BTreeMap::new();
     for (p, leader) in &layout.leaders {
         let batch_records = per_partition[usize::try_from(*p)?];
-        let conn = connection(&mut connections, leader)?;
+        let conn = connection(&mut connections, leader, o.sasl)?;
         let base = produce(conn, o, &layout, *p, batch_records)?;
         base_offsets.insert(*p, base);
     }
     for (p, leader) in &layout.leaders {
         let batch_records = per_partition[usize::try_from(*p)?];
-        let conn = connection(&mut connections, leader)?;
+        let conn = connection(&mut connections, leader, o.sasl)?;
         fetch_and_check(conn, o, &layout, *p, base_offsets[p], batch_records)?;
     }
     Ok(())
@@ -229,9 +304,10 @@ fn run(o: &Options) -> Result<(), Error> {
 fn connection<'c>(
     connections: &'c mut BTreeMap<String, Connection>,
     addr: &str,
+    sasl: Option<&'static Sasl>,
 ) -> Result<&'c mut Connection, Error> {
     if !connections.contains_key(addr) {
-        connections.insert(addr.to_owned(), Connection::open(addr)?);
+        connections.insert(addr.to_owned(), Connection::open(addr, sasl)?);
     }
     Ok(connections.get_mut(addr).ok_or("no connection")?)
 }

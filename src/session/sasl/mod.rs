@@ -51,6 +51,37 @@ pub(super) use auth::{Auth, Step};
 pub use auth::{AuthError, Mechanisms};
 pub use scram::ScramHash;
 
+/// The longest SCRAM client nonce, in bytes.
+pub const MAX_NONCE: usize = 64;
+
+/// A SCRAM client nonce, kept by value: empty when the one given was longer than [`MAX_NONCE`]
+/// (which the start of the exchange refuses, as it refuses an empty one).
+#[derive(Clone, Copy)]
+struct Nonce {
+    bytes: [u8; MAX_NONCE],
+    len: usize,
+}
+
+impl Nonce {
+    fn new(nonce: &[u8]) -> Self {
+        let mut bytes = [0u8; MAX_NONCE];
+        match bytes.get_mut(..nonce.len()) {
+            Some(to) => {
+                to.copy_from_slice(nonce);
+                Self {
+                    bytes,
+                    len: nonce.len(),
+                }
+            }
+            None => Self { bytes, len: 0 },
+        }
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        self.bytes.get(..self.len).unwrap_or_default()
+    }
+}
+
 /// The fewest PBKDF2 iterations a SCRAM client accepts, as Kafka's clients: 4096.
 pub const MIN_ITERATIONS: u32 = 4096;
 
@@ -76,7 +107,7 @@ enum Kind<'a> {
         hash: ScramHash,
         username: &'a str,
         password: &'a str,
-        nonce: &'a [u8],
+        nonce: Nonce,
         token: bool,
         max_iterations: u32,
     },
@@ -96,34 +127,30 @@ impl<'a> Credentials<'a> {
         }
     }
 
-    /// SCRAM-SHA-256 with `username` and `password`; `nonce` is the client's nonce: printable
-    /// ASCII without `,`, fresh and unpredictable for each authentication (see
-    /// [`nonce_from_random`]).
+    /// SCRAM-SHA-256 with `username` and `password`; `nonce` is the client's nonce, copied:
+    /// printable ASCII without `,`, at most [`MAX_NONCE`] bytes, fresh and unpredictable for
+    /// each authentication (see [`nonce_from_random`]). A nonce that is not is refused when the
+    /// exchange starts.
     #[must_use]
-    pub const fn scram_sha256(username: &'a str, password: &'a str, nonce: &'a [u8]) -> Self {
+    pub fn scram_sha256(username: &'a str, password: &'a str, nonce: &[u8]) -> Self {
         Self::scram(ScramHash::Sha256, username, password, nonce)
     }
 
     /// SCRAM-SHA-512, as [`Credentials::scram_sha256`].
     #[must_use]
-    pub const fn scram_sha512(username: &'a str, password: &'a str, nonce: &'a [u8]) -> Self {
+    pub fn scram_sha512(username: &'a str, password: &'a str, nonce: &[u8]) -> Self {
         Self::scram(ScramHash::Sha512, username, password, nonce)
     }
 
     /// SCRAM with `hash`, as [`Credentials::scram_sha256`].
     #[must_use]
-    pub const fn scram(
-        hash: ScramHash,
-        username: &'a str,
-        password: &'a str,
-        nonce: &'a [u8],
-    ) -> Self {
+    pub fn scram(hash: ScramHash, username: &'a str, password: &'a str, nonce: &[u8]) -> Self {
         Self {
             kind: Kind::Scram {
                 hash,
                 username,
                 password,
-                nonce,
+                nonce: Nonce::new(nonce),
                 token: false,
                 max_iterations: MAX_ITERATIONS,
             },
@@ -260,16 +287,22 @@ pub enum SaslError {
     State,
 }
 
-/// The reason a server gave in an error message, as much as fits in 48 bytes.
+/// The reason a server gave in an error message, as much as fits in [`ServerReason::CAPACITY`]
+/// bytes (Kafka's messages do).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct ServerReason {
-    bytes: [u8; 48],
+    bytes: [u8; ServerReason::CAPACITY],
     len: u8,
+    /// Whether the reason was longer, and cut.
+    cut: bool,
 }
 
 impl ServerReason {
+    /// The most bytes of a reason kept.
+    pub const CAPACITY: usize = 120;
+
     fn new(text: &[u8]) -> Self {
-        let mut bytes = [0u8; 48];
+        let mut bytes = [0u8; Self::CAPACITY];
         let len = text.len().min(bytes.len());
         if let (Some(to), Some(from)) = (bytes.get_mut(..len), text.get(..len)) {
             to.copy_from_slice(from);
@@ -277,13 +310,20 @@ impl ServerReason {
         Self {
             bytes,
             len: u8::try_from(len).unwrap_or(u8::MAX),
+            cut: text.len() > len,
         }
     }
 
-    /// The reason's bytes (cut at 48).
+    /// The reason's bytes (cut at [`ServerReason::CAPACITY`]).
     #[must_use]
     pub fn as_bytes(&self) -> &[u8] {
         self.bytes.get(..usize::from(self.len)).unwrap_or_default()
+    }
+
+    /// Whether the reason was longer than what is kept.
+    #[must_use]
+    pub const fn is_cut(&self) -> bool {
+        self.cut
     }
 }
 
@@ -295,7 +335,11 @@ impl fmt::Debug for ServerReason {
 
 impl fmt::Display for ServerReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&crate::codec::Str::from_wire(self.as_bytes()), f)
+        fmt::Display::fmt(&crate::codec::Str::from_wire(self.as_bytes()), f)?;
+        if self.cut {
+            f.write_str("...")?;
+        }
+        Ok(())
     }
 }
 
@@ -439,7 +483,7 @@ impl<'a> SaslClient<'a> {
                 token,
                 ..
             } => {
-                scram::client_first(&mut w, username, nonce, token)?;
+                scram::client_first(&mut w, username, nonce.as_bytes(), token)?;
                 State::ScramFirst
             }
             Kind::OAuthBearer {
@@ -513,7 +557,7 @@ impl<'a> SaslClient<'a> {
             ) => {
                 let first = scram::ClientFirst {
                     username,
-                    nonce,
+                    nonce: nonce.as_bytes(),
                     token,
                 };
                 let bounds = (MIN_ITERATIONS, max_iterations.max(MIN_ITERATIONS));

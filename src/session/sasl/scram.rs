@@ -187,7 +187,7 @@ pub(super) fn client_first(
 ) -> Result<(), SaslError> {
     if !nonce_ok(nonce) {
         return Err(SaslError::InvalidCredentials(
-            "a SCRAM nonce that is empty or holds a character other than printable ASCII but ','",
+            "a SCRAM nonce that is empty, over 64 bytes, or holds a character other than printable ASCII but ','",
         ));
     }
     w.put(GS2_HEADER);
