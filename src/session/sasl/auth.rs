@@ -228,7 +228,7 @@ pub enum AuthError {
     Refused {
         /// The broker's error code.
         code: ErrorCode,
-        /// The broker's message (its first 120 bytes).
+        /// The broker's message (its first 104 bytes).
         reason: ServerReason,
     },
     /// The exchange failed on the client's side: the server's messages were not the

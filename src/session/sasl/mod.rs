@@ -299,7 +299,7 @@ pub struct ServerReason {
 
 impl ServerReason {
     /// The most bytes of a reason kept.
-    pub const CAPACITY: usize = 120;
+    pub const CAPACITY: usize = 104;
 
     fn new(text: &[u8]) -> Self {
         let mut bytes = [0u8; Self::CAPACITY];
