@@ -315,18 +315,49 @@ impl<'a, S: Read + Write, B: Storage, const N: usize> Connection<'a, S, B, N> {
             tx,
             started: Instant::now(),
         };
+        c.settle()?;
+        Ok(c)
+    }
+
+    /// Runs the session's own exchanges (the ApiVersions exchange, an authentication) until
+    /// the session is ready, or sends and awaits nothing.
+    fn settle(&mut self) -> Result<(), Error> {
         loop {
-            while let Some(n) = c.client.poll_transmit(c.tx.as_mut())? {
-                c.write(n)?;
+            while let Some(n) = self.client.poll_transmit(self.tx.as_mut())? {
+                self.write(n)?;
             }
             // Ready, or a client that does not negotiate: it sends nothing and awaits nothing.
-            if c.client.is_ready() || c.client.in_flight() == 0 {
-                return Ok(c);
+            if self.client.is_ready() || self.client.in_flight() == 0 {
+                return Ok(());
             }
-            // Ready, or Retry: the request again, at the version the broker named.
-            c.fill()?;
-            c.client.receive(&mut c.rx)?;
+            // Ready, Retry (the request again, at the version the broker named), or a step of
+            // the authentication.
+            self.fill()?;
+            self.client.receive(&mut self.rx)?;
         }
+    }
+
+    /// Authenticates again on this connection (KIP-368) with `credentials`, before the
+    /// broker's session lifetime ends (`Client::reauthenticate_at`, on the clock this
+    /// connection keeps from when it opened), and returns once the broker accepted them.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Busy`] while requests wait for their answers (nothing is sent then);
+    /// [`Error::Session`] with `SessionError::Auth` when the broker refuses; as
+    /// [`Connection::receive`] for the stream.
+    #[cfg(feature = "sasl")]
+    pub fn reauthenticate(
+        &mut self,
+        credentials: crate::session::sasl::Credentials<'a>,
+    ) -> Result<(), Error> {
+        match self.client.in_flight() {
+            0 => {}
+            in_flight => return Err(Error::Busy { in_flight }),
+        }
+        self.tick();
+        self.client.reauthenticate(credentials)?;
+        self.settle()
     }
 
     /// Sends `body` at the version both sides speak, and waits for its answer.

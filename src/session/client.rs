@@ -168,6 +168,49 @@ impl<'a, const N: usize> Client<'a, N> {
         self
     }
 
+    /// Authenticates again on this connection (KIP-368), with `credentials` (for SCRAM, with a
+    /// fresh nonce), before the broker's session lifetime ends ([`Client::reauthenticate_at`]):
+    /// the SaslHandshake and the mechanism's requests wait in [`Client::poll_transmit`], and
+    /// until the broker accepted the credentials again [`Client::send`] is refused, as Kafka's
+    /// clients hold their requests. Requests in flight stay in flight, and their responses come
+    /// from [`Client::receive`] as before.
+    ///
+    /// # Errors
+    ///
+    /// [`SessionError::NotNegotiated`] for a client that never authenticated, or whose
+    /// authentication is under way.
+    #[cfg(feature = "sasl")]
+    pub fn reauthenticate(
+        &mut self,
+        credentials: super::sasl::Credentials<'a>,
+    ) -> Result<(), SessionError> {
+        match &mut self.auth {
+            Some(auth) if auth.step == super::sasl::Step::Done => {
+                auth.again(super::sasl::SaslClient::new(credentials));
+                Ok(())
+            }
+            _ => Err(SessionError::NotNegotiated),
+        }
+    }
+
+    /// When to authenticate again, on the session's clock ([`Client::handle_timeout`]): nine
+    /// tenths of the broker's session lifetime after it accepted the credentials, as Kafka's
+    /// clients do it between 85 and 95 %. `None` when the broker set no lifetime (or before
+    /// authentication).
+    #[cfg(feature = "sasl")]
+    #[must_use]
+    pub fn reauthenticate_at(&self) -> Option<u32> {
+        let auth = self.auth.as_ref()?;
+        let lifetime = u64::try_from(self.session_lifetime_ms()?).ok()?;
+        // Within the clock's range ahead (it wraps at 2^32 ms, about 49 days).
+        let wait =
+            u32::try_from(lifetime.saturating_mul(9) / 10).unwrap_or(i32::MAX.unsigned_abs());
+        Some(
+            auth.authenticated_at
+                .wrapping_add(wait.min(i32::MAX.unsigned_abs())),
+        )
+    }
+
     /// The broker's `session_lifetime_ms` from the last SaslAuthenticate response
     /// (SaslAuthenticate v1 and later; KIP-368): the connection is closed that long after the
     /// authentication unless the client authenticates again. `None` before authentication, or
@@ -623,7 +666,7 @@ impl<'a, const N: usize> Client<'a, N> {
             } = auth.step
             && id == correlation_id
         {
-            let done = auth.answered(frame, request.version, handshake)?;
+            let done = auth.answered(frame, request.version, handshake, self.now)?;
             return Ok(Some(if done {
                 Event::Ready
             } else {

@@ -159,12 +159,22 @@ impl Broker {
 /// Runs the client's own exchanges against `broker` until it is ready or fails, feeding the
 /// answers back in chunks of three bytes; returns the events it saw.
 fn drive(client: &mut Client<'_, 4>, broker: &mut Broker) -> Result<Vec<String>, SessionError> {
+    drive_from(client, broker, Vec::new())
+}
+
+/// [`drive`], with `sent` (requests the caller sent) going out first.
+fn drive_from(
+    client: &mut Client<'_, 4>,
+    broker: &mut Broker,
+    sent: Vec<u8>,
+) -> Result<Vec<String>, SessionError> {
     let mut tx = vec![0u8; 1024];
     let mut storage = vec![0u8; 4096];
     let mut rx = FrameBuffer::new(&mut storage);
     let mut events = Vec::new();
+    let mut sent = Some(sent);
     while !client.is_ready() {
-        let mut wire = Vec::new();
+        let mut wire = sent.take().unwrap_or_default();
         while let Some(n) = client.poll_transmit(&mut tx)? {
             wire.extend_from_slice(&tx[..n]);
         }
@@ -173,7 +183,10 @@ fn drive(client: &mut Client<'_, 4>, broker: &mut Broker) -> Result<Vec<String>,
         for chunk in answers.chunks(3) {
             rx.push(chunk);
             while let Some(event) = client.receive(&mut rx)? {
-                events.push(format!("{event:?}"));
+                events.push(match event {
+                    Event::Response(answer) => format!("{:?}", answer.request().api_key),
+                    other => format!("{other:?}"),
+                });
             }
         }
     }
@@ -319,4 +332,40 @@ fn a_buffer_too_short_for_a_token_says_what_it_needs() {
     assert!(n <= required);
     let frame = &tx[..n];
     assert!(frame.windows(token.len()).any(|w| w == token.as_bytes()));
+}
+
+/// KIP-368: a session authenticates again on its connection before the broker's lifetime ends,
+/// a request in flight answered in the middle, and no request sent until it is done.
+#[test]
+fn a_session_authenticates_again_with_a_request_in_flight() {
+    let mut broker = Broker::new(Twist::None);
+    let credentials = Credentials::scram_sha512(USER, PASSWORD, b"first-nonce");
+    let mut client: Client<'_, 4> = Client::negotiating(Some("app")).with_sasl(credentials);
+    assert_eq!(
+        client.reauthenticate(credentials),
+        Err(SessionError::NotNegotiated),
+        "not before the first authentication"
+    );
+    assert_eq!(client.handle_timeout(1_000), None);
+    drive(&mut client, &mut broker).unwrap();
+    // Nine tenths of the hour the broker gave, from the clock when it accepted.
+    assert_eq!(client.reauthenticate_at(), Some(1_000 + 3_240_000));
+
+    let mut tx = [0u8; 256];
+    let sent = client.send(&HeartbeatRequest::default(), &mut tx).unwrap();
+    let in_flight = tx[..sent.len].to_vec();
+    let again = Credentials::scram_sha512(USER, PASSWORD, b"second-nonce");
+    client.reauthenticate(again).unwrap();
+    assert!(!client.is_ready());
+    assert!(client.send(&HeartbeatRequest::default(), &mut tx).is_err());
+    assert_eq!(client.in_flight(), 1);
+    client.handle_timeout(2_000_000);
+    let events = drive_from(&mut client, &mut broker, in_flight).unwrap();
+    assert_eq!(
+        events,
+        ["Heartbeat(12)", "Authenticating", "Authenticating", "Ready"],
+        "the heartbeat's answer, then the handshake's and the SCRAM exchange's"
+    );
+    assert_eq!(client.reauthenticate_at(), Some(2_000_000 + 3_240_000));
+    heartbeat(&mut client, &mut broker);
 }

@@ -144,6 +144,8 @@ pub struct Session {
     /// The handshake was version 0: the mechanism's messages come as raw tokens, each a
     /// size-prefixed frame without a request header, and are answered alike.
     raw: bool,
+    /// A handshake opened an exchange that has not ended in success yet.
+    open: bool,
 }
 
 /// What the connection does after an answer of the authentication.
@@ -173,7 +175,7 @@ impl Session {
     /// mechanism's next message as a size-prefixed frame, or nothing and the connection closed
     /// when the authentication fails (v0 has no way to say why).
     pub fn raw_token(&mut self, users: &Users, frame: &[u8]) -> (Option<Vec<u8>>, Then) {
-        let Some(mechanism) = self.mechanism else {
+        let Some(mechanism) = self.mechanism.filter(|_| self.open) else {
             return (None, Then::Close("a token before the handshake".into()));
         };
         let token = frame.get(kwire::frame::SIZE_LEN..).unwrap_or_default();
@@ -189,8 +191,9 @@ impl Session {
     }
 
     /// Answers a SaslHandshake request: the mechanisms offered, and
-    /// `UNSUPPORTED_SASL_MECHANISM` for one of others (`ILLEGAL_SASL_STATE` once
-    /// authenticated).
+    /// `UNSUPPORTED_SASL_MECHANISM` for one of others. Once authenticated, a handshake (v1)
+    /// starts a re-authentication (KIP-368), which must end as the same user; a v0 one is
+    /// `ILLEGAL_SASL_STATE`.
     ///
     /// # Errors
     ///
@@ -210,14 +213,15 @@ impl Session {
                 .map(Mechanism::Scram),
         };
         let code = match (mechanism, &self.user) {
-            (_, Some(_)) => ErrorCode::ILLEGAL_SASL_STATE,
-            (None, None) => ErrorCode::UNSUPPORTED_SASL_MECHANISM,
-            (Some(_), None) => ErrorCode::NONE,
+            (_, Some(_)) if v == 0 => ErrorCode::ILLEGAL_SASL_STATE,
+            (None, _) => ErrorCode::UNSUPPORTED_SASL_MECHANISM,
+            (Some(_), _) => ErrorCode::NONE,
         };
         if code == ErrorCode::NONE {
             self.mechanism = mechanism;
             self.scram = None;
             self.raw = v == 0;
+            self.open = true;
         }
         let offered = MECHANISMS.map(Str::new);
         let body = SaslHandshakeResponse::default()
@@ -239,7 +243,7 @@ impl Session {
         r: &SaslAuthenticateRequest<'_>,
         v: i16,
     ) -> Result<(Vec<u8>, Then), String> {
-        let Some(mechanism) = self.mechanism.filter(|_| self.user.is_none()) else {
+        let Some(mechanism) = self.mechanism.filter(|_| self.open) else {
             let body = SaslAuthenticateResponse::default()
                 .with_error_code(ErrorCode::ILLEGAL_SASL_STATE.0)
                 .with_error_message(Some("SaslAuthenticate before SaslHandshake"));
@@ -247,7 +251,15 @@ impl Session {
             return Ok((encode(id, &body, v)?, Then::Close(why)));
         };
         let mut answer = [0u8; 512];
+        let before = self.user.clone();
         match self.step(users, mechanism, r.auth_bytes, &mut answer) {
+            Ok(_) if before.is_some() && self.user.is_some() && self.user != before => {
+                let body = SaslAuthenticateResponse::default()
+                    .with_error_code(ErrorCode::SASL_AUTHENTICATION_FAILED.0)
+                    .with_error_message(Some("Cannot change principals during re-authentication"));
+                let why = "re-authenticated as another user".into();
+                Ok((encode(id, &body, v)?, Then::Close(why)))
+            }
             Ok(n) => {
                 let body = SaslAuthenticateResponse::default().with_auth_bytes(&answer[..n]);
                 Ok((encode(id, &body, v)?, Then::Continue))
@@ -281,6 +293,7 @@ impl Session {
                     return Err(SaslError::State);
                 }
                 self.user = Some(plain.username.to_owned());
+                self.open = false;
                 return Ok(0);
             }
             Mechanism::Scram(hash) => hash,
@@ -304,6 +317,7 @@ impl Session {
             Some((scram, name)) => {
                 let n = scram.finish(message, answer)?;
                 self.user = Some(name);
+                self.open = false;
                 Ok(n)
             }
         }

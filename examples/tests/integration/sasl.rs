@@ -92,3 +92,24 @@ fn a_request_before_authentication_closes_the_connection() {
         "closed without an answer"
     );
 }
+
+/// KIP-368 against the mini broker: the connection authenticates again as the same user and
+/// goes on; as another user it is refused and closed.
+#[test]
+fn a_connection_authenticates_again() {
+    let addr = Broker::spawn_sasl(1, USERS);
+    let client: Client<'_, 8> = Client::negotiating(None).with_sasl(Credentials::scram_sha512(
+        "alice",
+        "alice-secret",
+        b"nonce-1",
+    ));
+    let mut conn = io::connect(addr, client).unwrap();
+    assert_eq!(metadata(&mut conn), 0);
+    let again = Credentials::scram_sha256("alice", "alice-secret", b"nonce-2");
+    conn.reauthenticate(again).unwrap();
+    assert_eq!(metadata(&mut conn), 0);
+
+    let other = Credentials::plain("bob", "b:o=b,secret");
+    let e = conn.reauthenticate(other).unwrap_err();
+    assert!(e.to_string().contains("Cannot change principals"), "{e}");
+}

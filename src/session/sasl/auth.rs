@@ -45,6 +45,8 @@ pub(in crate::session) struct Auth<'a> {
     pub(in crate::session) next: heapless::Vec<u8, NEXT>,
     /// The broker's `session_lifetime_ms` (SaslAuthenticate v1 and later), 0 for none.
     pub(in crate::session) lifetime_ms: i64,
+    /// The session's clock when the broker last accepted the credentials.
+    pub(in crate::session) authenticated_at: u32,
 }
 
 impl fmt::Debug for Auth<'_> {
@@ -64,7 +66,15 @@ impl<'a> Auth<'a> {
             step: Step::Waiting,
             next: heapless::Vec::new(),
             lifetime_ms: 0,
+            authenticated_at: 0,
         }
+    }
+
+    /// Starts the exchange again with `sasl` (KIP-368): the handshake is due.
+    pub(in crate::session) fn again(&mut self, sasl: SaslClient<'a>) {
+        self.sasl = sasl;
+        self.step = Step::HandshakeDue;
+        self.next.clear();
     }
 
     /// Whether the session has a request of its own to send.
@@ -83,6 +93,7 @@ impl<'a> Auth<'a> {
         frame: &[u8],
         version: i16,
         handshake: bool,
+        now: u32,
     ) -> Result<bool, SessionError> {
         self.step = Step::Failed;
         if handshake {
@@ -121,6 +132,7 @@ impl<'a> Auth<'a> {
             }
             Ok(None) => {
                 self.lifetime_ms = body.session_lifetime_ms;
+                self.authenticated_at = now;
                 self.step = Step::Done;
                 Ok(true)
             }
