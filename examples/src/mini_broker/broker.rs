@@ -131,18 +131,7 @@ impl Broker {
     ///
     /// When no loopback port can be bound.
     pub fn spawn(partitions: i32) -> std::net::SocketAddr {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
-        let addr = listener.local_addr().expect("the port's address");
-        let broker = Self::new(Config {
-            host: addr.ip().to_string(),
-            port: i32::from(addr.port()),
-            node_id: 1,
-            partitions,
-            verbose: false,
-            sasl: None,
-        });
-        std::thread::spawn(move || broker.serve(listener));
-        addr
+        Self::spawn_with(partitions, None)
     }
 
     /// [`Broker::spawn`] for a broker that requires SASL from the `users` (name and
@@ -152,19 +141,26 @@ impl Broker {
     ///
     /// As [`Broker::spawn`].
     pub fn spawn_sasl(partitions: i32, users: &[(&str, &str)]) -> std::net::SocketAddr {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
-        let addr = listener.local_addr().expect("the port's address");
         let pairs = users
             .iter()
             .map(|&(u, p)| (u.to_owned(), p.to_owned()))
             .collect();
+        Self::spawn_with(
+            partitions,
+            Some(Arc::new(Users::new(pairs).expect("users"))),
+        )
+    }
+
+    fn spawn_with(partitions: i32, sasl: Option<Arc<Users>>) -> std::net::SocketAddr {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+        let addr = listener.local_addr().expect("the port's address");
         let broker = Self::new(Config {
             host: addr.ip().to_string(),
             port: i32::from(addr.port()),
             node_id: 1,
             partitions,
             verbose: false,
-            sasl: Some(Arc::new(Users::new(pairs).expect("users"))),
+            sasl,
         });
         std::thread::spawn(move || broker.serve(listener));
         addr

@@ -156,19 +156,26 @@ impl Mechanisms {
         "GSSAPI",
     ];
 
-    /// The set of the `names` Kafka knows; another name sets the last bit ([`Mechanisms::others`]).
+    /// The set of the `names` Kafka knows; another name sets the bit after theirs
+    /// ([`Mechanisms::others`]).
     fn of<'n>(names: impl Iterator<Item = &'n [u8]>) -> Self {
         let mut bits = 0u8;
         for name in names {
-            let bit = Self::KNOWN
+            let i = Self::KNOWN
                 .iter()
                 .position(|k| k.as_bytes() == name)
                 .unwrap_or(Self::KNOWN.len());
-            bits |= 1u8
-                .checked_shl(u32::try_from(bit).unwrap_or(7))
-                .unwrap_or(0);
+            bits |= Self::bit(i);
         }
         Self(bits)
+    }
+
+    /// The bit of the `i`th mechanism of [`Mechanisms::KNOWN`] (of the others after them).
+    fn bit(i: usize) -> u8 {
+        u32::try_from(i)
+            .ok()
+            .and_then(|i| 1u8.checked_shl(i))
+            .unwrap_or(0)
     }
 
     /// Whether the broker offers `name`.
@@ -182,16 +189,14 @@ impl Mechanisms {
         Self::KNOWN
             .into_iter()
             .enumerate()
-            .filter(move |(i, _)| {
-                self.0 & 1u8.checked_shl(u32::try_from(*i).unwrap_or(7)).unwrap_or(0) != 0
-            })
+            .filter(move |&(i, _)| self.0 & Self::bit(i) != 0)
             .map(|(_, name)| name)
     }
 
     /// Whether the broker offers mechanisms Kafka does not know as well.
     #[must_use]
-    pub const fn others(self) -> bool {
-        self.0 & (1 << Self::KNOWN.len()) != 0
+    pub fn others(self) -> bool {
+        self.0 & Self::bit(Self::KNOWN.len()) != 0
     }
 }
 

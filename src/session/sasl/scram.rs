@@ -77,6 +77,12 @@ pub(crate) struct Key {
 pub(super) type Signature = Key;
 
 impl Key {
+    /// No bytes.
+    pub(crate) const EMPTY: Self = Self {
+        bytes: [0; 64],
+        len: 0,
+    };
+
     /// A key of `bytes`, at most 64 of them.
     pub(crate) fn new(bytes: &[u8]) -> Option<Self> {
         let mut key = Self {
@@ -107,13 +113,13 @@ pub(crate) fn hmac(hash: ScramHash, key: &[u8], parts: &[&[u8]]) -> Key {
         for part in parts {
             mac.update(part);
         }
-        Key::new(&mac.finalize().into_bytes()).unwrap_or(Key { bytes: [0; 64], len: 0 })
+        Key::new(&mac.finalize().into_bytes()).unwrap_or(Key::EMPTY)
     })
 }
 
 /// The hash of `data`.
 pub(crate) fn digest(hash: ScramHash, data: &[u8]) -> Key {
-    with_hash!(hash, D => Key::new(&D::digest(data)).unwrap_or(Key { bytes: [0; 64], len: 0 }))
+    with_hash!(hash, D => Key::new(&D::digest(data)).unwrap_or(Key::EMPTY))
 }
 
 /// The keys a password, a salt and an iteration count give: the client key, and the stored and
@@ -337,7 +343,7 @@ pub(crate) fn sign_both(
             b.update(part);
         });
         let done = |mac: Hmac<D>| {
-            Key::new(&mac.finalize().into_bytes()).unwrap_or(Key { bytes: [0; 64], len: 0 })
+            Key::new(&mac.finalize().into_bytes()).unwrap_or(Key::EMPTY)
         };
         (done(a), done(b))
     })

@@ -109,14 +109,13 @@ impl ScramCredential {
                 ));
             }
         }
-        let none = Key::new(&[]).ok_or(SaslError::State)?;
         Ok(Self {
             hash,
             salt: bytes,
             salt_len: salt.len(),
             iterations,
-            stored_key: none,
-            server_key: none,
+            stored_key: Key::EMPTY,
+            server_key: Key::EMPTY,
         })
     }
 
