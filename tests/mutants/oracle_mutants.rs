@@ -28,6 +28,7 @@ const CAUGHT_BY: &[(Mutant, &[&str])] = &[
     (Mutant::LegacyOffset, &["legacy_message_set"]),
     (Mutant::DissectorFrameNode, &["dissector"]),
     (Mutant::InFlightAnyOldest, &["session"]),
+    (Mutant::SaslAnySignature, &["sasl"]),
 ];
 
 /// How many of `target`'s corpus files its oracle fails on, with the first failure.
