@@ -230,18 +230,45 @@ impl<'a, S: AsyncRead + AsyncWrite + Unpin, const N: usize> Connection<'a, S, N>
             tx: vec![0; FIRST_SEND_BUFFER],
             started: Instant::now(),
         };
+        c.settle().await?;
+        Ok(c)
+    }
+
+    /// Runs the session's own exchanges (the ApiVersions exchange, an authentication) until
+    /// the session is ready, or sends and awaits nothing.
+    async fn settle(&mut self) -> Result<(), Error> {
         loop {
-            while let Some(n) = c.client.poll_transmit(&mut c.tx)? {
-                c.write(n).await?;
+            while let Some(n) = self.client.poll_transmit(&mut self.tx)? {
+                self.write(n).await?;
             }
             // Ready, or a client that does not negotiate: it sends nothing and awaits nothing.
-            if c.client.is_ready() || c.client.in_flight() == 0 {
-                return Ok(c);
+            if self.client.is_ready() || self.client.in_flight() == 0 {
+                return Ok(());
             }
-            // Ready, or Retry: the request again, at the version the broker named.
-            c.fill().await?;
-            c.client.receive(&mut c.rx)?;
+            // Ready, Retry (the request again, at the version the broker named), or a step of
+            // the authentication.
+            self.fill().await?;
+            self.client.receive(&mut self.rx)?;
         }
+    }
+
+    /// Authenticates again on this connection (KIP-368), as
+    /// [`kwire::io::Connection::reauthenticate`] does.
+    ///
+    /// # Errors
+    ///
+    /// As [`kwire::io::Connection::reauthenticate`].
+    pub async fn reauthenticate(
+        &mut self,
+        credentials: kwire::session::sasl::Credentials<'a>,
+    ) -> Result<(), Error> {
+        match self.client.in_flight() {
+            0 => {}
+            in_flight => return Err(Error::Busy { in_flight }),
+        }
+        self.client.handle_timeout(clock(self.started.elapsed()));
+        self.client.reauthenticate(credentials)?;
+        self.settle().await
     }
 
     /// Sends `body` at the version both sides speak, and waits for its answer.

@@ -274,3 +274,23 @@ async fn the_codec_refuses_a_frame_over_its_limit() {
         other => panic!("{other:?}"),
     }
 }
+
+/// A connection that authenticates with SCRAM, then again (KIP-368), and is served in between
+/// and after.
+#[tokio::test]
+async fn a_connection_authenticates_and_authenticates_again() {
+    use kwire::session::sasl::Credentials;
+
+    let addr = Broker::spawn_sasl(1, &[("alice", "alice-secret")]);
+    let stream = TcpStream::connect(addr).await.unwrap();
+    let credentials = Credentials::scram_sha512("alice", "alice-secret", b"nonce-one");
+    let client: Client<'_, 8> = Client::negotiating(None).with_sasl(credentials);
+    let mut broker = Connection::open(stream, client).await.unwrap();
+    let metadata = MetadataRequest::default();
+    let body: MetadataResponse<'_> = broker.call(&metadata).await.unwrap().decode_as().unwrap();
+    assert_eq!(body.brokers.iter().count(), 1);
+    let again = Credentials::scram_sha256("alice", "alice-secret", b"nonce-two");
+    broker.reauthenticate(again).await.unwrap();
+    let body: MetadataResponse<'_> = broker.call(&metadata).await.unwrap().decode_as().unwrap();
+    assert_eq!(body.brokers.iter().count(), 1);
+}
