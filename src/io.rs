@@ -176,8 +176,8 @@ impl Storage for &mut [u8] {
 /// The checks [`Connection::call`] makes before it sends `body`: a request that gets no
 /// response cannot be called, and a call waits for no answer but its own.
 ///
-/// This and [`encode`], [`ended`] and [`answer`] are the I/O-free parts of a connection, for a
-/// connection over another I/O model (`kwire-tokio`'s is one) to share.
+/// This and [`check_idle`], [`encode`], [`ended`] and [`answer`] are the I/O-free parts of a
+/// connection, for a connection over another I/O model (`kwire-tokio`'s is one) to share.
 ///
 /// # Errors
 ///
@@ -188,6 +188,16 @@ pub fn check_call<R: Body, const N: usize>(client: &Client<'_, N>, body: &R) -> 
             api_key: body.body_api_key(),
         });
     }
+    check_idle(client)
+}
+
+/// The check a connection makes before an exchange that waits for its own answers only (a
+/// call, a re-authentication): no request is in flight.
+///
+/// # Errors
+///
+/// [`Error::Busy`] while requests are in flight.
+pub fn check_idle<const N: usize>(client: &Client<'_, N>) -> Result<(), Error> {
     match client.in_flight() {
         0 => Ok(()),
         in_flight => Err(Error::Busy { in_flight }),
@@ -351,10 +361,7 @@ impl<'a, S: Read + Write, B: Storage, const N: usize> Connection<'a, S, B, N> {
         &mut self,
         credentials: crate::session::sasl::Credentials<'a>,
     ) -> Result<(), Error> {
-        match self.client.in_flight() {
-            0 => {}
-            in_flight => return Err(Error::Busy { in_flight }),
-        }
+        check_idle(&self.client)?;
         self.tick();
         self.client.reauthenticate(credentials)?;
         self.settle()

@@ -110,8 +110,8 @@ pub trait ElementCodec<'a>: Copy {
 
     /// Reads one element through a fast reader where [`ElementCodec::read_fast`] refused it:
     /// a generated struct's `read_fast` leaves a non-empty tagged section of its own fields,
-    /// which keeps the read inlined into the array loops small, to this read. `None` only where `read_element` would
-    /// fail.
+    /// which keeps the read inlined into the array loops small, to this read. `None` only where
+    /// `read_element` would fail.
     ///
     /// It takes the fast reader by value and returns the element with the bytes after it, so
     /// that the iterator's fast reader, whose address is never taken, stays in registers. The
@@ -916,10 +916,11 @@ impl<'a, T: Element<'a>> Iterator for ArrayIter<'a, T> {
                     return T::read_fast(w, *version, *flexible);
                 }
                 *left = left.checked_sub(1)?;
-                // Every element was validated when the view was built: the fast reader reads it, or
-                // leaves it (a non-empty tagged section) to a read that cannot fail. If it ever did (a walk accepting what a read refuses),
-                // the iterator ends, and builds with debug assertions, the tests and the fuzz
-                // targets among them, say so.
+                // Every element was validated when the view was built: the fast reader reads it,
+                // or leaves it (a non-empty tagged section of its own fields) to a read that
+                // cannot fail. If it ever did (a walk accepting what a read refuses), the iterator
+                // ends, and builds with debug assertions, the tests and the fuzz targets among
+                // them, say so.
                 #[cfg(feature = "perf")]
                 let read = if T::FAST_READ_REFUSES {
                     let start = w.rest();

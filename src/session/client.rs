@@ -348,80 +348,88 @@ impl<'a, const N: usize> Client<'a, N> {
             return Ok(Some(sent.len));
         }
         #[cfg(feature = "sasl")]
-        if self.auth.as_ref().is_some_and(super::sasl::Auth::due) {
-            return self.transmit_auth(out).map(Some);
+        return self.transmit_auth(out);
+        #[cfg(not(feature = "sasl"))]
+        {
+            let _ = out;
+            Ok(None)
         }
-        let _ = out;
-        Ok(None)
     }
 
-    /// Encodes the authentication's next request into `out`: its length.
+    /// Encodes the authentication's next request into `out`, if one is due: its length.
     #[cfg(feature = "sasl")]
-    fn transmit_auth(&mut self, out: &mut [u8]) -> Result<usize, SessionError> {
+    fn transmit_auth(&mut self, out: &mut [u8]) -> Result<Option<usize>, SessionError> {
         use super::sasl::{AuthError, Step};
         use crate::messages::{SaslAuthenticateRequest, SaslHandshakeRequest};
 
         let Some(mut auth) = self.auth.take() else {
-            return Ok(0);
+            return Ok(None);
         };
         let exchange = |e| SessionError::Auth(AuthError::Exchange(e));
         let handshake = auth.step == Step::HandshakeDue;
-        let result = match auth.step {
-            Step::HandshakeDue => self.auth_version(ApiKey::SASL_HANDSHAKE, 1).and_then(|v| {
-                let body = SaslHandshakeRequest::default().with_mechanism(auth.sasl.mechanism());
-                self.send_at(&body, v, out)
-            }),
-            Step::NextDue => self
-                .auth_version(ApiKey::SASL_AUTHENTICATE, 0)
-                .and_then(|v| {
-                    let body = SaslAuthenticateRequest::default().with_auth_bytes(&auth.next);
-                    self.send_at(&body, v, out)
-                }),
-            // The mechanism's first message is written at the end of `out`, and the request
-            // that carries it before it; a buffer too short for both leaves the step to take.
-            _ => self
-                .auth_version(ApiKey::SASL_AUTHENTICATE, 0)
-                .and_then(|v| {
-                    let before = auth.sasl.clone();
-                    let (available, client_id) = (out.len(), self.client_id);
-                    let too_small = |n| {
-                        SessionError::Encode(EncodeError::BufferTooSmall {
-                            required: token_frame_len(client_id, n, v),
-                            available,
-                        })
-                    };
-                    let sent = match auth.sasl.start(out) {
-                        Ok(n) => {
-                            let at = out.len().saturating_sub(n);
-                            out.copy_within(..n, at);
-                            let (head, tail) = out.split_at_mut(at);
-                            let body = SaslAuthenticateRequest::default().with_auth_bytes(tail);
-                            match self.send_at(&body, v, head) {
-                                Err(SessionError::Encode(EncodeError::BufferTooSmall {
-                                    ..
-                                })) => Err(too_small(n)),
-                                sent => sent,
+        let result =
+            match auth.step {
+                Step::HandshakeDue => {
+                    Some(self.auth_version(ApiKey::SASL_HANDSHAKE, 1).and_then(|v| {
+                        let body =
+                            SaslHandshakeRequest::default().with_mechanism(auth.sasl.mechanism());
+                        self.send_at(&body, v, out)
+                    }))
+                }
+                Step::NextDue => Some(self.auth_version(ApiKey::SASL_AUTHENTICATE, 0).and_then(
+                    |v| {
+                        let body = SaslAuthenticateRequest::default().with_auth_bytes(&auth.next);
+                        self.send_at(&body, v, out)
+                    },
+                )),
+                // The mechanism's first message is written at the end of `out`, and the request
+                // that carries it before it; a buffer too short for both leaves the step to take.
+                Step::FirstDue => Some(self.auth_version(ApiKey::SASL_AUTHENTICATE, 0).and_then(
+                    |v| {
+                        let before = auth.sasl.clone();
+                        let (available, client_id) = (out.len(), self.client_id);
+                        let too_small = |n| {
+                            SessionError::Encode(EncodeError::BufferTooSmall {
+                                required: token_frame_len(client_id, n, v),
+                                available,
+                            })
+                        };
+                        let sent = match auth.sasl.start(out) {
+                            Ok(n) => {
+                                let at = out.len().saturating_sub(n);
+                                out.copy_within(..n, at);
+                                let (head, tail) = out.split_at_mut(at);
+                                let body = SaslAuthenticateRequest::default().with_auth_bytes(tail);
+                                match self.send_at(&body, v, head) {
+                                    Err(SessionError::Encode(EncodeError::BufferTooSmall {
+                                        ..
+                                    })) => Err(too_small(n)),
+                                    sent => sent,
+                                }
                             }
+                            Err(super::sasl::SaslError::BufferTooSmall { needed }) => {
+                                Err(too_small(needed))
+                            }
+                            Err(e) => Err(exchange(e)),
+                        };
+                        if sent.is_err() {
+                            auth.sasl = before;
                         }
-                        Err(super::sasl::SaslError::BufferTooSmall { needed }) => {
-                            Err(too_small(needed))
-                        }
-                        Err(e) => Err(exchange(e)),
-                    };
-                    if sent.is_err() {
-                        auth.sasl = before;
-                    }
-                    sent
-                }),
-        };
-        if let Ok(sent) = result {
+                        sent
+                    },
+                )),
+                // Nothing of the session's to send: the versions are not known yet, or an answer is
+                // awaited, or the exchange is over.
+                Step::Waiting | Step::Sent { .. } | Step::Done | Step::Failed => None,
+            };
+        if let Some(Ok(sent)) = result {
             auth.step = Step::Sent {
                 correlation_id: sent.correlation_id,
                 handshake,
             };
         }
         self.auth = Some(auth);
-        result.map(|sent| sent.len)
+        result.transpose().map(|sent| sent.map(|s| s.len))
     }
 
     /// The version to send the authentication's request for `key` at: the highest both sides

@@ -33,7 +33,8 @@ use std::time::Duration;
 use bytes::{BufMut, BytesMut};
 use kwire::frame::{self, Body};
 use kwire::io::{
-    DEFAULT_MAX_FRAME, Error, FIRST_SEND_BUFFER, answer, check_call, clock, encode, ended,
+    DEFAULT_MAX_FRAME, Error, FIRST_SEND_BUFFER, answer, check_call, check_idle, clock, encode,
+    ended,
 };
 use kwire::messages::{RequestHeader, ResponseHeader};
 use kwire::session::{Answer, Client, FrameBuffer, Sent};
@@ -262,10 +263,7 @@ impl<'a, S: AsyncRead + AsyncWrite + Unpin, const N: usize> Connection<'a, S, N>
         &mut self,
         credentials: kwire::session::sasl::Credentials<'a>,
     ) -> Result<(), Error> {
-        match self.client.in_flight() {
-            0 => {}
-            in_flight => return Err(Error::Busy { in_flight }),
-        }
+        check_idle(&self.client)?;
         self.client.handle_timeout(clock(self.started.elapsed()));
         self.client.reauthenticate(credentials)?;
         self.settle().await

@@ -324,7 +324,8 @@ impl Session {
     }
 }
 
-/// A fresh server nonce: printable, from the process's hasher seeds and the clock.
+/// A fresh server nonce: printable, from the process's hasher seeds and the clock. Enough for a
+/// test broker; a broker that guards anything takes it from a cryptographic source.
 fn server_nonce() -> String {
     use std::collections::hash_map::RandomState;
     use std::hash::{BuildHasher, Hasher};

@@ -77,14 +77,6 @@ impl<'a> Auth<'a> {
         self.next.clear();
     }
 
-    /// Whether the session has a request of its own to send.
-    pub(in crate::session) const fn due(&self) -> bool {
-        matches!(
-            self.step,
-            Step::HandshakeDue | Step::FirstDue | Step::NextDue
-        )
-    }
-
     /// Reads the answer to the SaslHandshake request (`handshake`) or to a SaslAuthenticate
     /// request, in `frame` at `version`: `Ok(true)` once authenticated, `Ok(false)` when a
     /// request of the session's is due.
