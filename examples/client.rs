@@ -5,10 +5,15 @@
 //! ```text
 //! cargo run -p kwire-examples --example client -- 127.0.0.1:9092 \
 //!     [--topic NAME] [--partitions N] [--records N] [--compression none|gzip|snappy|lz4|zstd] \
+//!     [--tls] [--ca-file PEM] [--cert PEM --key PEM] \
 //!     [--sasl-mechanism PLAIN|SCRAM-SHA-256|SCRAM-SHA-512 --sasl-user NAME]
 //! ```
 //!
-//! With `--sasl-mechanism`, every connection authenticates as `--sasl-user` (SASL_PLAINTEXT),
+//! With `--tls`, every connection is TLS, the broker's certificate checked against the system's
+//! roots, or only against the CAs of `--ca-file` (which implies `--tls`); `--cert` and `--key`
+//! show a client certificate (mutual TLS).
+//! With `--sasl-mechanism`, every connection authenticates as `--sasl-user` (SASL_PLAINTEXT, or
+//! SASL_SSL with TLS),
 //! with the password from the environment variable `KWIRE_SASL_PASSWORD` or the file named by
 //! `--sasl-password-file`: never from the command line, where other users see it.
 //!
@@ -20,12 +25,13 @@
 
 use std::collections::BTreeMap;
 use std::io::Read;
-use std::net::TcpStream;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use kwire::codec::{Array, Str, Uuid};
 use kwire::frame::{self, Body};
+use kwire::io::tls;
 use kwire::messages::create_topics_request::CreatableTopic;
 use kwire::messages::fetch_request::{FetchPartition, FetchTopic};
 use kwire::messages::metadata_request::MetadataRequestTopic;
@@ -50,6 +56,8 @@ struct Options {
     /// The SASL credentials every connection authenticates with: the program's configuration,
     /// which lives as long as it runs.
     sasl: Option<&'static Sasl>,
+    /// TLS for every connection.
+    tls: Option<Arc<tls::rustls::ClientConfig>>,
 }
 
 /// The SASL mechanism, user name and password.
@@ -86,6 +94,7 @@ fn main() -> ExitCode {
             eprintln!(
                 "usage: client HOST:PORT [--topic NAME] [--partitions N] [--records N] \
                  [--compression none|gzip|snappy|lz4|zstd] \
+                 [--tls] [--ca-file PEM] [--cert PEM --key PEM] \
                  [--sasl-mechanism PLAIN|SCRAM-SHA-256|SCRAM-SHA-512 --sasl-user NAME \
                  [--sasl-password-file FILE]]  (the password from KWIRE_SASL_PASSWORD otherwise)"
             );
@@ -113,8 +122,10 @@ fn parse_args() -> Result<Options, Error> {
         records: 5,
         compression: Compression::NONE,
         sasl: None,
+        tls: None,
     };
     let (mut mechanism, mut user, mut password_file) = (None, None, None);
+    let (mut tls, mut ca_file, mut cert, mut key) = (false, None, None, None);
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or(format!("{arg} needs a value"));
         match arg.as_str() {
@@ -131,6 +142,10 @@ fn parse_args() -> Result<Options, Error> {
                     return Err(format!("{name} needs the crate feature of that name").into());
                 }
             }
+            "--tls" => tls = true,
+            "--ca-file" => ca_file = Some(value()?),
+            "--cert" => cert = Some(value()?),
+            "--key" => key = Some(value()?),
             "--sasl-mechanism" => mechanism = Some(value()?),
             "--sasl-user" => user = Some(value()?),
             "--sasl-password-file" => password_file = Some(value()?),
@@ -143,6 +158,18 @@ fn parse_args() -> Result<Options, Error> {
     }
     if options.partitions < 1 || options.records < 1 {
         return Err("--partitions and --records must be at least 1".into());
+    }
+    if tls || ca_file.is_some() {
+        let trust = match ca_file {
+            Some(path) => tls::ClientTls::ca_file(path)?,
+            None => tls::ClientTls::system()?,
+        };
+        let trust = match (cert, key) {
+            (Some(cert), Some(key)) => trust.with_client_cert(cert, key)?,
+            (None, None) => trust,
+            _ => return Err("--cert and --key go together".into()),
+        };
+        options.tls = Some(trust.config()?);
     }
     match (mechanism, user) {
         (Some(mechanism), Some(user)) => {
@@ -180,23 +207,26 @@ fn now_ms() -> i64 {
 /// correlation ids and matches each response to its request, and the broker's address.
 struct Connection {
     addr: String,
-    conn: io::Connection<'static, TcpStream, Vec<u8>, 1>,
+    conn: io::Connection<'static, tls::Stream, Vec<u8>, 1>,
 }
 
 impl Connection {
     /// Connects and negotiates versions: the session sends its ApiVersions request at the
     /// highest version this crate knows, and again at the version the broker names if it does
     /// not know that one.
-    fn open(addr: &str, sasl: Option<&'static Sasl>) -> Result<Self, Error> {
+    fn open(addr: &str, o: &Options) -> Result<Self, Error> {
         let mut session = Client::negotiating(Some(CLIENT_ID))
             .with_software(CLIENT_ID, env!("CARGO_PKG_VERSION"))
             .with_request_timeout(30_000);
-        if let Some(sasl) = sasl {
+        if let Some(sasl) = o.sasl {
             session = session.with_sasl(sasl.credentials()?);
         }
-        let conn = io::connect(addr, session)?;
+        let conn = tls::connect(addr, o.tls.as_ref(), session)?;
+        if o.tls.is_some() {
+            println!("[{addr}] TLS: the broker's certificate verified");
+        }
         println!("[{addr}] ApiVersions: versions negotiated");
-        if let Some(sasl) = sasl {
+        if let Some(sasl) = o.sasl {
             println!(
                 "[{addr}] SASL: authenticated as {} with {}",
                 sasl.user, sasl.mechanism
@@ -228,7 +258,7 @@ struct TopicLayout {
 }
 
 fn run(o: &Options) -> Result<(), Error> {
-    let mut bootstrap = Connection::open(&o.broker, o.sasl)?;
+    let mut bootstrap = Connection::open(&o.broker, o)?;
     for key in [
         ApiKey::METADATA,
         ApiKey::CREATE_TOPICS,
@@ -289,13 +319,13 @@ fn run(o: &Options) -> Result<(), Error> {
     let mut base_offsets = BTreeMap::new();
     for (p, leader) in &layout.leaders {
         let batch_records = per_partition[usize::try_from(*p)?];
-        let conn = connection(&mut connections, leader, o.sasl)?;
+        let conn = connection(&mut connections, leader, o)?;
         let base = produce(conn, o, &layout, *p, batch_records)?;
         base_offsets.insert(*p, base);
     }
     for (p, leader) in &layout.leaders {
         let batch_records = per_partition[usize::try_from(*p)?];
-        let conn = connection(&mut connections, leader, o.sasl)?;
+        let conn = connection(&mut connections, leader, o)?;
         fetch_and_check(conn, o, &layout, *p, base_offsets[p], batch_records)?;
     }
     Ok(())
@@ -304,10 +334,10 @@ fn run(o: &Options) -> Result<(), Error> {
 fn connection<'c>(
     connections: &'c mut BTreeMap<String, Connection>,
     addr: &str,
-    sasl: Option<&'static Sasl>,
+    o: &Options,
 ) -> Result<&'c mut Connection, Error> {
     if !connections.contains_key(addr) {
-        connections.insert(addr.to_owned(), Connection::open(addr, sasl)?);
+        connections.insert(addr.to_owned(), Connection::open(addr, o)?);
     }
     Ok(connections.get_mut(addr).ok_or("no connection")?)
 }

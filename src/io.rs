@@ -36,6 +36,9 @@
 
 extern crate std;
 
+#[cfg(feature = "tls")]
+pub mod tls;
+
 use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
@@ -283,6 +286,15 @@ pub fn connect<'a, const N: usize>(
     addr: impl ToSocketAddrs,
     client: Client<'a, N>,
 ) -> Result<Connection<'a, TcpStream, Vec<u8>, N>, Error> {
+    let stream = tcp(addr, &client)?;
+    Connection::open(stream, client)
+}
+
+/// The TCP connection of [`connect`]: Nagle's delay off, the timeouts from the client's.
+fn tcp<const N: usize>(
+    addr: impl ToSocketAddrs,
+    client: &Client<'_, N>,
+) -> std::io::Result<TcpStream> {
     let stream = TcpStream::connect(addr)?;
     stream.set_nodelay(true)?;
     if let Some(ms) = client.request_timeout() {
@@ -290,7 +302,7 @@ pub fn connect<'a, const N: usize>(
         stream.set_read_timeout(Some(Duration::from_millis(u64::from(read))))?;
         stream.set_write_timeout(Some(Duration::from_millis(u64::from(ms))))?;
     }
-    Connection::open(stream, client)
+    Ok(stream)
 }
 
 impl<'a, S: Read + Write, const N: usize> Connection<'a, S, Vec<u8>, N> {

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use kwire::codec::{Array, Str, Uuid, VersionRange};
 use kwire::frame::{self, Body, RequestInfo};
+use kwire::io::tls;
 use kwire::messages::api_versions_response::ApiVersion;
 use kwire::messages::create_topics_request::CreatableTopic;
 use kwire::messages::create_topics_response::{CreatableTopicConfigs, CreatableTopicResult};
@@ -55,6 +56,8 @@ pub struct Config {
     pub verbose: bool,
     /// The users, when every connection must authenticate with SASL first.
     pub sasl: Option<Arc<Users>>,
+    /// The listener's TLS, when connections are TLS (SSL or SASL_SSL).
+    pub tls: Option<Arc<tls::rustls::ServerConfig>>,
 }
 
 /// The APIs served, each at every version of the current Kafka release.
@@ -131,7 +134,7 @@ impl Broker {
     ///
     /// When no loopback port can be bound.
     pub fn spawn(partitions: i32) -> std::net::SocketAddr {
-        Self::spawn_with(partitions, None)
+        Self::spawn_with(partitions, None, None)
     }
 
     /// [`Broker::spawn`] for a broker that requires SASL from the `users` (name and
@@ -141,17 +144,37 @@ impl Broker {
     ///
     /// As [`Broker::spawn`].
     pub fn spawn_sasl(partitions: i32, users: &[(&str, &str)]) -> std::net::SocketAddr {
+        Self::spawn_with(partitions, Some(Self::users(users)), None)
+    }
+
+    /// [`Broker::spawn`] for a broker whose listener speaks TLS with `tls`, and requires SASL
+    /// from the `users` unless there are none.
+    ///
+    /// # Panics
+    ///
+    /// As [`Broker::spawn`].
+    pub fn spawn_tls(
+        partitions: i32,
+        users: &[(&str, &str)],
+        tls: Arc<tls::rustls::ServerConfig>,
+    ) -> std::net::SocketAddr {
+        let sasl = (!users.is_empty()).then(|| Self::users(users));
+        Self::spawn_with(partitions, sasl, Some(tls))
+    }
+
+    fn users(users: &[(&str, &str)]) -> Arc<Users> {
         let pairs = users
             .iter()
             .map(|&(u, p)| (u.to_owned(), p.to_owned()))
             .collect();
-        Self::spawn_with(
-            partitions,
-            Some(Arc::new(Users::new(pairs).expect("users"))),
-        )
+        Arc::new(Users::new(pairs).expect("users"))
     }
 
-    fn spawn_with(partitions: i32, sasl: Option<Arc<Users>>) -> std::net::SocketAddr {
+    fn spawn_with(
+        partitions: i32,
+        sasl: Option<Arc<Users>>,
+        tls: Option<Arc<tls::rustls::ServerConfig>>,
+    ) -> std::net::SocketAddr {
         let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
         let addr = listener.local_addr().expect("the port's address");
         let broker = Self::new(Config {
@@ -161,6 +184,7 @@ impl Broker {
             partitions,
             verbose: false,
             sasl,
+            tls,
         });
         std::thread::spawn(move || broker.serve(listener));
         addr
@@ -185,7 +209,7 @@ impl Broker {
             let broker = Arc::clone(self);
             std::thread::spawn(move || {
                 let peer = stream.peer_addr().ok();
-                if let Err(e) = broker.connection(stream)
+                if let Err(e) = broker.accepted(stream)
                     && broker.config.verbose
                 {
                     eprintln!("connection {peer:?}: {e}");
@@ -195,9 +219,17 @@ impl Broker {
         Ok(())
     }
 
-    /// Reads frames off one connection and answers each in order, as Kafka does.
-    fn connection(&self, mut stream: TcpStream) -> io::Result<()> {
+    /// Serves an accepted connection, over TLS when the listener has it.
+    fn accepted(&self, stream: TcpStream) -> io::Result<()> {
         stream.set_nodelay(true)?;
+        match &self.config.tls {
+            Some(config) => self.connection(tls::accept(config, stream).map_err(io::Error::other)?),
+            None => self.connection(stream),
+        }
+    }
+
+    /// Reads frames off one connection and answers each in order, as Kafka does.
+    fn connection(&self, mut stream: impl Read + Write) -> io::Result<()> {
         // Zeroed pages are only touched as requests fill them.
         let mut rx = FrameBuffer::new(vec![0u8; MAX_FRAME + frame::SIZE_LEN]);
         let mut auth = self.config.sasl.as_ref().map(|_| Session::default());
@@ -207,6 +239,7 @@ impl Broker {
                     Ok((reply, then)) => {
                         if let Some(reply) = reply {
                             stream.write_all(&reply)?;
+                            stream.flush()?;
                         }
                         if let Then::Close(why) = then {
                             if self.config.verbose {

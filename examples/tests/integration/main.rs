@@ -5,3 +5,4 @@ mod mini_broker;
 mod proxy;
 mod readme;
 mod sasl;
+mod tls;

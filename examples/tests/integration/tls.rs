@@ -1,0 +1,201 @@
+//! The mini broker's TLS listener and kwire's TLS connection, with certificates made here: SCRAM
+//! and PLAIN over TLS (SASL_SSL) produce and fetch back; a certificate from another CA, one for
+//! another name, and a missing client certificate where the listener requires one are refused
+//! in the handshake.
+
+use std::path::PathBuf;
+
+use kwire::io::tls::{self, ClientTls, ServerTls};
+use kwire::io::{self, Error};
+use kwire::messages::metadata_request::MetadataRequestTopic;
+use kwire::messages::{MetadataRequest, MetadataResponse};
+use kwire::session::Client;
+use kwire::session::sasl::Credentials;
+use kwire_examples::mini_broker::broker::Broker;
+use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair};
+
+const USERS: &[(&str, &str)] = &[("alice", "alice-secret")];
+
+/// A CA and the PEM files of the certificates it signs, in a directory of their own.
+struct Pki {
+    dir: PathBuf,
+    ca: CertifiedIssuer<'static, KeyPair>,
+}
+
+impl Pki {
+    fn new(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("kwire-tls-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut params = CertificateParams::new(Vec::new()).unwrap();
+        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        params
+            .distinguished_name
+            .push(DnType::CommonName, format!("kwire test CA {name}"));
+        let ca = CertifiedIssuer::self_signed(params, KeyPair::generate().unwrap()).unwrap();
+        std::fs::write(dir.join("ca.pem"), ca.pem()).unwrap();
+        Self { dir, ca }
+    }
+
+    fn ca_file(&self) -> PathBuf {
+        self.dir.join("ca.pem")
+    }
+
+    /// A certificate for `names` signed by this CA: the paths of its PEM file and its key's.
+    fn issue(&self, file: &str, names: &[&str]) -> (PathBuf, PathBuf) {
+        let key = KeyPair::generate().unwrap();
+        let names = names.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>();
+        let cert = CertificateParams::new(names)
+            .unwrap()
+            .signed_by(&key, &self.ca)
+            .unwrap();
+        let (cert_path, key_path) = (
+            self.dir.join(format!("{file}.pem")),
+            self.dir.join(format!("{file}.key")),
+        );
+        std::fs::write(&cert_path, cert.pem()).unwrap();
+        std::fs::write(&key_path, key.serialize_pem()).unwrap();
+        (cert_path, key_path)
+    }
+
+    fn server(&self, names: &[&str]) -> ServerTls {
+        let (cert, key) = self.issue("broker", names);
+        ServerTls::new(cert, key).unwrap()
+    }
+}
+
+impl Drop for Pki {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn metadata(conn: &mut io::Connection<'_, tls::Stream>) -> i16 {
+    let topics = [MetadataRequestTopic::default().with_name(Some("tls-topic"))];
+    let request = MetadataRequest::default()
+        .with_topics(Some((&topics[..]).into()))
+        .with_allow_auto_topic_creation(true);
+    let answer = conn.call(&request).unwrap();
+    let body: MetadataResponse<'_> = answer.decode_as().unwrap();
+    body.topics.iter().next().unwrap().error_code
+}
+
+/// The handshake's failure, as the connection reports it.
+fn handshake_error(e: &Error) -> String {
+    let Error::Io(e) = e else {
+        panic!("a failed handshake, not {e:?}");
+    };
+    e.to_string()
+}
+
+#[test]
+fn sasl_over_tls_reaches_the_broker() {
+    let pki = Pki::new("sasl");
+    let server = pki.server(&["localhost", "127.0.0.1"]).config().unwrap();
+    let addr = Broker::spawn_tls(1, USERS, server);
+    let trust = ClientTls::ca_file(pki.ca_file()).unwrap().config().unwrap();
+    for credentials in [
+        Credentials::plain("alice", "alice-secret"),
+        Credentials::scram_sha256("alice", "alice-secret", b"tls-nonce"),
+        Credentials::scram_sha512("alice", "alice-secret", b"tls-nonce"),
+    ] {
+        for host in ["127.0.0.1", "localhost"] {
+            let client: Client<'_, 8> =
+                Client::negotiating(Some("tls-test")).with_sasl(credentials);
+            let at = format!("{host}:{}", addr.port());
+            let mut conn = tls::connect(&at, Some(&trust), client)
+                .unwrap_or_else(|e| panic!("{at} with {}: {e}", credentials.mechanism()));
+            assert!(matches!(conn.get_ref(), tls::Stream::Tls(_)));
+            assert_eq!(metadata(&mut conn), 0);
+        }
+    }
+}
+
+#[test]
+fn a_certificate_from_another_ca_is_refused() {
+    let (pki, other) = (Pki::new("issuer"), Pki::new("other"));
+    let addr = Broker::spawn_tls(1, &[], pki.server(&["127.0.0.1"]).config().unwrap());
+    let trust = ClientTls::ca_file(other.ca_file())
+        .unwrap()
+        .config()
+        .unwrap();
+    let e = tls::connect(
+        &addr.to_string(),
+        Some(&trust),
+        Client::<8>::negotiating(None),
+    )
+    .unwrap_err();
+    let why = handshake_error(&e);
+    assert!(why.contains("UnknownIssuer"), "{why}");
+}
+
+#[test]
+fn a_certificate_for_another_name_is_refused() {
+    let pki = Pki::new("name");
+    let addr = Broker::spawn_tls(1, &[], pki.server(&["broker.test"]).config().unwrap());
+    let trust = ClientTls::ca_file(pki.ca_file()).unwrap().config().unwrap();
+    let e = tls::connect(
+        &addr.to_string(),
+        Some(&trust),
+        Client::<8>::negotiating(None),
+    )
+    .unwrap_err();
+    let why = handshake_error(&e);
+    assert!(why.contains("not valid for name"), "{why}");
+}
+
+#[test]
+fn a_listener_that_requires_a_client_certificate() {
+    let pki = Pki::new("mtls");
+    let server = pki
+        .server(&["127.0.0.1"])
+        .with_client_ca_file(pki.ca_file())
+        .unwrap()
+        .config()
+        .unwrap();
+    let addr = Broker::spawn_tls(1, &[], server).to_string();
+    let trust = ClientTls::ca_file(pki.ca_file()).unwrap();
+
+    let anonymous = trust.clone().config().unwrap();
+    let e = tls::connect(&addr, Some(&anonymous), Client::<8>::negotiating(None)).unwrap_err();
+    handshake_error(&e);
+
+    let (cert, key) = pki.issue("client", &["client.test"]);
+    let shown = trust.with_client_cert(cert, key).unwrap().config().unwrap();
+    let mut conn = tls::connect(&addr, Some(&shown), Client::<8>::negotiating(None)).unwrap();
+    assert_eq!(metadata(&mut conn), 0);
+}
+
+#[test]
+fn plain_tcp_through_the_same_call() {
+    let addr = Broker::spawn(1).to_string();
+    let mut conn = tls::connect(&addr, None, Client::<8>::negotiating(None)).unwrap();
+    assert!(matches!(conn.get_ref(), tls::Stream::Tcp(_)));
+    assert_eq!(metadata(&mut conn), 0);
+}
+
+#[test]
+fn files_that_hold_no_certificate_or_key() {
+    let pki = Pki::new("files");
+    let empty = pki.dir.join("empty.pem");
+    std::fs::write(&empty, "").unwrap();
+    assert!(matches!(
+        ClientTls::ca_file(&empty),
+        Err(tls::TlsError::NoCertificate { .. })
+    ));
+    assert!(matches!(
+        ClientTls::ca_file(pki.dir.join("missing.pem")),
+        Err(tls::TlsError::File { .. })
+    ));
+    let (cert, _) = pki.issue("lone", &["lone.test"]);
+    assert!(matches!(
+        ServerTls::new(&cert, &empty),
+        Err(tls::TlsError::File { .. })
+    ));
+    // A key of another certificate is refused when the configuration is built.
+    let (_, other_key) = pki.issue("other", &["other.test"]);
+    let mismatch = ServerTls::new(&cert, &other_key).unwrap().config();
+    assert!(
+        matches!(mismatch, Err(tls::TlsError::Config(_))),
+        "{mismatch:?}"
+    );
+}

@@ -1,0 +1,445 @@
+//! TLS for a [`Connection`] (feature `tls`): rustls, with the `ring`
+//! provider and TLS 1.2 and 1.3, as Kafka's SSL and SASL_SSL listeners speak them.
+//!
+//! [`ClientTls`] says what a client trusts (the system's roots, or the CAs of a PEM file) and
+//! which certificate it shows, if any (mutual TLS); [`connect`] opens a TCP connection, with a
+//! configuration verifies the broker's certificate for the host it was given (also its SNI
+//! name), and negotiates the session's versions over it. [`ServerTls`] is the listener's side: a certificate chain and its
+//! key, and optionally the CAs a client certificate must come from.
+//!
+//! The certificate is checked on by default and there is no switch to turn it off: a broker
+//! with a self-signed certificate is reached by trusting that certificate ([`ClientTls::with_ca_file`]).
+//! A failed handshake (an unknown issuer, a name the certificate does not carry) is the
+//! connection's [`Error::Io`], with rustls' reason inside.
+//!
+//! ```no_run
+//! use kwire::io::{self, tls};
+//! use kwire::session::Client;
+//!
+//! let trust = tls::ClientTls::ca_file("ca.pem")?.config()?;
+//! let client = Client::negotiating(Some("app")).with_request_timeout(30_000);
+//! let broker: io::Connection<'_, tls::Stream> =
+//!     tls::connect("broker.example:9093", Some(&trust), client)?;
+//! # drop(broker);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+extern crate std;
+
+use alloc::borrow::ToOwned;
+use alloc::boxed::Box;
+use alloc::string::{String, ToString};
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::fmt;
+use std::io::{ErrorKind, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
+use rustls::server::WebPkiClientVerifier;
+use rustls::{
+    ClientConfig, ClientConnection, RootCertStore, ServerConfig, ServerConnection, StreamOwned,
+};
+
+use super::{Connection, Error};
+use crate::session::Client;
+
+pub use rustls;
+
+/// A client's TLS stream over TCP, the TLS side of a [`Stream`].
+pub type TlsStream = StreamOwned<ClientConnection, TcpStream>;
+
+/// A server's TLS stream over an accepted TCP connection ([`accept`]).
+pub type ServerStream = StreamOwned<ServerConnection, TcpStream>;
+
+/// What went wrong building a TLS configuration.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum TlsError {
+    /// A file could not be read, or held PEM that does not parse.
+    File {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// A certificate file holds no certificate.
+    NoCertificate {
+        /// The file.
+        path: PathBuf,
+    },
+    /// No root certificate to trust: the system's store is empty or unreadable and no CA file
+    /// was given.
+    NoRoots,
+    /// rustls refused the configuration: a key that does not match its certificate, a CA that
+    /// is not a usable trust anchor.
+    Config(rustls::Error),
+}
+
+impl fmt::Display for TlsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::File { path, reason } => write!(f, "{}: {reason}", path.display()),
+            Self::NoCertificate { path } => {
+                write!(f, "{}: no PEM certificate in the file", path.display())
+            }
+            Self::NoRoots => {
+                f.write_str("no trusted root certificate: the system has none, give a CA file")
+            }
+            Self::Config(e) => write!(f, "the TLS configuration was refused: {e}"),
+        }
+    }
+}
+
+impl core::error::Error for TlsError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            Self::Config(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<rustls::Error> for TlsError {
+    fn from(e: rustls::Error) -> Self {
+        Self::Config(e)
+    }
+}
+
+/// What a client trusts and shows: the builder of its rustls [`ClientConfig`].
+#[derive(Debug, Clone)]
+pub struct ClientTls {
+    roots: RootCertStore,
+    identity: Option<Identity>,
+}
+
+impl ClientTls {
+    /// Trusts the system's root certificates (as `rustls-native-certs` finds them: the
+    /// platform's store, or the files `SSL_CERT_FILE` and `SSL_CERT_DIR` name), as Kafka's
+    /// clients do by default. Certificates of the store that do not parse are skipped.
+    ///
+    /// # Errors
+    ///
+    /// [`TlsError::NoRoots`] when the store yields no usable certificate.
+    pub fn system() -> Result<Self, TlsError> {
+        let mut roots = RootCertStore::empty();
+        let found = rustls_native_certs::load_native_certs();
+        let (added, _) = roots.add_parsable_certificates(found.certs);
+        if added == 0 {
+            return Err(TlsError::NoRoots);
+        }
+        Ok(Self {
+            roots,
+            identity: None,
+        })
+    }
+
+    /// Trusts only the certificates of a PEM file (Kafka's `ssl.truststore` or librdkafka's
+    /// `ssl.ca.location`), and nothing else: for a private CA or a self-signed broker.
+    ///
+    /// # Errors
+    ///
+    /// [`TlsError::File`] when it cannot be read, [`TlsError::NoCertificate`] when it holds no
+    /// certificate, [`TlsError::Config`] when one is not a usable trust anchor.
+    pub fn ca_file(path: impl AsRef<Path>) -> Result<Self, TlsError> {
+        let mut roots = RootCertStore::empty();
+        for cert in certificates(path.as_ref())? {
+            roots.add(cert)?;
+        }
+        Ok(Self {
+            roots,
+            identity: None,
+        })
+    }
+
+    /// Also trusts the certificates of a PEM file.
+    ///
+    /// # Errors
+    ///
+    /// As [`ClientTls::ca_file`].
+    pub fn with_ca_file(mut self, path: impl AsRef<Path>) -> Result<Self, TlsError> {
+        for cert in certificates(path.as_ref())? {
+            self.roots.add(cert)?;
+        }
+        Ok(self)
+    }
+
+    /// Shows a client certificate (mutual TLS): the chain of a PEM file, leaf first, and the
+    /// private key of another (PKCS #8, PKCS #1 or SEC1). The pair is checked when
+    /// [`ClientTls::config`] builds the configuration.
+    ///
+    /// # Errors
+    ///
+    /// [`TlsError::File`] or [`TlsError::NoCertificate`] for a file that cannot be read or
+    /// holds no certificate or key.
+    pub fn with_client_cert(
+        mut self,
+        cert: impl AsRef<Path>,
+        key: impl AsRef<Path>,
+    ) -> Result<Self, TlsError> {
+        self.identity = Some(Identity::load(cert.as_ref(), key.as_ref())?);
+        Ok(self)
+    }
+
+    /// The rustls configuration: these roots, this client certificate if any, the `ring`
+    /// provider's defaults.
+    ///
+    /// # Errors
+    ///
+    /// [`TlsError::Config`] when the key does not fit the certificate.
+    pub fn config(self) -> Result<Arc<ClientConfig>, TlsError> {
+        let builder = ClientConfig::builder_with_provider(provider())
+            .with_safe_default_protocol_versions()?
+            .with_root_certificates(self.roots);
+        let config = match self.identity {
+            Some(Identity { chain, key }) => builder.with_client_auth_cert(chain, key)?,
+            None => builder.with_no_client_auth(),
+        };
+        Ok(Arc::new(config))
+    }
+}
+
+/// A server's certificate and what it asks of clients: the builder of its rustls
+/// [`ServerConfig`].
+#[derive(Debug, Clone)]
+pub struct ServerTls {
+    identity: Identity,
+    client_roots: Option<RootCertStore>,
+}
+
+impl ServerTls {
+    /// Serves the certificate chain of a PEM file, leaf first, with the private key of another.
+    ///
+    /// # Errors
+    ///
+    /// As [`ClientTls::with_client_cert`].
+    pub fn new(cert: impl AsRef<Path>, key: impl AsRef<Path>) -> Result<Self, TlsError> {
+        Ok(Self {
+            identity: Identity::load(cert.as_ref(), key.as_ref())?,
+            client_roots: None,
+        })
+    }
+
+    /// Requires every client to show a certificate from one of the CAs of a PEM file (mutual
+    /// TLS, Kafka's `ssl.client.auth=required`).
+    ///
+    /// # Errors
+    ///
+    /// As [`ClientTls::ca_file`].
+    pub fn with_client_ca_file(mut self, path: impl AsRef<Path>) -> Result<Self, TlsError> {
+        let mut roots = self
+            .client_roots
+            .take()
+            .unwrap_or_else(RootCertStore::empty);
+        for cert in certificates(path.as_ref())? {
+            roots.add(cert)?;
+        }
+        self.client_roots = Some(roots);
+        Ok(self)
+    }
+
+    /// The rustls configuration.
+    ///
+    /// # Errors
+    ///
+    /// [`TlsError::Config`] when the key does not fit the certificate or a client CA is not a
+    /// usable trust anchor.
+    pub fn config(self) -> Result<Arc<ServerConfig>, TlsError> {
+        let builder = ServerConfig::builder_with_provider(provider())
+            .with_safe_default_protocol_versions()?;
+        let builder = match self.client_roots {
+            Some(roots) => {
+                let verifier =
+                    WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider())
+                        .build()
+                        .map_err(|e| TlsError::Config(rustls::Error::General(e.to_string())))?;
+                builder.with_client_cert_verifier(verifier)
+            }
+            None => builder.with_no_client_auth(),
+        };
+        let Identity { chain, key } = self.identity;
+        Ok(Arc::new(builder.with_single_cert(chain, key)?))
+    }
+}
+
+/// Starts the server side of TLS on an accepted connection. The handshake runs as the stream
+/// is first read or written.
+///
+/// # Errors
+///
+/// [`rustls::Error`] when rustls cannot start a session with the configuration.
+pub fn accept(
+    config: &Arc<ServerConfig>,
+    stream: TcpStream,
+) -> Result<ServerStream, rustls::Error> {
+    Ok(StreamOwned::new(
+        ServerConnection::new(Arc::clone(config))?,
+        stream,
+    ))
+}
+
+/// A TCP connection, over TLS or not: the stream of a program that chooses at run time (a
+/// `--tls` option).
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Stream {
+    /// Plain TCP (Kafka's PLAINTEXT and SASL_PLAINTEXT).
+    Tcp(TcpStream),
+    /// TLS over TCP (SSL and SASL_SSL).
+    Tls(Box<TlsStream>),
+}
+
+impl Stream {
+    /// The TCP connection underneath.
+    #[must_use]
+    pub fn tcp(&self) -> &TcpStream {
+        match self {
+            Self::Tcp(s) => s,
+            Self::Tls(s) => s.get_ref(),
+        }
+    }
+}
+
+impl Read for Stream {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Self::Tcp(s) => s.read(buf),
+            Self::Tls(s) => s.read(buf),
+        }
+    }
+}
+
+impl Write for Stream {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Self::Tcp(s) => s.write(buf),
+            Self::Tls(s) => s.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Self::Tcp(s) => s.flush(),
+            Self::Tls(s) => s.flush(),
+        }
+    }
+}
+
+/// Connects to `addr` (`host:port`, `[v6]:port`) over TCP as [`super::connect`] does, then,
+/// with a configuration, over TLS: the broker's certificate must be valid for `host` (a DNS
+/// name or an IP address), which is also the SNI name sent. Opens the connection with buffers
+/// of its own, after the session's version negotiation.
+///
+/// # Errors
+///
+/// [`Error::Io`] with [`ErrorKind::InvalidInput`] for an address without a port or a host
+/// that is no server name; with rustls' reason for a failed handshake; otherwise as
+/// [`super::connect`].
+pub fn connect<'a, const N: usize>(
+    addr: &str,
+    tls: Option<&Arc<ClientConfig>>,
+    client: Client<'a, N>,
+) -> Result<Connection<'a, Stream, Vec<u8>, N>, Error> {
+    let stream = match tls {
+        Some(config) => {
+            let host =
+                host_of(addr).ok_or_else(|| invalid(alloc::format!("{addr}: no HOST:PORT")))?;
+            let name = ServerName::try_from(host.to_owned())
+                .map_err(|e| invalid(alloc::format!("{host}: {e}")))?;
+            let session = ClientConnection::new(Arc::clone(config), name)
+                .map_err(|e| Error::Io(std::io::Error::other(e)))?;
+            Stream::Tls(Box::new(StreamOwned::new(
+                session,
+                super::tcp(addr, &client)?,
+            )))
+        }
+        None => Stream::Tcp(super::tcp(addr, &client)?),
+    };
+    Connection::open(stream, client)
+}
+
+/// The host of `host:port` or `[v6]:port`.
+fn host_of(addr: &str) -> Option<&str> {
+    let (host, port) = addr.rsplit_once(':')?;
+    port.parse::<u16>().ok()?;
+    let host = match host.strip_prefix('[') {
+        Some(v6) => v6.strip_suffix(']')?,
+        None => host,
+    };
+    (!host.is_empty()).then_some(host)
+}
+
+fn invalid(why: String) -> Error {
+    Error::Io(std::io::Error::new(ErrorKind::InvalidInput, why))
+}
+
+/// The `ring` provider: it builds with a C compiler alone, in less time than `aws-lc-rs`, on
+/// every target rustls supports. rustls deprecates it for lacking the post-quantum key exchange
+/// (X25519MLKEM768); X25519 and the NIST curves, which it has, are what Kafka's brokers offer.
+#[allow(deprecated)]
+fn provider() -> Arc<rustls::crypto::CryptoProvider> {
+    Arc::new(rustls::crypto::ring::default_provider())
+}
+
+/// A certificate chain and its private key.
+#[derive(Debug)]
+struct Identity {
+    chain: Vec<CertificateDer<'static>>,
+    key: PrivateKeyDer<'static>,
+}
+
+impl Clone for Identity {
+    fn clone(&self) -> Self {
+        Self {
+            chain: self.chain.clone(),
+            key: self.key.clone_key(),
+        }
+    }
+}
+
+impl Identity {
+    fn load(cert: &Path, key: &Path) -> Result<Self, TlsError> {
+        let chain = certificates(cert)?;
+        let key = PrivateKeyDer::from_pem_file(key).map_err(|e| TlsError::File {
+            path: key.to_owned(),
+            reason: e.to_string(),
+        })?;
+        Ok(Self { chain, key })
+    }
+}
+
+/// The certificates of a PEM file: at least one.
+fn certificates(path: &Path) -> Result<Vec<CertificateDer<'static>>, TlsError> {
+    let file = |e: rustls::pki_types::pem::Error| TlsError::File {
+        path: path.to_owned(),
+        reason: e.to_string(),
+    };
+    let certs = CertificateDer::pem_file_iter(path)
+        .map_err(file)?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(file)?;
+    if certs.is_empty() {
+        return Err(TlsError::NoCertificate {
+            path: path.to_owned(),
+        });
+    }
+    Ok(certs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::host_of;
+
+    #[test]
+    fn the_host_of_an_address() {
+        assert_eq!(host_of("broker.example:9093"), Some("broker.example"));
+        assert_eq!(host_of("127.0.0.1:9093"), Some("127.0.0.1"));
+        assert_eq!(host_of("[::1]:9093"), Some("::1"));
+        assert_eq!(host_of("broker.example"), None);
+        assert_eq!(host_of(":9093"), None);
+        assert_eq!(host_of("[::1:9093"), None);
+        assert_eq!(host_of("b:port"), None);
+    }
+}
