@@ -16,7 +16,8 @@ and list groups, describe topic and broker configs and describe the cluster.
 With `--sasl`, against a broker that requires SASL of the user `alice` (password in the
 environment variable KWIRE_SASL_PASSWORD): every client produces and consumes back over
 SASL_PLAINTEXT with PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512, and must fail to produce with a
-wrong password.
+wrong password. With `--tls CA_FILE`, every connection is TLS, the broker's certificate checked
+against that file: SSL, or SASL_SSL with `--sasl`.
 
 Prints one line per case and a summary; exits 1 on any failure. A client that is not installed
 fails the run unless `--allow-missing CLIENT` names it (then its cases are skipped).
@@ -26,6 +27,7 @@ Standard library only, plus the client packages.
 from __future__ import annotations
 
 import argparse
+import ssl
 import asyncio
 import json
 import os
@@ -237,8 +239,10 @@ class Client:
 
     def __init__(self, broker: str):
         self.broker = broker
-        # (mechanism, user, password) over SASL_PLAINTEXT, or None for PLAINTEXT.
+        # (mechanism, user, password), or None: no SASL.
         self.sasl: tuple[str, str, str] | None = None
+        # The CA file the broker's certificate is checked against over TLS, or None: no TLS.
+        self.ca_file: str | None = None
         # No client log on stderr (a case that expects connections to fail).
         self.quiet = False
 
@@ -250,6 +254,10 @@ class Client:
             if m.index % 2 == 1:
                 m.timestamp = RUN_START_MS - 86_400_000 + (m.index * 7919) % 10_000
         return msgs
+
+    def protocol(self) -> str:
+        """Kafka's name of the connections' security: PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL."""
+        return ("SASL_" if self.sasl else "") + ("SSL" if self.ca_file else "PLAINTEXT")
 
     def create_topic(self, topic: str, partitions: int = PARTITIONS) -> None:
         """Creates the topic (None: the client relies on auto-creation)."""
@@ -288,10 +296,13 @@ class Kcat(Client):
 
     def run(self, args: list[str], stdin: bytes | None = None, timeout: float = 30) -> subprocess.CompletedProcess:
         cmd = ["kcat", "-b", self.broker, "-m", "10", "-X", "client.id=kcat"]
+        cmd += ["-X", f"security.protocol={self.protocol()}"]
         if self.sasl:
             m, user, password = self.sasl
-            cmd += ["-X", "security.protocol=SASL_PLAINTEXT", "-X", f"sasl.mechanisms={m}",
+            cmd += ["-X", f"sasl.mechanisms={m}",
                     "-X", f"sasl.username={user}", "-X", f"sasl.password={password}"]
+        if self.ca_file:
+            cmd += ["-X", f"ssl.ca.location={self.ca_file}"]
         cmd += args
         try:
             r = subprocess.run(cmd, input=stdin, capture_output=True, timeout=timeout)
@@ -410,11 +421,14 @@ class KafkaPython(Client):
     def common(self):
         conf = dict(bootstrap_servers=self.broker, request_timeout_ms=int(TIMEOUT * 1000),
                     reconnect_backoff_max_ms=500)
+        conf.update(security_protocol=self.protocol())
         if self.sasl:
             m, user, password = self.sasl
-            conf.update(security_protocol="SASL_PLAINTEXT", sasl_mechanism=m,
+            conf.update(sasl_mechanism=m,
                         sasl_plain_username=user, sasl_plain_password=password,
                         bootstrap_timeout_ms=int(TIMEOUT * 1000))
+        if self.ca_file:
+            conf.update(ssl_cafile=self.ca_file, ssl_check_hostname=True)
         return conf
 
     def create_topic(self, topic, partitions=PARTITIONS):
@@ -597,10 +611,13 @@ class Confluent(Client):
     def common(self):
         conf = {"bootstrap.servers": self.broker, "socket.timeout.ms": int(TIMEOUT * 1000),
                 "reconnect.backoff.max.ms": 500, "client.id": "confluent-kafka"}
+        conf["security.protocol"] = self.protocol()
         if self.sasl:
             m, user, password = self.sasl
-            conf.update({"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": m,
+            conf.update({"sasl.mechanism": m,
                          "sasl.username": user, "sasl.password": password})
+        if self.ca_file:
+            conf["ssl.ca.location"] = self.ca_file
         if self.quiet:
             conf["log_level"] = 0
         return conf
@@ -779,10 +796,13 @@ class AioKafka(Client):
     def common(self):
         conf = dict(bootstrap_servers=self.broker, request_timeout_ms=int(TIMEOUT * 1000),
                     retry_backoff_ms=50)
+        conf.update(security_protocol=self.protocol())
         if self.sasl:
             m, user, password = self.sasl
-            conf.update(security_protocol="SASL_PLAINTEXT", sasl_mechanism=m,
+            conf.update(sasl_mechanism=m,
                         sasl_plain_username=user, sasl_plain_password=password)
+        if self.ca_file:
+            conf.update(ssl_context=ssl.create_default_context(cafile=self.ca_file))
         return conf
 
     def run(self, coro):
@@ -1227,7 +1247,8 @@ SASL_USER = "alice"
 
 
 def sasl_case(client: Client, mechanism: str, password: str):
-    """Produce and consume back over SASL_PLAINTEXT, checked record by record."""
+    """Produce and consume back over SASL_PLAINTEXT (SASL_SSL with --tls), checked record by
+    record."""
     client.sasl = (mechanism, SASL_USER, password)
     try:
         topic = topic_name(client.name, "sasl", mechanism.lower())
@@ -1282,6 +1303,9 @@ def main() -> int:
     ap.add_argument("--sasl", action="store_true",
                     help="the SASL cases only, against a broker that requires SASL of alice "
                          "(password in KWIRE_SASL_PASSWORD)")
+    ap.add_argument("--tls", metavar="CA_FILE",
+                    help="connect over TLS (SSL, or SASL_SSL with --sasl), the broker's "
+                         "certificate checked against this PEM file's CAs")
     args = ap.parse_args()
 
     run = Run(args.broker, args.verbose)
@@ -1292,6 +1316,7 @@ def main() -> int:
             continue
         try:
             clients[name] = FACTORIES[name](args.broker)
+            clients[name].ca_file = args.tls
         except ImportError as e:
             if name in args.allow_missing:
                 run.skip(name, "-", "all", f"not installed ({e}); allowed by --allow-missing")
@@ -1304,11 +1329,12 @@ def main() -> int:
         if not password:
             print("--sasl: KWIRE_SASL_PASSWORD is not set", file=sys.stderr)
             return 2
+        protocol = "SASL_SSL" if args.tls else "SASL_PLAINTEXT"
         for name, c in clients.items():
             for m in SASL_MECHANISMS:
-                run.case(name, "none", f"sasl {m}: produce+consume",
+                run.case(name, "none", f"{protocol} {m}: produce+consume",
                          lambda c=c, m=m: sasl_case(c, m, password))
-                run.case(name, "none", f"sasl {m}: wrong password refused",
+                run.case(name, "none", f"{protocol} {m}: wrong password refused",
                          lambda c=c, m=m: sasl_refused_case(c, m, password))
         return summary(run, t0, args.broker)
 
