@@ -198,6 +198,10 @@ struct DissectArgs {
     /// headers (compressed batches decompressed, control records named).
     #[arg(long)]
     records: bool,
+    /// Show SaslAuthenticate's auth bytes (passwords, SCRAM proofs, tokens), which the tree
+    /// otherwise shows as their length and mechanism step only.
+    #[arg(long)]
+    show_secrets: bool,
 }
 
 fn describe_error(api: ApiKey, version: Option<i16>, e: DescribeError) -> Error {
@@ -372,12 +376,13 @@ fn dissect(args: &DissectArgs, out: &mut dyn Write) -> Result<(), Error> {
     };
     let result = match (args.response, args.api_key, args.version) {
         (true, Some(api), Some(version)) => {
-            let result = describe::write_response_frame(&frame, api, version, &mut text);
+            let response = Some((api, version));
+            let result = capture::print::write_tree(&frame, response, args.show_secrets, &mut text);
             records::response_records(&frame, api, version, &|_| None, &mut report);
             result
         }
         _ => {
-            let result = describe::write_request_frame(&frame, &mut text);
+            let result = capture::print::write_tree(&frame, None, args.show_secrets, &mut text);
             records::request_records(&frame, &|_| None, &mut report);
             result
         }

@@ -129,9 +129,15 @@ impl<W: Write + ?Sized> Visit for Renderer<'_, W> {
     }
 }
 
-/// Renders the tree of `walk` into `out`; on a decoding error, the tree up to it and then a line
-/// `error: …` naming the offset.
-fn render<W: Write + ?Sized>(
+/// Renders the tree of `walk` into `out`, which walks it twice (the first walk measures the
+/// columns); on a decoding error, the tree up to it and then a line `error: …` naming the
+/// offset. [`write_request_frame`] is `render` of [`visit_request_frame`]; a walk through
+/// [`Reveal`](super::Reveal) shows credentials.
+///
+/// # Errors
+///
+/// As `walk`.
+pub fn render<W: Write + ?Sized>(
     out: &mut W,
     walk: impl Fn(&mut dyn Visit) -> Result<(), DescribeError>,
 ) -> Result<(), DescribeError> {

@@ -594,7 +594,7 @@ fn named<'a>(ctx: Ctx, name: Name<'_>, value: Value<'a>) -> Value<'a> {
             if ctx.api == ApiKey::SASL_AUTHENTICATE && field == "AuthBytes" && !b.is_empty() =>
         {
             Value::Secret {
-                len: b.len(),
+                bytes: b,
                 step: sasl_step(b),
                 note,
             }

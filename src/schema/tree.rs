@@ -138,11 +138,11 @@ pub enum Value<'a> {
     /// Bytes and how their length was encoded.
     Bytes(&'a [u8], LenNote),
     /// Bytes that carry credentials (a SaslAuthenticate message: a PLAIN password, a SCRAM proof,
-    /// an OAUTHBEARER token), shown as their length and the step of the mechanism they are, never
-    /// as their content.
+    /// an OAUTHBEARER token), displayed as their length and the step of the mechanism they are,
+    /// never as their content: [`Value::revealed`] (`--show-secrets`) makes them plain bytes.
     Secret {
-        /// Their length.
-        len: usize,
+        /// The bytes.
+        bytes: &'a [u8],
         /// The mechanism's step (`"SCRAM client-final"`), or `"auth bytes"`.
         step: &'static str,
         /// How the length was encoded.
@@ -240,7 +240,7 @@ fn write_hex_preview(f: &mut fmt::Formatter<'_>, b: &[u8]) -> fmt::Result {
 }
 
 #[cfg(feature = "describe")]
-impl Value<'_> {
+impl<'a> Value<'a> {
     /// The integer of an integer value, named or not (an error code, an API key, ...).
     #[must_use]
     pub fn int(&self) -> Option<i64> {
@@ -248,6 +248,16 @@ impl Value<'_> {
             Self::Int(v) | Self::Named(v, _) => Some(v),
             Self::ApiKey(k, _) => Some(i64::from(k)),
             _ => None,
+        }
+    }
+
+    /// The value with its secret shown: a [`Value::Secret`] as the bytes it is, any other
+    /// value as it is.
+    #[must_use]
+    pub fn revealed(self) -> Self {
+        match self {
+            Self::Secret { bytes, note, .. } => Self::Bytes(bytes, note),
+            v => v,
         }
     }
 }
@@ -276,8 +286,8 @@ impl fmt::Display for Value<'_> {
                 write_hex_preview(f, b)?;
                 write!(f, " {note}")
             }
-            Self::Secret { len, step, note } => {
-                write!(f, "= <{step}, {len} bytes, not shown> {note}")
+            Self::Secret { bytes, step, note } => {
+                write!(f, "= <{step}, {} bytes, not shown> {note}", bytes.len())
             }
             Self::Null(note) => write!(f, "= null {note}"),
             Self::Absent => f.write_str("= null"),

@@ -34,6 +34,33 @@ pub struct Show {
     /// and print each finding below its line; `--check` fails on findings of error level.
     #[arg(long)]
     pub lint: bool,
+    /// Show SaslAuthenticate's auth bytes (passwords, SCRAM proofs, tokens) in the trees,
+    /// which otherwise show them as their length and mechanism step only.
+    #[arg(long)]
+    pub show_secrets: bool,
+}
+
+/// Writes the object tree of a request frame, or with `response` (its API and version) of a
+/// response frame; credentials as their length and step unless `secrets` says to show them.
+///
+/// # Errors
+///
+/// As [`describe::render`].
+pub fn write_tree(
+    frame: &[u8],
+    response: Option<(ApiKey, i16)>,
+    secrets: bool,
+    out: &mut String,
+) -> Result<(), DescribeError> {
+    let walk = |v: &mut dyn Visit| match response {
+        Some((api, version)) => describe::visit_response_frame(frame, api, version, v),
+        None => describe::visit_request_frame(frame, v),
+    };
+    if secrets {
+        describe::render(out, |v| walk(&mut describe::Reveal(v)))
+    } else {
+        describe::render(out, walk)
+    }
 }
 
 /// The two ends of a connection.
@@ -295,15 +322,12 @@ impl Printer {
                     self.tally.lint(&findings, &mut text);
                 }
                 if self.show.tree {
+                    let secrets = self.show.show_secrets;
                     let mut tree = String::from("request:\n");
-                    let _ = describe::write_request_frame(&req.frame.bytes, &mut tree);
+                    let _ = write_tree(&req.frame.bytes, None, secrets, &mut tree);
                     tree.push_str("response:\n");
-                    let _ = describe::write_response_frame(
-                        &resp.bytes,
-                        req.api_key,
-                        req.version,
-                        &mut tree,
-                    );
+                    let response = Some((req.api_key, req.version));
+                    let _ = write_tree(&resp.bytes, response, secrets, &mut tree);
                     text.push_str(&self.topics.annotate(ends.server, &tree));
                 }
                 text.push_str(&records.into_text());
@@ -339,7 +363,8 @@ impl Printer {
                 }
                 if self.show.tree {
                     let mut tree = String::from("request:\n");
-                    let _ = describe::write_request_frame(&req.frame.bytes, &mut tree);
+                    let secrets = self.show.show_secrets;
+                    let _ = write_tree(&req.frame.bytes, None, secrets, &mut tree);
                     text.push_str(&self.topics.annotate(ends.server, &tree));
                 }
                 text.push_str(&records.into_text());

@@ -120,6 +120,37 @@ fn catalog_and_list_cover_every_api() {
 }
 
 #[test]
+fn dissect_shows_credentials_only_when_asked() {
+    // A SaslAuthenticate v0 request carrying PLAIN credentials: user "u", password "secret!".
+    let auth = b"\0u\0secret!";
+    let mut frame = vec![0, 0, 0, 0, 0, 36, 0, 0, 0, 0, 0, 7, 0xff, 0xff, 0, 0, 0];
+    frame.push(u8::try_from(auth.len()).unwrap());
+    frame.extend_from_slice(auth);
+    frame[3] = u8::try_from(frame.len() - 4).unwrap();
+    let hex: String = auth.iter().map(|b| format!("{b:02x}")).collect();
+
+    let o = run(&["dissect", "--request"], Some(&frame));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let hidden = stdout(&o);
+    assert!(
+        hidden.contains("<PLAIN credentials, 10 bytes, not shown>"),
+        "{hidden}"
+    );
+    assert!(
+        !hidden.contains(&hex) && !hidden.contains("secret"),
+        "{hidden}"
+    );
+
+    let o = run(&["dissect", "--request", "--show-secrets"], Some(&frame));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains(&format!("= 0x{hex} (int32 len=10)")),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
 fn dissect_reads_hex_or_binary_and_reports_damage() {
     let hex = stdout(&run(&["page", "39", "--request", "--hex"], None));
     let o = run(&["dissect", "--request"], Some(hex.as_bytes()));
