@@ -24,7 +24,6 @@
 //! and what came back. The exit code is 0 only if everything came back as sent.
 
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -40,7 +39,6 @@ use kwire::messages::{CreateTopicsRequest, FetchRequest, MetadataRequest, Produc
 use kwire::records::compression::BuiltinCodecs;
 use kwire::records::{BatchBuilder, Compression, HEADER_LEN, NewHeader, NewRecord, Records};
 use kwire::session::Client;
-use kwire::session::sasl::{Credentials, ScramHash, nonce_from_random};
 use kwire::{ApiKey, ErrorCode, Response, io};
 
 type Error = Box<dyn std::error::Error>;
@@ -53,37 +51,10 @@ struct Options {
     partitions: i32,
     records: usize,
     compression: Compression,
-    /// The SASL credentials every connection authenticates with: the program's configuration,
-    /// which lives as long as it runs.
-    sasl: Option<&'static Sasl>,
+    /// The SASL login every connection authenticates with.
+    sasl: Option<io::SaslConfig>,
     /// TLS for every connection.
     tls: Option<Arc<tls::rustls::ClientConfig>>,
-}
-
-/// The SASL mechanism, user name and password.
-struct Sasl {
-    mechanism: String,
-    user: String,
-    password: String,
-}
-
-impl Sasl {
-    /// The credentials for one connection, with a fresh SCRAM nonce from the system's random
-    /// source.
-    fn credentials(&'static self) -> Result<Credentials<'static>, Error> {
-        let mut random = [0u8; 18];
-        std::fs::File::open("/dev/urandom")?.read_exact(&mut random)?;
-        let mut nonce = [0u8; 24];
-        let nonce = nonce_from_random(&random, &mut nonce)?;
-        let (user, password) = (self.user.as_str(), self.password.as_str());
-        Ok(match self.mechanism.as_str() {
-            "PLAIN" => Credentials::plain(user, password),
-            m => match ScramHash::from_mechanism(m) {
-                Some(hash) => Credentials::scram(hash, user, password, nonce),
-                None => return Err(format!("unknown SASL mechanism {m}").into()),
-            },
-        })
-    }
 }
 
 fn main() -> ExitCode {
@@ -101,7 +72,9 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match run(&options) {
+    // The configuration lives as long as the program: the connections borrow its credentials.
+    let options: &'static Options = Box::leak(Box::new(options));
+    match run(options) {
         Ok(()) => {
             println!("ok: every record came back as it was sent");
             ExitCode::SUCCESS
@@ -173,23 +146,8 @@ fn parse_args() -> Result<Options, Error> {
     }
     match (mechanism, user) {
         (Some(mechanism), Some(user)) => {
-            let password = match password_file {
-                Some(path) => std::fs::read_to_string(&path)
-                    .map_err(|e| format!("--sasl-password-file {path}: {e}"))?
-                    .trim_end_matches(['\r', '\n'])
-                    .to_owned(),
-                None => std::env::var("KWIRE_SASL_PASSWORD")
-                    .map_err(|_| "--sasl-mechanism: no password (KWIRE_SASL_PASSWORD)")?,
-            };
-            let sasl = Sasl {
-                mechanism,
-                user,
-                password,
-            };
-            // The credentials are checked once here, and made again for each connection.
-            let sasl: &'static Sasl = Box::leak(Box::new(sasl));
-            sasl.credentials()?;
-            options.sasl = Some(sasl);
+            let file = password_file.as_deref().map(std::path::Path::new);
+            options.sasl = Some(io::SaslConfig::load(&mechanism, &user, file)?);
         }
         (None, None) => {}
         _ => return Err("--sasl-mechanism and --sasl-user go together".into()),
@@ -214,11 +172,11 @@ impl Connection {
     /// Connects and negotiates versions: the session sends its ApiVersions request at the
     /// highest version this crate knows, and again at the version the broker names if it does
     /// not know that one.
-    fn open(addr: &str, o: &Options) -> Result<Self, Error> {
+    fn open(addr: &str, o: &'static Options) -> Result<Self, Error> {
         let mut session = Client::negotiating(Some(CLIENT_ID))
             .with_software(CLIENT_ID, env!("CARGO_PKG_VERSION"))
             .with_request_timeout(30_000);
-        if let Some(sasl) = o.sasl {
+        if let Some(sasl) = &o.sasl {
             session = session.with_sasl(sasl.credentials()?);
         }
         let conn = tls::connect(addr, o.tls.as_ref(), session)?;
@@ -226,10 +184,11 @@ impl Connection {
             println!("[{addr}] TLS: the broker's certificate verified");
         }
         println!("[{addr}] ApiVersions: versions negotiated");
-        if let Some(sasl) = o.sasl {
+        if let Some(sasl) = &o.sasl {
             println!(
                 "[{addr}] SASL: authenticated as {} with {}",
-                sasl.user, sasl.mechanism
+                sasl.user(),
+                sasl.mechanism()
             );
         }
         Ok(Self {
@@ -257,7 +216,7 @@ struct TopicLayout {
     leaders: BTreeMap<i32, String>,
 }
 
-fn run(o: &Options) -> Result<(), Error> {
+fn run(o: &'static Options) -> Result<(), Error> {
     let mut bootstrap = Connection::open(&o.broker, o)?;
     for key in [
         ApiKey::METADATA,
@@ -334,7 +293,7 @@ fn run(o: &Options) -> Result<(), Error> {
 fn connection<'c>(
     connections: &'c mut BTreeMap<String, Connection>,
     addr: &str,
-    o: &Options,
+    o: &'static Options,
 ) -> Result<&'c mut Connection, Error> {
     if !connections.contains_key(addr) {
         connections.insert(addr.to_owned(), Connection::open(addr, o)?);

@@ -36,8 +36,13 @@
 
 extern crate std;
 
+#[cfg(feature = "sasl")]
+mod sasl;
 #[cfg(feature = "tls")]
 pub mod tls;
+
+#[cfg(feature = "sasl")]
+pub use sasl::{PASSWORD_VAR, SaslConfig};
 
 use alloc::vec;
 use alloc::vec::Vec;

@@ -9,6 +9,7 @@ use kwire::ApiKey;
 
 pub mod capture;
 pub mod probe;
+pub mod security;
 pub mod tap;
 
 /// An API by name (any ASCII case) or by numeric key.

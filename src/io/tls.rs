@@ -292,6 +292,22 @@ pub enum Stream {
 }
 
 impl Stream {
+    /// Starts TLS on a TCP connection to `host` (a DNS name or an IP address): the broker's
+    /// certificate must be valid for it, and it is the SNI name sent. The handshake runs as the
+    /// stream is first written or read.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidInput`] for a host that is no server name.
+    pub fn client(tcp: TcpStream, host: &str, config: &Arc<ClientConfig>) -> std::io::Result<Self> {
+        let name = ServerName::try_from(host.to_owned()).map_err(|e| {
+            std::io::Error::new(ErrorKind::InvalidInput, alloc::format!("{host}: {e}"))
+        })?;
+        let session =
+            ClientConnection::new(Arc::clone(config), name).map_err(std::io::Error::other)?;
+        Ok(Self::Tls(Box::new(StreamOwned::new(session, tcp))))
+    }
+
     /// The TCP connection underneath.
     #[must_use]
     pub fn tcp(&self) -> &TcpStream {
@@ -344,24 +360,22 @@ pub fn connect<'a, const N: usize>(
 ) -> Result<Connection<'a, Stream, Vec<u8>, N>, Error> {
     let stream = match tls {
         Some(config) => {
-            let host =
-                host_of(addr).ok_or_else(|| invalid(alloc::format!("{addr}: no HOST:PORT")))?;
-            let name = ServerName::try_from(host.to_owned())
-                .map_err(|e| invalid(alloc::format!("{host}: {e}")))?;
-            let session = ClientConnection::new(Arc::clone(config), name)
-                .map_err(|e| Error::Io(std::io::Error::other(e)))?;
-            Stream::Tls(Box::new(StreamOwned::new(
-                session,
-                super::tcp(addr, &client)?,
-            )))
+            let host = host_of(addr).ok_or_else(|| {
+                std::io::Error::new(
+                    ErrorKind::InvalidInput,
+                    alloc::format!("{addr}: no HOST:PORT"),
+                )
+            })?;
+            Stream::client(super::tcp(addr, &client)?, host, config)?
         }
         None => Stream::Tcp(super::tcp(addr, &client)?),
     };
     Connection::open(stream, client)
 }
 
-/// The host of `host:port` or `[v6]:port`.
-fn host_of(addr: &str) -> Option<&str> {
+/// The host of `host:port` or `[v6]:port`: the name a broker's certificate must carry.
+#[must_use]
+pub fn host_of(addr: &str) -> Option<&str> {
     let (host, port) = addr.rsplit_once(':')?;
     port.parse::<u16>().ok()?;
     let host = match host.strip_prefix('[') {
@@ -369,10 +383,6 @@ fn host_of(addr: &str) -> Option<&str> {
         None => host,
     };
     (!host.is_empty()).then_some(host)
-}
-
-fn invalid(why: String) -> Error {
-    Error::Io(std::io::Error::new(ErrorKind::InvalidInput, why))
 }
 
 /// The `ring` provider: it builds with a C compiler alone, in less time than `aws-lc-rs`, on

@@ -1,12 +1,17 @@
-//! One connection to the broker: a [`Client`] over a [`TcpStream`] whose reads stop at a
-//! deadline.
+//! One connection to the broker: a [`Client`] over TCP or TLS whose reads stop at a deadline,
+//! authenticated with SASL when the probe is given a login.
 
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use kwire::frame::Body;
+use kwire::io::SaslConfig;
+use kwire::io::tls::{self, rustls::ClientConfig};
 use kwire::session::{Client, Event, FrameBuffer, SessionError};
+
+use crate::security::Security;
 
 /// The client id every request of the probe carries.
 pub const CLIENT_ID: &str = "kwire-probe";
@@ -14,6 +19,67 @@ pub const CLIENT_ID: &str = "kwire-probe";
 /// The largest response frame read, size prefix excluded. A larger announced size is a
 /// framing error, not an allocation.
 const MAX_FRAME: usize = 16 << 20;
+
+/// Where and how the probe connects: the broker's address and host, its TLS and SASL, and how
+/// long each connection and answer may take.
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// The broker's address, resolved.
+    pub addr: SocketAddr,
+    /// The host named, which a TLS certificate must carry.
+    host: String,
+    tls: Option<Arc<ClientConfig>>,
+    sasl: Option<&'static SaslConfig>,
+    /// How long a connection and each answer may take.
+    pub timeout: Duration,
+}
+
+impl Target {
+    /// Resolves `broker` (`host:port`) and reads the TLS and SASL options.
+    ///
+    /// # Errors
+    ///
+    /// A message when the name does not resolve or an option cannot be used.
+    pub fn new(broker: &str, timeout: Duration, security: &Security) -> Result<Self, String> {
+        let addr = broker
+            .to_socket_addrs()
+            .map_err(|e| format!("the broker address {broker} does not resolve: {e}"))?
+            .next()
+            .ok_or_else(|| format!("the broker address {broker} resolves to no address"))?;
+        let host = tls::host_of(broker).unwrap_or(broker).to_owned();
+        Ok(Self {
+            addr,
+            host,
+            tls: security.tls()?,
+            sasl: security.sasl()?,
+            timeout,
+        })
+    }
+
+    /// The session of a connection: negotiating versions first, or starting with correlation
+    /// id `first_id`; authenticating when the probe has a login.
+    ///
+    /// # Errors
+    ///
+    /// A message when the system gives no random bytes for a SCRAM nonce.
+    pub fn client(&self, negotiating: bool, first_id: i32) -> Result<Client<'static, 1>, String> {
+        let client = if negotiating {
+            Client::negotiating(Some(CLIENT_ID))
+        } else {
+            Client::new(Some(CLIENT_ID)).with_correlation_id(first_id)
+        };
+        match self.sasl {
+            Some(login) => Ok(client.with_sasl(login.credentials().map_err(|e| e.to_string())?)),
+            None => Ok(client),
+        }
+    }
+
+    /// Whether connections authenticate before their first request.
+    #[must_use]
+    pub const fn authenticates(&self) -> bool {
+        self.sasl.is_some()
+    }
+}
 
 /// What came back for one request.
 #[derive(Debug)]
@@ -38,48 +104,92 @@ pub enum Reply {
 
 /// A connection to the broker and its session.
 pub struct Conn {
-    stream: TcpStream,
+    stream: tls::Stream,
     rx: FrameBuffer<Vec<u8>>,
     /// The session: correlation ids and the request in flight.
     pub client: Client<'static, 1>,
     timeout: Duration,
 }
 
-/// The broker's address, resolved.
-///
-/// # Errors
-///
-/// A message when the name does not resolve.
-pub fn resolve(broker: &str) -> Result<SocketAddr, String> {
-    broker
-        .to_socket_addrs()
-        .map_err(|e| format!("the broker address {broker} does not resolve: {e}"))?
-        .next()
-        .ok_or_else(|| format!("the broker address {broker} resolves to no address"))
-}
-
 impl Conn {
-    /// Connects to `addr`, waiting at most `timeout`, with `client` as the session.
+    /// Connects to the target, over TLS when it has a configuration, with `client` as the
+    /// session. A session that authenticates has yet to be settled ([`Conn::settle`]).
     ///
     /// # Errors
     ///
     /// A message when the connection fails.
-    pub fn open(
-        addr: SocketAddr,
-        timeout: Duration,
-        client: Client<'static, 1>,
-    ) -> Result<Self, String> {
-        let stream = TcpStream::connect_timeout(&addr, timeout)
+    pub fn open(target: &Target, client: Client<'static, 1>) -> Result<Self, String> {
+        let addr = target.addr;
+        let tcp = TcpStream::connect_timeout(&addr, target.timeout)
             .map_err(|e| format!("connecting to {addr} failed: {e}"))?;
         // Failing to set these only costs speed or a longer wait: the deadline still holds.
-        let _ = stream.set_nodelay(true);
-        let _ = stream.set_write_timeout(Some(timeout));
+        let _ = tcp.set_nodelay(true);
+        let _ = tcp.set_write_timeout(Some(target.timeout));
+        let stream = match &target.tls {
+            Some(config) => tls::Stream::client(tcp, &target.host, config)
+                .map_err(|e| format!("TLS to {}: {e}", target.host))?,
+            None => tls::Stream::Tcp(tcp),
+        };
         Ok(Self {
             stream,
             rx: FrameBuffer::new(vec![0u8; MAX_FRAME + 4]),
             client,
-            timeout,
+            timeout: target.timeout,
         })
+    }
+
+    /// Runs the session's opening exchanges, ApiVersions (asking again at the version a broker
+    /// names) and SASL's, until requests can be sent. Returns the ApiVersions versions asked,
+    /// in order. `Err` with the reply that ended it, or why.
+    ///
+    /// # Errors
+    ///
+    /// [`Opening::Failed`] when the broker answers wrongly or a request cannot be sent;
+    /// [`Opening::Reply`] with a reply that is no answer to the opening's request.
+    pub fn settle(&mut self, verbose: bool) -> Result<Vec<i16>, Opening> {
+        let mut asked = Vec::new();
+        let mut tx = vec![0u8; 1 << 12];
+        // ApiVersions a few times at most, and SASL's three messages: a broker that keeps
+        // refusing is reported.
+        for _ in 0..8 {
+            let Some(n) = self
+                .client
+                .poll_transmit(&mut tx)
+                .map_err(|e| Opening::Failed(format!("the opening request: {e}")))?
+            else {
+                return Ok(asked);
+            };
+            let frame = tx.get(..n).unwrap_or_default();
+            let info = kwire::frame::request_info(frame)
+                .map_err(|e| Opening::Failed(format!("the opening request: {e}")))?;
+            let name = info.api_key.info().map_or("?", |i| i.name);
+            if info.api_key == kwire::ApiKey::API_VERSIONS {
+                asked.push(info.api_version);
+            }
+            if verbose {
+                eprintln!("{name} v{}: sent", info.api_version);
+            }
+            self.write(frame)
+                .map_err(|e| Opening::Failed(format!("sending {name}: {e}")))?;
+            match self.next_event(info.correlation_id) {
+                Err(NegotiationEvent::Ready) => return Ok(asked),
+                Err(NegotiationEvent::Retry(v)) if verbose => {
+                    eprintln!("{name} v{}: refused, asking v{v}", info.api_version);
+                }
+                Err(NegotiationEvent::Retry(_) | NegotiationEvent::Authenticating) => {}
+                Err(NegotiationEvent::Failed(why)) => return Err(Opening::Failed(why)),
+                Ok(reply) => {
+                    return Err(Opening::Reply {
+                        reply,
+                        api: info.api_key,
+                        version: info.api_version,
+                    });
+                }
+            }
+        }
+        Err(Opening::Failed(format!(
+            "the opening exchanges did not end after ApiVersions versions {asked:?}"
+        )))
     }
 
     /// Sends raw bytes.
@@ -130,12 +240,7 @@ impl Conn {
                 Ok(Some(Event::Retry { version })) => {
                     return Err(NegotiationEvent::Retry(version));
                 }
-                // The probe does not authenticate: its session has no step of SASL's.
-                Ok(Some(Event::Authenticating)) => {
-                    return Ok(Reply::Garbage(
-                        "an authentication step not asked for".into(),
-                    ));
-                }
+                Ok(Some(Event::Authenticating)) => return Err(NegotiationEvent::Authenticating),
                 Ok(None) => {}
                 Err(SessionError::NoRequest { correlation_id }) => {
                     return Ok(Reply::WrongCorrelation {
@@ -150,6 +255,9 @@ impl Conn {
                     return Err(NegotiationEvent::Failed(format!(
                         "the ApiVersions exchange failed: {e}"
                     )));
+                }
+                Err(SessionError::Auth(e)) => {
+                    return Err(NegotiationEvent::Failed(e.to_string()));
                 }
                 Err(e) => return Ok(Reply::Garbage(e.to_string())),
             }
@@ -182,7 +290,7 @@ impl Conn {
         if left.is_zero() {
             return Some(Reply::Timeout);
         }
-        let _ = self.stream.set_read_timeout(Some(left));
+        let _ = self.stream.tcp().set_read_timeout(Some(left));
         let spare = self.rx.spare();
         if spare.is_empty() {
             return Some(Reply::Garbage("the receive buffer is full".into()));
@@ -211,18 +319,20 @@ impl Conn {
         match self.next_event(correlation_id) {
             Ok(reply) => reply,
             Err(NegotiationEvent::Failed(why)) => Reply::Garbage(why),
-            Err(_) => Reply::Garbage("an unexpected ApiVersions exchange".into()),
+            Err(_) => Reply::Garbage("an unexpected ApiVersions or SASL exchange".into()),
         }
     }
 }
 
-/// An event of the ApiVersions exchange.
+/// An event of the session's opening: the ApiVersions exchange and SASL's.
 #[derive(Debug)]
 pub enum NegotiationEvent {
-    /// The broker's versions are known.
+    /// The broker's versions are known, and the session authenticated if it had to.
     Ready,
     /// The broker asked for another ApiVersions version.
     Retry(i16),
+    /// A step of SASL's went through; another is due.
+    Authenticating,
     /// The exchange failed.
     Failed(String),
 }
@@ -232,4 +342,20 @@ fn closed_detail(rx: &FrameBuffer<Vec<u8>>) -> String {
         Ok(()) => "the broker closed the connection".into(),
         Err(e) => format!("the broker closed the connection: {e}"),
     }
+}
+
+/// How the session's opening failed.
+#[derive(Debug)]
+pub enum Opening {
+    /// Why.
+    Failed(String),
+    /// A reply that is no answer to the opening's request.
+    Reply {
+        /// The reply.
+        reply: Reply,
+        /// The request's API.
+        api: kwire::ApiKey,
+        /// And version.
+        version: i16,
+    },
 }

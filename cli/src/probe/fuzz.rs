@@ -11,18 +11,15 @@
 //! finding, and is written to a file that `--replay` sends again.
 
 use std::fmt;
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use kwire::codec::{Encode, VersionRange};
 use kwire::header::request_header_version;
 use kwire::messages::RequestHeader;
-use kwire::session::Client;
 use kwire::{ApiKey, frame, schema};
 use kwire_testkit::random::{Random, random_instance};
 
-use super::conn::{CLIENT_ID, Conn, Reply};
+use super::conn::{CLIENT_ID, Conn, Reply, Target};
 use super::{is_write, negotiate};
 use crate::Error;
 
@@ -213,12 +210,19 @@ impl fmt::Display for Fate {
 
 /// Sends `frame` on a fresh connection and judges the answer, then checks that the broker
 /// still answers ApiVersions.
-fn send(addr: SocketAddr, timeout: Duration, frame: &[u8]) -> Fate {
+fn send(target: &Target, frame: &[u8]) -> Fate {
     let info = match frame::request_info(frame) {
         Ok(info) => info,
         Err(e) => return Fate::Finding(format!("the frame has no request header: {e}")),
     };
-    let fate = match Conn::open(addr, timeout, Client::new(Some(CLIENT_ID))) {
+    let opened = target.client(false, 0).and_then(|client| {
+        let mut conn = Conn::open(target, client)?;
+        if target.authenticates() {
+            conn.settle(false).map_err(|e| super::opening_error(&e))?;
+        }
+        Ok(conn)
+    });
+    let fate = match opened {
         Err(why) => return Fate::Stopped(format!("the broker takes no connection: {why}")),
         Ok(mut conn) => match conn.write(frame) {
             Err(_) => Fate::Closed,
@@ -231,7 +235,7 @@ fn send(addr: SocketAddr, timeout: Duration, frame: &[u8]) -> Fate {
             ),
         },
     };
-    let why = match negotiate(addr, timeout, false) {
+    let why = match negotiate(target, false) {
         Ok(_) => return fate,
         Err(Error::Failed(why)) => why,
         Err(Error::Io(e)) => e.to_string(),
@@ -279,8 +283,8 @@ pub struct Run {
     pub seed: u64,
     /// Where findings are written.
     pub out: PathBuf,
-    /// The timeout of each answer and connection.
-    pub timeout: Duration,
+    /// The broker's address, TLS, SASL and timeout.
+    pub target: Target,
     /// The APIs named with `--api` (all when empty).
     pub apis: Vec<ApiKey>,
     /// Whether APIs that write are sent.
@@ -303,8 +307,7 @@ const FUZZ_WRITES: &[ApiKey] = &[ApiKey::PRODUCE, ApiKey::METADATA];
 ///
 /// `Failed` when the broker cannot be reached at the start, or a finding cannot be written.
 pub fn fuzz(run: &Run) -> Result<(String, usize), Error> {
-    let addr = super::conn::resolve(&run.broker).map_err(Error::Failed)?;
-    let (conn, _) = negotiate(addr, run.timeout, run.verbose)?;
+    let (conn, _) = negotiate(&run.target, run.verbose)?;
     let pool: Vec<(ApiKey, VersionRange)> = kwire::api::API_TABLE
         .iter()
         .filter(|i| run.apis.is_empty() || run.apis.contains(&i.key))
@@ -336,7 +339,7 @@ pub fn fuzz(run: &Run) -> Result<(String, usize), Error> {
         if case.mutation != Mutation::None {
             mutated += 1;
         }
-        let fate = send(addr, run.timeout, &case.frame);
+        let fate = send(&run.target, &case.frame);
         let name = case.api.info().map_or("?", |i| i.name);
         if run.verbose {
             eprintln!(
@@ -403,13 +406,12 @@ fn write_finding(dir: &Path, seed: u64, index: u64, case: &Case) -> Result<PathB
 /// # Errors
 ///
 /// `Failed` when the file cannot be read or holds no request frame.
-pub fn replay(broker: &str, file: &Path, timeout: Duration) -> Result<(String, bool), Error> {
+pub fn replay(target: &Target, file: &Path) -> Result<(String, bool), Error> {
     let frame = std::fs::read(file)
         .map_err(|e| Error::Failed(format!("reading {}: {e}", file.display())))?;
     let info = frame::request_info(&frame)
         .map_err(|e| Error::Failed(format!("{} holds no request frame: {e}", file.display())))?;
-    let addr = super::conn::resolve(broker).map_err(Error::Failed)?;
-    let fate = send(addr, timeout, &frame);
+    let fate = send(target, &frame);
     let name = info.api_key.info().map_or("an unknown API", |i| i.name);
     let text = format!(
         "replay of {} ({name} v{}, {} bytes): {fate}\n",

@@ -18,7 +18,6 @@ pub mod fuzz;
 mod report;
 mod verdict;
 
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -30,13 +29,14 @@ use kwire::header::request_header_version;
 use kwire::session::Client;
 use kwire::{ApiKey, Request, frame};
 
+use crate::security::Security;
 use crate::{Error, parse_api};
 
 pub use conn::{CLIENT_ID, Reply};
 pub use report::{ApiReport, Probe, VersionReport, parse_json};
 pub use verdict::{Outcome, Verdict, judge, judge_frame};
 
-use conn::{Conn, NegotiationEvent};
+use conn::{Conn, Opening, Target};
 
 /// The command line of `kwire probe`.
 #[derive(Debug, Args)]
@@ -84,6 +84,9 @@ pub struct ProbeArgs {
     /// the answer, and check that the broker still answers.
     #[arg(long, value_name = "FILE")]
     pub replay: Option<PathBuf>,
+    /// TLS and SASL towards the broker.
+    #[command(flatten)]
+    pub security: Security,
 }
 
 /// Which versions the probe sends.
@@ -191,8 +194,9 @@ pub fn minimal_request(api: ApiKey, version: i16) -> Option<Vec<u8>> {
 /// when the probe found a non-conformance (after printing the matrix).
 pub fn run(args: &ProbeArgs, out: &mut dyn std::io::Write) -> Result<(), Error> {
     let timeout = Duration::from_millis(args.timeout);
+    let target = Target::new(&args.broker, timeout, &args.security).map_err(Error::Failed)?;
     if let Some(file) = &args.replay {
-        let (text, finding) = fuzz::replay(&args.broker, file, timeout)?;
+        let (text, finding) = fuzz::replay(&target, file)?;
         out.write_all(text.as_bytes())?;
         if finding {
             out.flush()?;
@@ -210,7 +214,7 @@ pub fn run(args: &ProbeArgs, out: &mut dyn std::io::Write) -> Result<(), Error> 
             count,
             seed: args.seed,
             out: args.out.clone(),
-            timeout,
+            target: target.clone(),
             apis: args.api.clone(),
             allow_writes: args.allow_writes,
             verbose: args.verbose,
@@ -228,8 +232,7 @@ pub fn run(args: &ProbeArgs, out: &mut dyn std::io::Write) -> Result<(), Error> 
         }
         return Ok(());
     }
-    let addr = conn::resolve(&args.broker).map_err(Error::Failed)?;
-    let (mut conn, hello) = negotiate(addr, timeout, args.verbose)?;
+    let (mut conn, hello) = negotiate(&target, args.verbose)?;
     // The broker's ranges, kept: a fresh connection does not negotiate again.
     let ranges: Vec<Option<VersionRange>> = API_TABLE
         .iter()
@@ -271,7 +274,7 @@ pub fn run(args: &ProbeArgs, out: &mut dyn std::io::Write) -> Result<(), Error> 
                     probe_one(&mut conn, info.key, version, is_advertised, args.verbose);
                 next_id = next_id.wrapping_add(1).max(0);
                 if reopen {
-                    match reopen_conn(addr, timeout, next_id) {
+                    match reopen_conn(&target, next_id) {
                         Ok(fresh) => conn = fresh,
                         Err(why) => {
                             report.versions.push(VersionReport { version, outcome });
@@ -308,10 +311,14 @@ pub fn run(args: &ProbeArgs, out: &mut dyn std::io::Write) -> Result<(), Error> 
     Ok(())
 }
 
-/// A fresh connection, its correlation ids starting at `next_id`.
-fn reopen_conn(addr: SocketAddr, timeout: Duration, next_id: i32) -> Result<Conn, String> {
-    let client = Client::new(Some(CLIENT_ID)).with_correlation_id(next_id);
-    Conn::open(addr, timeout, client)
+/// A fresh connection, its correlation ids starting at `next_id`, authenticated if the probe
+/// has a login.
+fn reopen_conn(target: &Target, next_id: i32) -> Result<Conn, String> {
+    let mut conn = Conn::open(target, target.client(false, next_id)?)?;
+    if target.authenticates() {
+        conn.settle(false).map_err(|e| opening_error(&e))?;
+    }
+    Ok(conn)
 }
 
 /// What the ApiVersions exchange took: the versions asked, in order, and the one answered.
@@ -336,48 +343,30 @@ impl Hello {
     }
 }
 
-/// Connects and runs the ApiVersions exchange.
-fn negotiate(addr: SocketAddr, timeout: Duration, verbose: bool) -> Result<(Conn, Hello), Error> {
-    let client = Client::negotiating(Some(CLIENT_ID));
-    let mut conn = Conn::open(addr, timeout, client).map_err(Error::Failed)?;
-    let mut asked = Vec::new();
-    let mut tx = vec![0u8; 1 << 12];
-    // The session asks again at most a few times; a broker that keeps refusing is reported.
-    for _ in 0..4 {
-        let Some(n) = conn
-            .client
-            .poll_transmit(&mut tx)
-            .map_err(|e| Error::Failed(format!("the ApiVersions request: {e}")))?
-        else {
-            break;
-        };
-        let (version, correlation_id) = kwire::frame::request_info(tx.get(..n).unwrap_or_default())
-            .map_or((-1, 0), |i| (i.api_version, i.correlation_id));
-        asked.push(version);
-        if verbose {
-            eprintln!("ApiVersions v{version}: sent");
-        }
-        conn.write(tx.get(..n).unwrap_or_default())
-            .map_err(|e| Error::Failed(format!("sending ApiVersions: {e}")))?;
-        match conn.next_event(correlation_id) {
-            Err(NegotiationEvent::Ready) => return Ok((conn, Hello { asked })),
-            Err(NegotiationEvent::Retry(v)) => {
-                if verbose {
-                    eprintln!("ApiVersions v{version}: refused, asking v{v}");
-                }
-            }
-            Err(NegotiationEvent::Failed(why)) => return Err(Error::Failed(why)),
-            Ok(reply) => {
-                return Err(Error::Failed(format!(
-                    "the ApiVersions exchange failed: {}",
-                    judge(&reply, ApiKey::API_VERSIONS, version, true).detail
-                )));
-            }
-        }
+/// Connects and runs the ApiVersions exchange, and SASL's when the probe has a login.
+fn negotiate(target: &Target, verbose: bool) -> Result<(Conn, Hello), Error> {
+    let mut conn = Conn::open(target, target.client(true, 0).map_err(Error::Failed)?)
+        .map_err(Error::Failed)?;
+    match conn.settle(verbose) {
+        Ok(asked) => Ok((conn, Hello { asked })),
+        Err(e) => Err(Error::Failed(opening_error(&e))),
     }
-    Err(Error::Failed(format!(
-        "the ApiVersions exchange did not end after versions {asked:?}"
-    )))
+}
+
+/// Why the session's opening failed, in a sentence.
+fn opening_error(e: &Opening) -> String {
+    match e {
+        Opening::Failed(why) => why.clone(),
+        Opening::Reply {
+            reply,
+            api,
+            version,
+        } => format!(
+            "the {} exchange failed: {}",
+            api.info().map_or("?", |i| i.name),
+            judge(reply, *api, *version, true).detail
+        ),
+    }
 }
 
 /// Sends the smallest request of `api` at `version` on `conn` and judges the answer. The

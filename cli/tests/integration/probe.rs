@@ -834,3 +834,57 @@ fn a_malformed_results_file_is_an_error_naming_it() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_probe_reaches_a_broker_over_tls_with_scram() {
+    let pki = kwire_testkit::pki::Pki::new("probe");
+    let tls = pki.server(&["127.0.0.1"]).config().unwrap();
+    let addr = Broker::spawn_tls(1, &[("alice", "alice-secret")], tls).to_string();
+    let ca = pki.ca_file();
+    let probe = |password: &str, extra: &[&str]| {
+        let mut args = vec![
+            "probe",
+            &addr,
+            "--ca-file",
+            ca.to_str().unwrap(),
+            "--sasl-mechanism",
+            "SCRAM-SHA-512",
+            "--sasl-user",
+            "alice",
+        ];
+        args.extend_from_slice(extra);
+        Command::new(env!("CARGO_BIN_EXE_kwire"))
+            .args(&args)
+            .env("KWIRE_SASL_PASSWORD", password)
+            .output()
+            .expect("kwire runs")
+    };
+    // The advertised versions conform; every refusal is followed by a fresh connection, which
+    // authenticates again.
+    let o = probe("alice-secret", &["--versions", "all"]);
+    let out = text(&o);
+    assert!(
+        o.status.success(),
+        "{out}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(out.contains("The broker conforms."), "{out}");
+    // Each fuzz request goes on a fresh, authenticated connection.
+    let dir = pki.dir.join("findings");
+    let o = probe(
+        "alice-secret",
+        &["--fuzz", "8", "--seed", "7", "--out", dir.to_str().unwrap()],
+    );
+    assert!(
+        o.status.success(),
+        "{}\n{}",
+        text(&o),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // A wrong password: the broker's refusal, and no matrix.
+    let o = probe("guess", &[]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("SASL authentication failed"), "{err}");
+    assert!(!err.contains("guess"), "{err}");
+}

@@ -244,11 +244,22 @@ impl Session {
         v: i16,
     ) -> Result<(Vec<u8>, Then), String> {
         let Some(mechanism) = self.mechanism.filter(|_| self.open) else {
+            // Once authenticated, Kafka answers a stray one and keeps the connection; before,
+            // its authenticator closes it.
+            let (message, then) = match self.user {
+                Some(_) => (
+                    "SaslAuthenticate request received after successful authentication",
+                    Then::Continue,
+                ),
+                None => (
+                    "SaslAuthenticate before SaslHandshake",
+                    Then::Close("SaslAuthenticate before SaslHandshake".into()),
+                ),
+            };
             let body = SaslAuthenticateResponse::default()
                 .with_error_code(ErrorCode::ILLEGAL_SASL_STATE.0)
-                .with_error_message(Some("SaslAuthenticate before SaslHandshake"));
-            let why = "SaslAuthenticate before SaslHandshake".into();
-            return Ok((encode(id, &body, v)?, Then::Close(why)));
+                .with_error_message(Some(message));
+            return Ok((encode(id, &body, v)?, then));
         };
         let mut answer = [0u8; 512];
         let before = self.user.clone();

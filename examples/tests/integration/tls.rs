@@ -3,8 +3,6 @@
 //! another name, and a missing client certificate where the listener requires one are refused
 //! in the handshake.
 
-use std::path::PathBuf;
-
 use kwire::io::tls::{self, ClientTls, ServerTls};
 use kwire::io::{self, Error};
 use kwire::messages::metadata_request::MetadataRequestTopic;
@@ -12,62 +10,9 @@ use kwire::messages::{MetadataRequest, MetadataResponse};
 use kwire::session::Client;
 use kwire::session::sasl::Credentials;
 use kwire_examples::mini_broker::broker::Broker;
-use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair};
+use kwire_testkit::pki::Pki;
 
 const USERS: &[(&str, &str)] = &[("alice", "alice-secret")];
-
-/// A CA and the PEM files of the certificates it signs, in a directory of their own.
-struct Pki {
-    dir: PathBuf,
-    ca: CertifiedIssuer<'static, KeyPair>,
-}
-
-impl Pki {
-    fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("kwire-tls-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let mut params = CertificateParams::new(Vec::new()).unwrap();
-        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        params
-            .distinguished_name
-            .push(DnType::CommonName, format!("kwire test CA {name}"));
-        let ca = CertifiedIssuer::self_signed(params, KeyPair::generate().unwrap()).unwrap();
-        std::fs::write(dir.join("ca.pem"), ca.pem()).unwrap();
-        Self { dir, ca }
-    }
-
-    fn ca_file(&self) -> PathBuf {
-        self.dir.join("ca.pem")
-    }
-
-    /// A certificate for `names` signed by this CA: the paths of its PEM file and its key's.
-    fn issue(&self, file: &str, names: &[&str]) -> (PathBuf, PathBuf) {
-        let key = KeyPair::generate().unwrap();
-        let names = names.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>();
-        let cert = CertificateParams::new(names)
-            .unwrap()
-            .signed_by(&key, &self.ca)
-            .unwrap();
-        let (cert_path, key_path) = (
-            self.dir.join(format!("{file}.pem")),
-            self.dir.join(format!("{file}.key")),
-        );
-        std::fs::write(&cert_path, cert.pem()).unwrap();
-        std::fs::write(&key_path, key.serialize_pem()).unwrap();
-        (cert_path, key_path)
-    }
-
-    fn server(&self, names: &[&str]) -> ServerTls {
-        let (cert, key) = self.issue("broker", names);
-        ServerTls::new(cert, key).unwrap()
-    }
-}
-
-impl Drop for Pki {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
 
 fn metadata(conn: &mut io::Connection<'_, tls::Stream>) -> i16 {
     let topics = [MetadataRequestTopic::default().with_name(Some("tls-topic"))];
