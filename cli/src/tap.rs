@@ -12,12 +12,18 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use clap::Args;
 use kwire::ApiKey;
 use kwire::frame;
+use kwire::io::tls::{
+    self,
+    rustls::pki_types::ServerName,
+    rustls::{ClientConfig, ClientConnection, ServerConfig, ServerConnection},
+};
 use kwire::session::address;
 
 use crate::capture::exchange::{Conversation, Event, Unanswered};
 use crate::capture::print::{Ends, Printer, Show};
 use crate::capture::source::Time;
 use crate::capture::write::{Flow, PcapWriter};
+use crate::security::Security;
 
 /// The command line of `kwire tap`.
 #[derive(Debug, Args)]
@@ -35,6 +41,62 @@ pub struct TapArgs {
     /// FILE --port PORT` with the upstream's port reads it, and so does Wireshark).
     #[arg(long)]
     pub write: Option<PathBuf>,
+    /// TLS on each side: the certificate clients are shown, and how the brokers are reached.
+    #[command(flatten)]
+    pub tls: TapTls,
+}
+
+/// TLS on each side of the tap, which ends it on both: it reads the exchanges in the clear,
+/// prints them and writes them to its file (SaslAuthenticate's credentials shown as their step
+/// only, unless `--show-secrets`).
+#[derive(Debug, Clone, Default, Args)]
+pub struct TapTls {
+    /// Speak TLS to clients with this certificate chain (PEM, leaf first), for the names they
+    /// connect to.
+    #[arg(long, value_name = "PEM", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The private key of --tls-cert, PEM.
+    #[arg(long, value_name = "PEM", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+    /// Reach the brokers over TLS, their certificates checked against the system's roots (or
+    /// only the CAs of --upstream-ca-file) for the host names they are reached by.
+    #[arg(long)]
+    pub upstream_tls: bool,
+    /// Trust only the CAs of this PEM file upstream (implies --upstream-tls).
+    #[arg(long, value_name = "PEM")]
+    pub upstream_ca_file: Option<PathBuf>,
+    /// Show the brokers this client certificate, PEM (mutual TLS; implies --upstream-tls).
+    #[arg(long, value_name = "PEM", requires = "upstream_key")]
+    pub upstream_cert: Option<PathBuf>,
+    /// The private key of --upstream-cert, PEM.
+    #[arg(long, value_name = "PEM", requires = "upstream_cert")]
+    pub upstream_key: Option<PathBuf>,
+}
+
+impl TapTls {
+    /// The client-facing configuration, when there is TLS towards clients.
+    fn listen(&self) -> Result<Option<Arc<ServerConfig>>, String> {
+        match (&self.tls_cert, &self.tls_key) {
+            (Some(cert), Some(key)) => tls::ServerTls::new(cert, key)
+                .and_then(tls::ServerTls::config)
+                .map(Some)
+                .map_err(|e| format!("--tls-cert: {e}")),
+            _ => Ok(None),
+        }
+    }
+
+    /// The upstream configuration, when there is TLS towards brokers.
+    fn upstream(&self) -> Result<Option<Arc<ClientConfig>>, String> {
+        Security {
+            tls: self.upstream_tls,
+            ca_file: self.upstream_ca_file.clone(),
+            cert: self.upstream_cert.clone(),
+            key: self.upstream_key.clone(),
+            ..Security::default()
+        }
+        .tls()
+        .map_err(|e| format!("upstream {e}"))
+    }
 }
 
 fn now() -> Time {
@@ -57,6 +119,10 @@ struct Tap {
     routes: Mutex<HashMap<(String, i32), u16>>,
     /// The IP address the tap's listeners are bound to.
     listen_ip: std::net::IpAddr,
+    /// TLS towards clients.
+    listen_tls: Option<Arc<ServerConfig>>,
+    /// TLS towards brokers.
+    upstream_tls: Option<Arc<ClientConfig>>,
 }
 
 impl Tap {
@@ -121,6 +187,8 @@ pub fn run(args: &TapArgs) -> Result<(), crate::Error> {
         })?)),
         None => None,
     };
+    let listen_tls = args.tls.listen().map_err(crate::Error::Failed)?;
+    let upstream_tls = args.tls.upstream().map_err(crate::Error::Failed)?;
     let mut printer = Printer::new(args.show.clone());
     printer.start_at(now());
     let tap = Arc::new(Tap {
@@ -131,10 +199,15 @@ pub fn run(args: &TapArgs) -> Result<(), crate::Error> {
             local.port(),
         )])),
         listen_ip: local.ip(),
+        listen_tls,
+        upstream_tls,
     });
+    let over = |tls: bool| if tls { " over TLS" } else { "" };
     println!(
-        "kwire tap: listening on {local}, relaying to {}",
-        args.upstream
+        "kwire tap: listening on {local}{}, relaying to {}{}",
+        over(tap.listen_tls.is_some()),
+        args.upstream,
+        over(tap.upstream_tls.is_some())
     );
     accept(&tap, &listener, &args.upstream);
     Ok(())
@@ -164,6 +237,24 @@ fn connection(tap: &Arc<Tap>, client: TcpStream, upstream: &str) -> io::Result<(
     };
     // The address the client reached the tap at: the one to tell it for every broker.
     let host = client.local_addr()?.ip().to_string();
+    let client = match &tap.listen_tls {
+        Some(config) => {
+            let session = ServerConnection::new(Arc::clone(config)).map_err(io::Error::other)?;
+            Side::tls(session, client)?
+        }
+        None => Side::tcp(client)?,
+    };
+    let server = match &tap.upstream_tls {
+        Some(config) => {
+            let name = tls::host_of(upstream).unwrap_or(upstream).to_owned();
+            let name = ServerName::try_from(name)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+            let session =
+                ClientConnection::new(Arc::clone(config), name).map_err(io::Error::other)?;
+            Side::tls(session, server)?
+        }
+        None => Side::tcp(server)?,
+    };
     let flow = tap.pcap.as_ref().map_or(Ok(None), |w| {
         Flow::open(&mut lock(w), now(), ends.client, ends.server).map(Some)
     })?;
@@ -172,8 +263,17 @@ fn connection(tap: &Arc<Tap>, client: TcpStream, upstream: &str) -> io::Result<(
     // Who stopped first: what the requests still waiting were left by.
     let closed_by: Arc<Mutex<Option<Unanswered>>> = Arc::default();
 
+    let Side {
+        read: mut client_read,
+        write: client_write,
+    } = client;
+    let Side {
+        read: mut from,
+        write: server_write,
+    } = server;
+    let client_write = Arc::new(client_write);
     let responses = {
-        let (mut from, mut to) = (server.try_clone()?, client.try_clone()?);
+        let to = Arc::clone(&client_write);
         let (tap, flow, conversation, closed_by) = (
             Arc::clone(tap),
             Arc::clone(&flow),
@@ -210,12 +310,12 @@ fn connection(tap: &Arc<Tap>, client: TcpStream, upstream: &str) -> io::Result<(
                 Ok(())
             });
             lock(&closed_by).get_or_insert(Unanswered::BrokerClosed);
-            let _ = to.shutdown(Shutdown::Both);
+            to.close();
             result
         })
     };
-    let mut to = &server;
-    let result = relay(&mut client.try_clone()?, |chunk| {
+    let to = &server_write;
+    let result = relay(&mut client_read, |chunk| {
         let t = now();
         tap.record(|w| match &mut *lock(&flow) {
             Some(f) => f.data(w, t, true, chunk),
@@ -228,8 +328,9 @@ fn connection(tap: &Arc<Tap>, client: TcpStream, upstream: &str) -> io::Result<(
         Ok(())
     });
     lock(&closed_by).get_or_insert(Unanswered::ClientClosed);
-    let _ = server.shutdown(Shutdown::Both);
+    server_write.close();
     let _ = responses.join();
+    client_write.close();
     let why = lock(&closed_by).unwrap_or(Unanswered::ClientClosed);
     let conversation = std::mem::take(&mut *lock(&conversation));
     tap.print(ends, &conversation.close(why));
@@ -241,8 +342,57 @@ fn connection(tap: &Arc<Tap>, client: TcpStream, upstream: &str) -> io::Result<(
     result
 }
 
+/// One end of a relayed connection, over TCP or TLS: its reading and its writing half, each
+/// for a thread of its own.
+struct Side {
+    read: Box<dyn Read + Send>,
+    write: SideWriter,
+}
+
+/// The writing half of a [`Side`].
+enum SideWriter {
+    Tcp(TcpStream),
+    Tls(tls::TlsWriter),
+}
+
+impl Side {
+    fn tcp(stream: TcpStream) -> io::Result<Self> {
+        Ok(Self {
+            read: Box::new(stream.try_clone()?),
+            write: SideWriter::Tcp(stream),
+        })
+    }
+
+    fn tls(session: impl Into<tls::rustls::Connection>, stream: TcpStream) -> io::Result<Self> {
+        let (read, write) = tls::split(session, stream)?;
+        Ok(Self {
+            read: Box::new(read),
+            write: SideWriter::Tls(write),
+        })
+    }
+}
+
+impl SideWriter {
+    fn write_all(&self, bytes: &[u8]) -> io::Result<()> {
+        match self {
+            Self::Tcp(s) => (&*s).write_all(bytes),
+            Self::Tls(w) => (&*w).write_all(bytes),
+        }
+    }
+
+    /// Ends the connection: TLS's close_notify first, then the socket shut down both ways.
+    fn close(&self) {
+        match self {
+            Self::Tcp(s) => {
+                let _ = s.shutdown(Shutdown::Both);
+            }
+            Self::Tls(w) => w.close(),
+        }
+    }
+}
+
 /// Reads `from` until it ends, handing each chunk to `each`.
-fn relay(from: &mut TcpStream, mut each: impl FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
+fn relay(from: &mut dyn Read, mut each: impl FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
     let mut chunk = vec![0u8; 64 * 1024];
     loop {
         let n = match from.read(&mut chunk) {

@@ -373,6 +373,153 @@ pub fn connect<'a, const N: usize>(
     Connection::open(stream, client)
 }
 
+/// Splits a TLS connection over `tcp` into a reading half and a writing half that two threads
+/// can use at once, as a relay does (the halves of a `TcpStream` from `try_clone`, over TLS).
+/// The socket is read without a lock, so a read that waits does not hold up the writer; the
+/// session itself is shared. A client's first handshake message is sent at once.
+///
+/// # Errors
+///
+/// A socket that cannot be cloned, or the first handshake message not sent.
+pub fn split(
+    conn: impl Into<rustls::Connection>,
+    tcp: TcpStream,
+) -> std::io::Result<(TlsReader, TlsWriter)> {
+    let session = Arc::new(std::sync::Mutex::new(conn.into()));
+    let writer = TlsWriter {
+        session: Arc::clone(&session),
+        tcp: tcp.try_clone()?,
+    };
+    writer.flush_tls(&mut lock(&session))?;
+    let reader = TlsReader {
+        session,
+        tcp,
+        raw: alloc::vec![0; 16 << 10],
+        pending: 0..0,
+    };
+    Ok((reader, writer))
+}
+
+fn lock(
+    session: &std::sync::Mutex<rustls::Connection>,
+) -> std::sync::MutexGuard<'_, rustls::Connection> {
+    session
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The reading half of a [`split`] TLS connection: plaintext as the peer sent it. A read of 0
+/// bytes is the peer's end (its `close_notify`, or the connection closed after the last whole
+/// record).
+#[derive(Debug)]
+pub struct TlsReader {
+    session: Arc<std::sync::Mutex<rustls::Connection>>,
+    tcp: TcpStream,
+    /// Bytes read off the socket.
+    raw: Vec<u8>,
+    /// Those of them not yet handed to the session.
+    pending: core::ops::Range<usize>,
+}
+
+/// The writing half of a [`split`] TLS connection.
+#[derive(Debug)]
+pub struct TlsWriter {
+    session: Arc<std::sync::Mutex<rustls::Connection>>,
+    tcp: TcpStream,
+}
+
+impl TlsReader {
+    /// The TCP connection underneath.
+    #[must_use]
+    pub const fn tcp(&self) -> &TcpStream {
+        &self.tcp
+    }
+}
+
+impl Read for TlsReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        loop {
+            {
+                let mut session = lock(&self.session);
+                match session.reader().read(buf) {
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+                    // A peer that closes without close_notify after a whole record has ended.
+                    Err(e) if e.kind() == ErrorKind::UnexpectedEof => return Ok(0),
+                    done => return done,
+                }
+                if !self.pending.is_empty() {
+                    let raw = self.raw.get(self.pending.clone()).unwrap_or_default();
+                    let fed = session.read_tls(&mut &*raw)?;
+                    self.pending.start = self.pending.start.saturating_add(fed);
+                    session
+                        .process_new_packets()
+                        .map_err(std::io::Error::other)?;
+                    // Handshake messages and alerts the session has to send.
+                    while session.wants_write() {
+                        session.write_tls(&mut &self.tcp)?;
+                    }
+                    continue;
+                }
+            }
+            let n = self.tcp.read(&mut self.raw)?;
+            if n == 0 {
+                // The end: the session learns it, and says whether it came cleanly.
+                let mut session = lock(&self.session);
+                session.read_tls(&mut &[][..])?;
+                session
+                    .process_new_packets()
+                    .map_err(std::io::Error::other)?;
+                return match session.reader().read(buf) {
+                    Err(e) if e.kind() == ErrorKind::UnexpectedEof => Ok(0),
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => Ok(0),
+                    done => done,
+                };
+            }
+            self.pending = 0..n;
+        }
+    }
+}
+
+impl TlsWriter {
+    fn flush_tls(&self, session: &mut rustls::Connection) -> std::io::Result<()> {
+        while session.wants_write() {
+            session.write_tls(&mut &self.tcp)?;
+        }
+        Ok(())
+    }
+
+    /// Tells the peer this side is done (TLS `close_notify`), then shuts the socket down.
+    pub fn close(&self) {
+        let mut session = lock(&self.session);
+        session.send_close_notify();
+        let _ = self.flush_tls(&mut session);
+        let _ = self.tcp.shutdown(std::net::Shutdown::Both);
+    }
+}
+
+impl Write for &TlsWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut session = lock(&self.session);
+        let n = session.writer().write(buf)?;
+        self.flush_tls(&mut session)?;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.flush_tls(&mut lock(&self.session))
+    }
+}
+
+impl Write for TlsWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        (&*self).write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        (&*self).flush()
+    }
+}
+
 /// The host of `host:port` or `[v6]:port`: the name a broker's certificate must carry.
 #[must_use]
 pub fn host_of(addr: &str) -> Option<&str> {

@@ -222,3 +222,78 @@ fn relays_reroutes_prints_and_writes() {
         "{out}"
     );
 }
+
+#[test]
+fn ends_tls_on_both_sides_and_hides_credentials() {
+    use kwire::io::tls::{self, ClientTls};
+    use kwire::messages::MetadataRequest;
+    use kwire::session::Client;
+    use kwire::session::sasl::Credentials;
+
+    let pki = kwire_testkit::pki::Pki::new("tap");
+    let server = pki.server(&["127.0.0.1"]);
+    let broker = kwire_examples::mini_broker::broker::Broker::spawn_tls(
+        1,
+        &[("alice", "tap-secret-42")],
+        server.clone().config().unwrap(),
+    );
+    let (cert, key) = (pki.dir.join("broker.pem"), pki.dir.join("broker.key"));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(["tap", "--listen", "127.0.0.1:0", "--tree", "--upstream"])
+        .arg(broker.to_string())
+        .arg("--tls-cert")
+        .arg(&cert)
+        .arg("--tls-key")
+        .arg(&key)
+        .arg("--upstream-ca-file")
+        .arg(pki.ca_file())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let tap = Tap(child);
+    let mut lines = BufReader::new(stdout).lines();
+    let banner = lines.next().unwrap().unwrap();
+    assert!(banner.contains("over TLS, relaying to"), "{banner}");
+    let listen = banner
+        .strip_prefix("kwire tap: listening on ")
+        .and_then(|rest| rest.split(' ').next())
+        .unwrap()
+        .to_owned();
+
+    let trust = ClientTls::ca_file(pki.ca_file()).unwrap().config().unwrap();
+    let credentials = Credentials::scram_sha256("alice", "tap-secret-42", b"tap-nonce");
+    let client: Client<'_, 8> = Client::negotiating(Some("tap-tls")).with_sasl(credentials);
+    let mut conn = tls::connect(&listen, Some(&trust), client).unwrap();
+    let answer = conn.call(&MetadataRequest::default()).unwrap();
+    let metadata: MetadataResponse<'_> = answer.decode_as().unwrap();
+    // The broker is told as the tap, which it reaches over TLS too.
+    let told = metadata.brokers.iter().next().unwrap();
+    assert_eq!(told.port.to_string(), listen.rsplit(':').next().unwrap());
+    // The tap prints an exchange after it relayed the response: read up to the Metadata one,
+    // for ten seconds at most.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in lines.map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut printed = Vec::new();
+    while let Ok(line) = rx.recv_timeout(std::time::Duration::from_secs(10)) {
+        let done = line.contains("  Metadata v");
+        printed.push(line);
+        if done {
+            break;
+        }
+    }
+    drop(conn);
+    drop(tap);
+    let text = printed.join("\n");
+    assert!(text.contains("  Metadata v"), "{text}");
+    assert!(text.contains("SaslAuthenticate v2"), "{text}");
+    assert!(text.contains("SCRAM client-final"), "{text}");
+    assert!(!text.contains("tap-secret-42"), "{text}");
+}
