@@ -25,7 +25,7 @@
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
-use std::sync::Arc;
+
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use kwire::codec::{Array, Str, Uuid};
@@ -40,6 +40,7 @@ use kwire::records::compression::BuiltinCodecs;
 use kwire::records::{BatchBuilder, Compression, HEADER_LEN, NewHeader, NewRecord, Records};
 use kwire::session::Client;
 use kwire::{ApiKey, ErrorCode, Response, io};
+use kwire_examples::security::{self, Security, SecurityArgs};
 
 type Error = Box<dyn std::error::Error>;
 
@@ -51,10 +52,8 @@ struct Options {
     partitions: i32,
     records: usize,
     compression: Compression,
-    /// The SASL login every connection authenticates with.
-    sasl: Option<io::SaslConfig>,
-    /// TLS for every connection.
-    tls: Option<Arc<tls::rustls::ClientConfig>>,
+    /// TLS and SASL for every connection.
+    security: Security,
 }
 
 fn main() -> ExitCode {
@@ -65,9 +64,8 @@ fn main() -> ExitCode {
             eprintln!(
                 "usage: client HOST:PORT [--topic NAME] [--partitions N] [--records N] \
                  [--compression none|gzip|snappy|lz4|zstd] \
-                 [--tls] [--ca-file PEM] [--cert PEM --key PEM] \
-                 [--sasl-mechanism PLAIN|SCRAM-SHA-256|SCRAM-SHA-512 --sasl-user NAME \
-                 [--sasl-password-file FILE]]  (the password from KWIRE_SASL_PASSWORD otherwise)"
+                 {}  (the password from KWIRE_SASL_PASSWORD otherwise)",
+                security::USAGE
             );
             return ExitCode::from(2);
         }
@@ -94,13 +92,14 @@ fn parse_args() -> Result<Options, Error> {
         partitions: 3,
         records: 5,
         compression: Compression::NONE,
-        sasl: None,
-        tls: None,
+        security: Security::default(),
     };
-    let (mut mechanism, mut user, mut password_file) = (None, None, None);
-    let (mut tls, mut ca_file, mut cert, mut key) = (false, None, None, None);
+    let mut security = SecurityArgs::default();
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or(format!("{arg} needs a value"));
+        if security.take(&arg, &mut value)? {
+            continue;
+        }
         match arg.as_str() {
             "--topic" => options.topic = value()?,
             "--partitions" => options.partitions = value()?.parse()?,
@@ -115,13 +114,6 @@ fn parse_args() -> Result<Options, Error> {
                     return Err(format!("{name} needs the crate feature of that name").into());
                 }
             }
-            "--tls" => tls = true,
-            "--ca-file" => ca_file = Some(value()?),
-            "--cert" => cert = Some(value()?),
-            "--key" => key = Some(value()?),
-            "--sasl-mechanism" => mechanism = Some(value()?),
-            "--sasl-user" => user = Some(value()?),
-            "--sasl-password-file" => password_file = Some(value()?),
             a if !a.starts_with('-') && options.broker.is_empty() => options.broker = a.to_owned(),
             a => return Err(format!("unexpected argument {a}").into()),
         }
@@ -132,26 +124,7 @@ fn parse_args() -> Result<Options, Error> {
     if options.partitions < 1 || options.records < 1 {
         return Err("--partitions and --records must be at least 1".into());
     }
-    if tls || ca_file.is_some() {
-        let trust = match ca_file {
-            Some(path) => tls::ClientTls::ca_file(path)?,
-            None => tls::ClientTls::system()?,
-        };
-        let trust = match (cert, key) {
-            (Some(cert), Some(key)) => trust.with_client_cert(cert, key)?,
-            (None, None) => trust,
-            _ => return Err("--cert and --key go together".into()),
-        };
-        options.tls = Some(trust.config()?);
-    }
-    match (mechanism, user) {
-        (Some(mechanism), Some(user)) => {
-            let file = password_file.as_deref().map(std::path::Path::new);
-            options.sasl = Some(io::SaslConfig::load(&mechanism, &user, file)?);
-        }
-        (None, None) => {}
-        _ => return Err("--sasl-mechanism and --sasl-user go together".into()),
-    }
+    options.security = security.finish()?;
     Ok(options)
 }
 
@@ -173,18 +146,15 @@ impl Connection {
     /// highest version this crate knows, and again at the version the broker names if it does
     /// not know that one.
     fn open(addr: &str, o: &'static Options) -> Result<Self, Error> {
-        let mut session = Client::negotiating(Some(CLIENT_ID))
+        let session = Client::negotiating(Some(CLIENT_ID))
             .with_software(CLIENT_ID, env!("CARGO_PKG_VERSION"))
             .with_request_timeout(30_000);
-        if let Some(sasl) = &o.sasl {
-            session = session.with_sasl(sasl.credentials()?);
-        }
-        let conn = tls::connect(addr, o.tls.as_ref(), session)?;
-        if o.tls.is_some() {
+        let conn = o.security.connect(addr, session)?;
+        if o.security.tls.is_some() {
             println!("[{addr}] TLS: the broker's certificate verified");
         }
         println!("[{addr}] ApiVersions: versions negotiated");
-        if let Some(sasl) = &o.sasl {
+        if let Some(sasl) = &o.security.sasl {
             println!(
                 "[{addr}] SASL: authenticated as {} with {}",
                 sasl.user(),

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use kwire::io::SaslConfig;
-use kwire::io::tls::{self, ClientTls};
+use kwire::io::tls;
 
 /// TLS and SASL towards a broker. The password or token comes from a file or the environment
 /// variable `KWIRE_SASL_PASSWORD`, never from the command line.
@@ -47,16 +47,8 @@ impl Security {
         if !self.tls && self.ca_file.is_none() && self.cert.is_none() {
             return Ok(None);
         }
-        let trust = match &self.ca_file {
-            Some(path) => ClientTls::ca_file(path),
-            None => ClientTls::system(),
-        };
-        let trust = match (trust, &self.cert, &self.key) {
-            (Ok(trust), Some(cert), Some(key)) => trust.with_client_cert(cert, key),
-            (trust, _, _) => trust,
-        };
-        trust
-            .and_then(ClientTls::config)
+        let identity = self.cert.as_deref().zip(self.key.as_deref());
+        tls::client_config(self.ca_file.as_deref(), identity)
             .map(Some)
             .map_err(|e| format!("TLS: {e}"))
     }

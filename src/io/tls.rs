@@ -201,6 +201,28 @@ impl ClientTls {
     }
 }
 
+/// The configuration of a program's TLS options (`--ca-file`, `--cert` and `--key`): only the
+/// CAs of `ca_file` trusted, or the system's roots without one; the client certificate and key
+/// of `identity`, if any.
+///
+/// # Errors
+///
+/// As [`ClientTls::ca_file`], [`ClientTls::system`], [`ClientTls::with_client_cert`] and
+/// [`ClientTls::config`].
+pub fn client_config(
+    ca_file: Option<&Path>,
+    identity: Option<(&Path, &Path)>,
+) -> Result<Arc<ClientConfig>, TlsError> {
+    let trust = match ca_file {
+        Some(path) => ClientTls::ca_file(path)?,
+        None => ClientTls::system()?,
+    };
+    match identity {
+        Some((cert, key)) => trust.with_client_cert(cert, key)?.config(),
+        None => trust.config(),
+    }
+}
+
 /// A server's certificate and what it asks of clients: the builder of its rustls
 /// [`ServerConfig`].
 #[derive(Debug, Clone)]

@@ -190,14 +190,20 @@ impl Broker {
         addr
     }
 
-    /// The versions of `key` this broker answers: SASL's only when it requires SASL (after a
-    /// handshake at version 0 the tokens come raw, at version 1 in SaslAuthenticate requests).
+    /// The versions of `key` this broker answers: SASL's, and the SCRAM credential APIs, only
+    /// when it requires SASL (after a handshake at version 0 the tokens come raw, at version 1
+    /// in SaslAuthenticate requests).
     fn served(&self, key: ApiKey) -> VersionRange {
         match key {
             ApiKey::SASL_HANDSHAKE if self.config.sasl.is_some() => VersionRange::new(0, 1),
-            ApiKey::SASL_AUTHENTICATE if self.config.sasl.is_some() => key
-                .info()
-                .map_or(VersionRange::NONE, |i| i.current_request_versions),
+            ApiKey::SASL_AUTHENTICATE
+            | ApiKey::ALTER_USER_SCRAM_CREDENTIALS
+            | ApiKey::DESCRIBE_USER_SCRAM_CREDENTIALS
+                if self.config.sasl.is_some() =>
+            {
+                key.info()
+                    .map_or(VersionRange::NONE, |i| i.current_request_versions)
+            }
             key => served_versions(key),
         }
     }
@@ -361,6 +367,14 @@ impl Broker {
                 Request::ApiVersions(_) => {}
                 _ if auth.user().is_none() => {
                     return Err(format!("a {key} request before SASL authentication"));
+                }
+                Request::AlterUserScramCredentials(r) => {
+                    let reply = users.alter(correlation_id, r, version)?;
+                    return Ok((Some(reply), Then::Continue));
+                }
+                Request::DescribeUserScramCredentials(r) => {
+                    let reply = users.describe(correlation_id, r, version)?;
+                    return Ok((Some(reply), Then::Continue));
                 }
                 _ => {}
             }
@@ -1118,7 +1132,12 @@ pub const CLUSTER_ID: &str = "kwire-mini-broker";
 impl Broker {
     /// One ApiVersions row per served API, SASL's when the broker requires it.
     fn api_version_rows(&self) -> Vec<ApiVersion<'static>> {
-        let sasl = [ApiKey::SASL_HANDSHAKE, ApiKey::SASL_AUTHENTICATE];
+        let sasl = [
+            ApiKey::SASL_HANDSHAKE,
+            ApiKey::SASL_AUTHENTICATE,
+            ApiKey::ALTER_USER_SCRAM_CREDENTIALS,
+            ApiKey::DESCRIBE_USER_SCRAM_CREDENTIALS,
+        ];
         let sasl = if self.config.sasl.is_some() {
             &sasl[..]
         } else {

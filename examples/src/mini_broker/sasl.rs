@@ -6,10 +6,17 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::{PoisonError, RwLock};
 
 use kwire::ErrorCode;
 use kwire::codec::Str;
+use kwire::messages::alter_user_scram_credentials_response::AlterUserScramCredentialsResult;
+use kwire::messages::describe_user_scram_credentials_response::{
+    CredentialInfo, DescribeUserScramCredentialsResult,
+};
 use kwire::messages::{
+    AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse,
+    DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse,
     SaslAuthenticateRequest, SaslAuthenticateResponse, SaslHandshakeRequest, SaslHandshakeResponse,
 };
 use kwire::session::sasl::server::{Plain, ScramCredential, ScramServer};
@@ -26,18 +33,32 @@ const ITERATIONS: u32 = 4096;
 
 /// The users a broker that requires SASL knows: each name with its password (for PLAIN) and the
 /// SCRAM credentials it gives, as Kafka stores them (salt, iterations, StoredKey, ServerKey).
+/// Authenticated clients manage the SCRAM credentials with AlterUserScramCredentials and read
+/// them with DescribeUserScramCredentials (the mini broker has no ACLs: any user may).
 pub struct Users {
-    by_name: HashMap<String, User>,
+    by_name: RwLock<HashMap<String, User>>,
 }
 
 struct User {
-    password: String,
-    scram: [ScramCredential; 2],
+    /// The file's password, for PLAIN; none for a user made by AlterUserScramCredentials.
+    password: Option<String>,
+    /// SCRAM-SHA-256's credential, then SCRAM-SHA-512's.
+    scram: [Option<ScramCredential>; 2],
+}
+
+/// The mechanism numbers of the SCRAM credential APIs: 1 is SCRAM-SHA-256, 2 SCRAM-SHA-512.
+fn hash_of(mechanism: i8) -> Option<ScramHash> {
+    match mechanism {
+        1 => Some(ScramHash::Sha256),
+        2 => Some(ScramHash::Sha512),
+        _ => None,
+    }
 }
 
 impl fmt::Debug for Users {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut names: Vec<&str> = self.by_name.keys().map(String::as_str).collect();
+        let by_name = self.read();
+        let mut names: Vec<&str> = by_name.keys().map(String::as_str).collect();
         names.sort_unstable();
         f.debug_struct("Users")
             .field("names", &names)
@@ -87,34 +108,243 @@ impl Users {
                 ScramCredential::derive(hash, password.as_bytes(), salt, ITERATIONS)
                     .map_err(|e| format!("user {name}: {e}"))
             };
-            let scram = [derive(ScramHash::Sha256)?, derive(ScramHash::Sha512)?];
+            let scram = [
+                Some(derive(ScramHash::Sha256)?),
+                Some(derive(ScramHash::Sha512)?),
+            ];
+            let password = Some(password);
             by_name.insert(name, User { password, scram });
         }
-        Ok(Self { by_name })
+        Ok(Self {
+            by_name: RwLock::new(by_name),
+        })
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, HashMap<String, User>> {
+        self.by_name.read().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// How many users there are.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.by_name.len()
+        self.read().len()
     }
 
     /// Whether there are none.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.by_name.is_empty()
+        self.read().is_empty()
     }
 
     fn scram(&self, name: &str, hash: ScramHash) -> Option<ScramCredential> {
-        let user = self.by_name.get(name)?;
-        Some(user.scram[usize::from(hash == ScramHash::Sha512)])
+        self.read().get(name)?.scram[usize::from(hash == ScramHash::Sha512)]
     }
 
     fn plain_ok(&self, plain: &Plain<'_>) -> bool {
-        self.by_name
+        self.read()
             .get(plain.username)
-            .is_some_and(|u| plain.password_is(&u.password))
+            .and_then(|u| u.password.as_deref())
+            .is_some_and(|p| plain.password_is(p))
     }
+
+    /// Answers an AlterUserScramCredentials request: each deletion and upsertion applied, one
+    /// result per user named, the first error of the user's changes in it (a user with an error
+    /// is left as it was), as Kafka answers.
+    ///
+    /// # Errors
+    ///
+    /// An answer that cannot be encoded.
+    pub fn alter(
+        &self,
+        id: i32,
+        r: &AlterUserScramCredentialsRequest<'_>,
+        v: i16,
+    ) -> Result<Vec<u8>, String> {
+        // Each user's changes: (mechanism, the new credential or None to delete), or an error.
+        type Changes = Result<Vec<(ScramHash, Option<ScramCredential>)>, (ErrorCode, String)>;
+        let mut order: Vec<String> = Vec::new();
+        let mut changes: HashMap<String, Changes> = HashMap::new();
+        let mut note = |name: String,
+                        change: Result<
+            (ScramHash, Option<ScramCredential>),
+            (ErrorCode, String),
+        >| {
+            if !changes.contains_key(&name) {
+                order.push(name.clone());
+            }
+            let entry = changes.entry(name).or_insert_with(|| Ok(Vec::new()));
+            let error = match (&mut *entry, change) {
+                (Err(_), _) => None,
+                (Ok(_), Err(e)) => Some(e),
+                (Ok(list), Ok((hash, _))) if list.iter().any(|(h, _)| *h == hash) => Some((
+                    ErrorCode::DUPLICATE_RESOURCE,
+                    format!("{} twice for one user", hash.mechanism()),
+                )),
+                (Ok(list), Ok(change)) => {
+                    list.push(change);
+                    None
+                }
+            };
+            if let Some(e) = error {
+                *entry = Err(e);
+            }
+        };
+        let unknown = |m: i8| {
+            (
+                ErrorCode::UNSUPPORTED_SASL_MECHANISM,
+                format!("unknown SCRAM mechanism {m}"),
+            )
+        };
+        for d in r.deletions.iter() {
+            let name = d.name.to_string_lossy().into_owned();
+            note(
+                name,
+                hash_of(d.mechanism)
+                    .map(|h| (h, None))
+                    .ok_or_else(|| unknown(d.mechanism)),
+            );
+        }
+        for u in r.upsertions.iter() {
+            let name = u.name.to_string_lossy().into_owned();
+            let change = hash_of(u.mechanism)
+                .ok_or_else(|| unknown(u.mechanism))
+                .and_then(|hash| {
+                    let iterations = u32::try_from(u.iterations).unwrap_or(0);
+                    ScramCredential::from_salted_password(
+                        hash,
+                        u.salt,
+                        iterations,
+                        u.salted_password,
+                    )
+                    .map(|c| (hash, Some(c)))
+                    .map_err(|e| (ErrorCode::UNACCEPTABLE_CREDENTIAL, e.to_string()))
+                });
+            note(name, change);
+        }
+        let mut by_name = self.by_name.write().unwrap_or_else(PoisonError::into_inner);
+        let mut results = Vec::new();
+        for name in order {
+            let outcome = match changes.remove(&name) {
+                Some(Ok(list)) => apply(&mut by_name, &name, &list),
+                Some(Err(e)) => Err(e),
+                None => Ok(()),
+            };
+            results.push((name, outcome));
+        }
+        drop(by_name);
+        let rows: Vec<AlterUserScramCredentialsResult<'_>> = results
+            .iter()
+            .map(|(name, outcome)| {
+                let (code, message) = match outcome {
+                    Ok(()) => (ErrorCode::NONE, None),
+                    Err((code, why)) => (*code, Some(why.as_str())),
+                };
+                AlterUserScramCredentialsResult::default()
+                    .with_user(name.as_str())
+                    .with_error_code(code.0)
+                    .with_error_message(message)
+            })
+            .collect();
+        let body = AlterUserScramCredentialsResponse::default().with_results(&rows[..]);
+        encode(id, &body, v)
+    }
+
+    /// Answers a DescribeUserScramCredentials request: the mechanisms and iteration counts of
+    /// the users named (every user with a SCRAM credential when none is, as for a null or empty
+    /// list in Kafka), never a secret.
+    ///
+    /// # Errors
+    ///
+    /// An answer that cannot be encoded.
+    pub fn describe(
+        &self,
+        id: i32,
+        r: &DescribeUserScramCredentialsRequest<'_>,
+        v: i16,
+    ) -> Result<Vec<u8>, String> {
+        let by_name = self.read();
+        // Null or empty: every user.
+        let names: Vec<String> = match r.users.as_ref().filter(|u| !u.is_empty()) {
+            Some(users) => users
+                .iter()
+                .map(|u| u.name.to_string_lossy().into_owned())
+                .collect(),
+            None => {
+                let mut all: Vec<String> = by_name
+                    .iter()
+                    .filter(|(_, u)| u.scram.iter().any(Option::is_some))
+                    .map(|(n, _)| n.clone())
+                    .collect();
+                all.sort_unstable();
+                all
+            }
+        };
+        let infos: Vec<Vec<CredentialInfo<'_>>> = names
+            .iter()
+            .map(|name| {
+                let user = by_name.get(name);
+                [(1, 0), (2, 1)]
+                    .into_iter()
+                    .filter_map(|(mechanism, slot)| {
+                        let c = user?.scram[slot]?;
+                        Some(
+                            CredentialInfo::default()
+                                .with_mechanism(mechanism)
+                                .with_iterations(i32::try_from(c.iterations()).unwrap_or(i32::MAX)),
+                        )
+                    })
+                    .collect()
+            })
+            .collect();
+        let rows: Vec<DescribeUserScramCredentialsResult<'_>> = names
+            .iter()
+            .zip(&infos)
+            .map(|(name, infos)| {
+                let row = DescribeUserScramCredentialsResult::default().with_user(name.as_str());
+                if infos.is_empty() {
+                    row.with_error_code(ErrorCode::RESOURCE_NOT_FOUND.0)
+                        .with_error_message(Some(
+                            "Attempt to describe a user credential that does not exist",
+                        ))
+                } else {
+                    row.with_credential_infos(&infos[..])
+                }
+            })
+            .collect();
+        let body = DescribeUserScramCredentialsResponse::default().with_results(&rows[..]);
+        encode(id, &body, v)
+    }
+}
+
+/// Applies one user's checked changes; a deletion of a credential the user does not have is
+/// `RESOURCE_NOT_FOUND`, and nothing of that user changes.
+fn apply(
+    by_name: &mut HashMap<String, User>,
+    name: &str,
+    changes: &[(ScramHash, Option<ScramCredential>)],
+) -> Result<(), (ErrorCode, String)> {
+    let mut user = match by_name.get(name) {
+        Some(u) => User {
+            password: u.password.clone(),
+            scram: u.scram,
+        },
+        None => User {
+            password: None,
+            scram: [None, None],
+        },
+    };
+    for (hash, credential) in changes {
+        let slot = &mut user.scram[usize::from(*hash == ScramHash::Sha512)];
+        if credential.is_none() && slot.is_none() {
+            return Err((
+                ErrorCode::RESOURCE_NOT_FOUND,
+                "Attempt to delete a user credential that does not exist".into(),
+            ));
+        }
+        *slot = *credential;
+    }
+    by_name.insert(name.to_owned(), user);
+    Ok(())
 }
 
 /// The mechanism a connection's handshake chose.

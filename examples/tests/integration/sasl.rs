@@ -113,3 +113,100 @@ fn a_connection_authenticates_again() {
     let e = conn.reauthenticate(other).unwrap_err();
     assert!(e.to_string().contains("Cannot change principals"), "{e}");
 }
+
+#[test]
+fn scram_credentials_are_managed_over_the_protocol() {
+    use kwire::messages::alter_user_scram_credentials_request::{
+        ScramCredentialDeletion, ScramCredentialUpsertion,
+    };
+    use kwire::messages::{
+        AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse,
+        DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse,
+    };
+    use kwire::session::sasl::ScramHash;
+
+    let addr = Broker::spawn_sasl(1, USERS);
+    let admin: Client<'_, 8> =
+        Client::negotiating(None).with_sasl(Credentials::plain("alice", "alice-secret"));
+    let mut admin = io::connect(addr, admin).unwrap();
+    let mut out = [0u8; 64];
+    let salted = ScramHash::Sha512.salted_password(b"carol-secret", b"carol-salt", 8192, &mut out);
+    let upsert = [ScramCredentialUpsertion::default()
+        .with_name("carol")
+        .with_mechanism(2)
+        .with_iterations(8192)
+        .with_salt(b"carol-salt")
+        .with_salted_password(salted)];
+    let alter = AlterUserScramCredentialsRequest::default().with_upsertions(&upsert);
+    let answer = admin.call(&alter).unwrap();
+    let body: AlterUserScramCredentialsResponse<'_> = answer.decode_as().unwrap();
+    let result = body.results.iter().next().unwrap();
+    assert_eq!(
+        (result.user.to_string(), result.error_code),
+        ("carol".into(), 0)
+    );
+
+    // Carol now authenticates with SCRAM-SHA-512, and with nothing else.
+    let carol = |credentials| {
+        let client: Client<'_, 8> = Client::negotiating(None).with_sasl(credentials);
+        io::connect(addr, client).map(drop)
+    };
+    carol(Credentials::scram_sha512("carol", "carol-secret", b"n0nce")).unwrap();
+    carol(Credentials::scram_sha256("carol", "carol-secret", b"n0nce")).unwrap_err();
+    carol(Credentials::plain("carol", "carol-secret")).unwrap_err();
+    carol(Credentials::scram_sha512("carol", "guess", b"n0nce")).unwrap_err();
+
+    // Described by mechanism and iterations; file users have both mechanisms.
+    let answer = admin
+        .call(&DescribeUserScramCredentialsRequest::default())
+        .unwrap();
+    let body: DescribeUserScramCredentialsResponse<'_> = answer.decode_as().unwrap();
+    let described: Vec<(String, Vec<(i8, i32)>)> = body
+        .results
+        .iter()
+        .map(|r| {
+            let infos = r
+                .credential_infos
+                .iter()
+                .map(|c| (c.mechanism, c.iterations));
+            (r.user.to_string(), infos.collect())
+        })
+        .collect();
+    assert_eq!(
+        described,
+        [
+            ("alice".into(), vec![(1, 4096), (2, 4096)]),
+            ("bob".into(), vec![(1, 4096), (2, 4096)]),
+            ("carol".into(), vec![(2, 8192)]),
+        ]
+    );
+
+    // A deletion, then one of a credential that is gone; an unknown mechanism.
+    let delete = [ScramCredentialDeletion::default()
+        .with_name("carol")
+        .with_mechanism(2)];
+    let codes = |admin: &mut io::Connection<'_, TcpStream>,
+                 r: &AlterUserScramCredentialsRequest<'_>| {
+        let answer = admin.call(r).unwrap();
+        let body: AlterUserScramCredentialsResponse<'_> = answer.decode_as().unwrap();
+        body.results
+            .iter()
+            .map(|r| r.error_code)
+            .collect::<Vec<_>>()
+    };
+    let deletion = AlterUserScramCredentialsRequest::default().with_deletions(&delete);
+    assert_eq!(codes(&mut admin, &deletion), [0]);
+    assert_eq!(
+        codes(&mut admin, &deletion),
+        [ErrorCode::RESOURCE_NOT_FOUND.0]
+    );
+    carol(Credentials::scram_sha512("carol", "carol-secret", b"n0nce")).unwrap_err();
+    let odd = [ScramCredentialDeletion::default()
+        .with_name("alice")
+        .with_mechanism(7)];
+    let odd = AlterUserScramCredentialsRequest::default().with_deletions(&odd);
+    assert_eq!(
+        codes(&mut admin, &odd),
+        [ErrorCode::UNSUPPORTED_SASL_MECHANISM.0]
+    );
+}

@@ -130,11 +130,34 @@ pub(crate) struct Keys {
     pub(crate) server: Key,
 }
 
+impl ScramHash {
+    /// `SaltedPassword` (RFC 5802 section 3: PBKDF2 with the hash's HMAC), what Kafka's
+    /// AlterUserScramCredentials request carries for a user's credential: written into `out`,
+    /// whose first [`ScramHash::output_len`] bytes it returns.
+    pub fn salted_password<'o>(
+        self,
+        password: &[u8],
+        salt: &[u8],
+        iterations: u32,
+        out: &'o mut [u8; 64],
+    ) -> &'o [u8] {
+        let salted = out.get_mut(..self.output_len()).unwrap_or_default();
+        with_hash!(self, D => pbkdf2::pbkdf2_hmac::<D>(password, salt, iterations, salted));
+        salted
+    }
+}
+
 /// Derives the [`Keys`] (RFC 5802 section 3): `SaltedPassword` by PBKDF2 with the hash's HMAC.
 pub(crate) fn keys(hash: ScramHash, password: &[u8], salt: &[u8], iterations: u32) -> Keys {
     let mut salted = [0u8; 64];
-    let salted = salted.get_mut(..hash.output_len()).unwrap_or_default();
-    with_hash!(hash, D => pbkdf2::pbkdf2_hmac::<D>(password, salt, iterations, salted));
+    keys_of_salted(
+        hash,
+        hash.salted_password(password, salt, iterations, &mut salted),
+    )
+}
+
+/// The [`Keys`] of a `SaltedPassword`.
+pub(crate) fn keys_of_salted(hash: ScramHash, salted: &[u8]) -> Keys {
     let client = hmac(hash, salted, &[b"Client Key"]);
     let server = hmac(hash, salted, &[b"Server Key"]);
     let stored = digest(hash, client.as_slice());

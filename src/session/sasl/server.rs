@@ -69,8 +69,33 @@ impl ScramCredential {
         Self::derive(ScramHash::Sha512, password, salt, iterations)
     }
 
-    /// A credential from its stored parts, as Kafka's `AlterUserScramCredentials` carries them
-    /// (the salt and the salted password's keys).
+    /// The credential of a `SaltedPassword` ([`ScramHash::salted_password`]), as Kafka's
+    /// AlterUserScramCredentials request carries it with its salt and iterations.
+    ///
+    /// # Errors
+    ///
+    /// [`SaslError::InvalidCredentials`] as for [`ScramCredential::derive`], and for a salted
+    /// password whose length is not the hash's.
+    pub fn from_salted_password(
+        hash: ScramHash,
+        salt: &[u8],
+        iterations: u32,
+        salted_password: &[u8],
+    ) -> Result<Self, SaslError> {
+        let mut credential = Self::checked(hash, salt, iterations)?;
+        if salted_password.len() != hash.output_len() {
+            return Err(SaslError::InvalidCredentials(
+                "a salted password whose length is not the hash's",
+            ));
+        }
+        let keys = super::scram::keys_of_salted(hash, salted_password);
+        credential.stored_key = keys.stored;
+        credential.server_key = keys.server;
+        Ok(credential)
+    }
+
+    /// A credential from its stored parts, as Kafka keeps them (the salt and the salted
+    /// password's keys).
     ///
     /// # Errors
     ///
@@ -480,6 +505,23 @@ impl<'m> Plain<'m> {
 mod tests {
     use super::super::{Credentials, SaslClient};
     use super::*;
+
+    #[test]
+    fn a_salted_password_gives_the_credential_the_password_does() {
+        for hash in [ScramHash::Sha256, ScramHash::Sha512] {
+            let mut out = [0u8; 64];
+            let salted = hash.salted_password(b"pencil", b"salt-of-the-earth", 4096, &mut out);
+            assert_eq!(salted.len(), hash.output_len());
+            let of_salted =
+                ScramCredential::from_salted_password(hash, b"salt-of-the-earth", 4096, salted)
+                    .unwrap();
+            let derived =
+                ScramCredential::derive(hash, b"pencil", b"salt-of-the-earth", 4096).unwrap();
+            assert_eq!(of_salted.stored_key(), derived.stored_key());
+            assert_eq!(of_salted.server_key(), derived.server_key());
+            assert!(ScramCredential::from_salted_password(hash, b"s", 4096, &salted[1..]).is_err());
+        }
+    }
 
     fn exchange(
         hash: ScramHash,
