@@ -6,11 +6,13 @@ use std::time::{Duration, Instant};
 
 use kwire::codec::{Array, Str, Uuid};
 use kwire::frame::Body;
+use kwire::messages::create_topics_request::CreatableTopic;
 use kwire::messages::fetch_request::{FetchPartition, FetchTopic};
 use kwire::messages::metadata_request::MetadataRequestTopic;
 use kwire::messages::produce_request::{PartitionProduceData, TopicProduceData};
 use kwire::messages::{
-    FetchRequest, FetchResponse, MetadataRequest, MetadataResponse, ProduceRequest, ProduceResponse,
+    CreateTopicsRequest, CreateTopicsResponse, FetchRequest, FetchResponse, MetadataRequest,
+    MetadataResponse, ProduceRequest, ProduceResponse,
 };
 use kwire::records::{BatchBuilder, NewRecord, Records};
 use kwire::session::{Client, Event, FrameBuffer, Sent, SessionError};
@@ -247,6 +249,43 @@ pub struct Target {
     pub id: Uuid,
     /// Partition 0's leader: node id, host and port.
     pub leader: (i32, String, i32),
+}
+
+/// Creates `topic` with one partition, or finds it there already: a broker that does not
+/// create topics from Metadata requests (tansu does not) has it then. A broker that does not
+/// serve CreateTopics is left to create it from the Metadata request.
+///
+/// # Errors
+///
+/// [`Error::Kafka`] for an error other than `TOPIC_ALREADY_EXISTS`; [`Error::Unexpected`] for
+/// a response without the topic.
+pub fn create_topic<T: Transport>(conn: &mut Conn<T>, topic: &str) -> Result<(), Error> {
+    if conn.version(ApiKey::CREATE_TOPICS).is_err() {
+        return Ok(());
+    }
+    let topics = [CreatableTopic::default()
+        .with_name(topic)
+        .with_num_partitions(1)
+        .with_replication_factor(-1)];
+    let request = CreateTopicsRequest::default()
+        .with_topics(Array::from(&topics))
+        .with_timeout_ms(10_000);
+    conn.stage(&request)?;
+    let Event::Response(answer) = conn.next_event("CreateTopics response")? else {
+        return Err(Error::Unexpected("no CreateTopics response"));
+    };
+    let response: CreateTopicsResponse<'_> = answer.decode_as()?;
+    let found = response
+        .topics
+        .iter()
+        .find(|t| t.name == Str::new(topic))
+        .ok_or(Error::Unexpected(
+            "the topic is not in the CreateTopics response",
+        ))?;
+    match ErrorCode(found.error_code) {
+        ErrorCode::NONE | ErrorCode::TOPIC_ALREADY_EXISTS => Ok(()),
+        code => Err(Error::Kafka(ApiKey::CREATE_TOPICS, code)),
+    }
 }
 
 /// Asks Metadata for `topic`, creating it if the broker allows, until partition 0 has a

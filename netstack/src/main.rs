@@ -3,8 +3,10 @@
 //! sockets. All the Kafka code is shared (`kafka.rs`); only the part that moves bytes differs
 //! (`transport.rs`, `smol.rs`).
 //!
-//! Each run negotiates versions (ApiVersions, with the session's fallback to version 0), asks
-//! Metadata for a topic of its own (created by the broker; its id and partition 0's leader),
+//! Each run negotiates versions (ApiVersions, with the session's fallback to version 0),
+//! creates a topic of its own (CreateTopics, where the broker serves it; a broker that does not
+//! create topics from Metadata requests needs it), asks Metadata for it (its id and partition
+//! 0's leader),
 //! produces N records in batches of 100 with acks=-1 and up to 8 Produce requests in flight
 //! (the topic named by id from Produce v13), then fetches them back from the first offset
 //! produced (by id from Fetch v13) and checks every record: key, value, timestamp, headers,
@@ -94,7 +96,7 @@ use smoltcp::wire::Ipv4Cidr;
 use crate::counting::counted;
 use crate::data::{Dataset, MAX_RECORDS};
 use crate::error::Error;
-use crate::kafka::{Conn, IN_FLIGHT, Target, consume, metadata, produce};
+use crate::kafka::{Conn, IN_FLIGHT, Target, consume, create_topic, metadata, produce};
 use crate::smol::{Phy, Setup, Smoltcp, Tap};
 use crate::transport::{Kernel, Transport};
 
@@ -295,6 +297,7 @@ fn exchange<T: Transport>(
     let mut conn =
         Conn::new(net, RX_BYTES, tx_bytes, args.timeout).with_max_version(args.max_version);
     conn.negotiate()?;
+    create_topic(&mut conn, topic)?;
     let target = metadata(&mut conn, topic)?;
     report_setup(kind, &conn, &target);
     let (_, host, port) = &target.leader;

@@ -330,6 +330,37 @@ impl Stream {
         Ok(Self::Tls(Box::new(StreamOwned::new(session, tcp))))
     }
 
+    /// Runs the TLS handshake to its end, waiting at most `timeout` for the broker (a read
+    /// timeout of the socket's makes the wait end; without one it lasts as long as the broker
+    /// stalls). Nothing to do over plain TCP or once done.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::TimedOut`] when the broker does not finish it in time (as a listener that
+    /// does not speak TLS does), or rustls' reason when it fails.
+    pub fn handshake(&mut self, timeout: Option<core::time::Duration>) -> std::io::Result<()> {
+        let Self::Tls(tls) = self else {
+            return Ok(());
+        };
+        let started = std::time::Instant::now();
+        while tls.conn.is_handshaking() {
+            match tls.conn.complete_io(&mut tls.sock) {
+                Ok(_) => {}
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                    if timeout.is_some_and(|t| started.elapsed() >= t) {
+                        return Err(std::io::Error::new(
+                            ErrorKind::TimedOut,
+                            "the TLS handshake got no answer in time: is the listener TLS?",
+                        ));
+                    }
+                }
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
     /// The TCP connection underneath.
     #[must_use]
     pub fn tcp(&self) -> &TcpStream {
@@ -367,14 +398,15 @@ impl Write for Stream {
 
 /// Connects to `addr` (`host:port`, `[v6]:port`) over TCP as [`super::connect`] does, then,
 /// with a configuration, over TLS: the broker's certificate must be valid for `host` (a DNS
-/// name or an IP address), which is also the SNI name sent. Opens the connection with buffers
-/// of its own, after the session's version negotiation.
+/// name or an IP address), which is also the SNI name sent, and the handshake must end within
+/// the client's request timeout. Opens the connection with buffers of its own, after the
+/// session's version negotiation.
 ///
 /// # Errors
 ///
 /// [`Error::Io`] with [`ErrorKind::InvalidInput`] for an address without a port or a host
-/// that is no server name; with rustls' reason for a failed handshake; otherwise as
-/// [`super::connect`].
+/// that is no server name; with [`ErrorKind::TimedOut`] for a handshake the broker does not
+/// finish in time, and rustls' reason for one that fails; otherwise as [`super::connect`].
 pub fn connect<'a, const N: usize>(
     addr: &str,
     tls: Option<&Arc<ClientConfig>>,
@@ -388,7 +420,12 @@ pub fn connect<'a, const N: usize>(
                     alloc::format!("{addr}: no HOST:PORT"),
                 )
             })?;
-            Stream::client(super::tcp(addr, &client)?, host, config)?
+            let timeout = client
+                .request_timeout()
+                .map(|ms| core::time::Duration::from_millis(u64::from(ms)));
+            let mut stream = Stream::client(super::tcp(addr, &client)?, host, config)?;
+            stream.handshake(timeout)?;
+            stream
         }
         None => Stream::Tcp(super::tcp(addr, &client)?),
     };

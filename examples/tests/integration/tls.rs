@@ -144,3 +144,26 @@ fn files_that_hold_no_certificate_or_key() {
         "{mismatch:?}"
     );
 }
+
+#[test]
+fn a_listener_that_does_not_speak_tls_is_named_in_time() {
+    let pki = Pki::new("silent");
+    let trust = ClientTls::ca_file(pki.ca_file()).unwrap().config().unwrap();
+    // Accepts, reads, never answers: a plain listener waiting for the rest of a frame.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        let (mut s, _) = listener.accept().unwrap();
+        let mut sink = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut s, &mut sink);
+    });
+    let client = Client::<8>::negotiating(None).with_request_timeout(300);
+    let started = std::time::Instant::now();
+    let e = tls::connect(&addr, Some(&trust), client).unwrap_err();
+    let Error::Io(io) = &e else {
+        panic!("a timed-out handshake, not {e:?}");
+    };
+    assert_eq!(io.kind(), std::io::ErrorKind::TimedOut, "{e}");
+    assert!(e.to_string().contains("is the listener TLS?"), "{e}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+}
