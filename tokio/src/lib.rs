@@ -386,6 +386,60 @@ impl<'a, S: AsyncRead + AsyncWrite + Unpin, const N: usize> Connection<'a, S, N>
     }
 }
 
+/// TLS for a [`Connection`] (feature `tls`): rustls through tokio-rustls, configured with
+/// [`kwire::io::tls`] (the system's roots or a CA file, client certificates).
+#[cfg(feature = "tls")]
+pub mod tls {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use kwire::io::Error;
+    use kwire::io::tls::host_of;
+    use kwire::io::tls::rustls::ClientConfig;
+    use kwire::io::tls::rustls::pki_types::ServerName;
+    use kwire::session::Client;
+    use tokio::net::TcpStream;
+
+    use super::Connection;
+
+    /// A client's TLS stream over TCP.
+    pub type TlsStream = tokio_rustls::client::TlsStream<TcpStream>;
+
+    /// Connects to `addr` (`host:port`) over TLS, the broker's certificate checked for `host`
+    /// (also the SNI name sent), the handshake bounded by the client's request timeout, and
+    /// opens a [`Connection`] over it, after the session's version negotiation (and SASL, with
+    /// [`Client::with_sasl`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`kwire::io::tls::connect`].
+    pub async fn connect<'a, const N: usize>(
+        addr: &str,
+        config: &Arc<ClientConfig>,
+        client: Client<'a, N>,
+    ) -> Result<Connection<'a, TlsStream, N>, Error> {
+        let invalid = |why: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, why);
+        let host = host_of(addr).ok_or_else(|| invalid(format!("{addr}: no HOST:PORT")))?;
+        let name =
+            ServerName::try_from(host.to_owned()).map_err(|e| invalid(format!("{host}: {e}")))?;
+        let tcp = TcpStream::connect(addr).await?;
+        tcp.set_nodelay(true)?;
+        let handshake = tokio_rustls::TlsConnector::from(Arc::clone(config)).connect(name, tcp);
+        let stream = match client.request_timeout() {
+            Some(ms) => tokio::time::timeout(Duration::from_millis(u64::from(ms)), handshake)
+                .await
+                .map_err(|_| {
+                    std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        "the TLS handshake got no answer in time: is the listener TLS?",
+                    )
+                })??,
+            None => handshake.await?,
+        };
+        Connection::open(stream, client).await
+    }
+}
+
 /// The guide's client chapter (`docs/guide/client.md`), its programs compiled as doc tests.
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/guide/client.md")]

@@ -294,3 +294,38 @@ async fn a_connection_authenticates_and_authenticates_again() {
     let body: MetadataResponse<'_> = broker.call(&metadata).await.unwrap().decode_as().unwrap();
     assert_eq!(body.brokers.iter().count(), 1);
 }
+
+/// SCRAM over TLS to the mini broker's TLS listener, with certificates made here.
+#[cfg(feature = "tls")]
+#[tokio::test]
+async fn scram_over_tls_to_the_mini_broker() {
+    use kwire::io::tls::ClientTls;
+    use kwire::session::sasl::Credentials;
+
+    let pki = kwire_testkit::pki::Pki::new("tokio");
+    let server = pki.server(&["127.0.0.1"]).config().unwrap();
+    let addr = Broker::spawn_tls(1, &[("alice", "alice-secret")], server).to_string();
+    let trust = ClientTls::ca_file(pki.ca_file()).unwrap().config().unwrap();
+    let credentials = Credentials::scram_sha512("alice", "alice-secret", b"tokio-nonce");
+    let client: Client<'_, 8> = Client::negotiating(Some("tokio-tls"))
+        .with_sasl(credentials)
+        .with_request_timeout(5_000);
+    let mut conn = kwire_tokio::tls::connect(&addr, &trust, client)
+        .await
+        .unwrap();
+    let answer = conn.call(&MetadataRequest::default()).await.unwrap();
+    let metadata: MetadataResponse<'_> = answer.decode_as().unwrap();
+    assert_eq!(metadata.brokers.iter().count(), 1);
+
+    // Another CA's certificate is refused in the handshake.
+    let other = kwire_testkit::pki::Pki::new("tokio-other");
+    let wrong = ClientTls::ca_file(other.ca_file())
+        .unwrap()
+        .config()
+        .unwrap();
+    let client: Client<'_, 8> = Client::negotiating(None).with_request_timeout(5_000);
+    let e = kwire_tokio::tls::connect(&addr, &wrong, client)
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("UnknownIssuer"), "{e}");
+}
