@@ -15,6 +15,7 @@ use kwire::messages::{
     MetadataResponse, ProduceRequest, ProduceResponse,
 };
 use kwire::records::{BatchBuilder, NewRecord, Records};
+use kwire::session::sasl::Credentials;
 use kwire::session::{Client, Event, FrameBuffer, Sent, SessionError};
 use kwire::{ApiKey, EncodeError, ErrorCode};
 
@@ -72,6 +73,13 @@ impl<T: Transport> Conn<T> {
             timeout,
             max_version: None,
         }
+    }
+
+    /// Authenticates with `credentials` after the ApiVersions exchange.
+    #[must_use]
+    pub fn with_sasl(mut self, credentials: Credentials<'static>) -> Self {
+        self.session = self.session.with_sasl(credentials);
+        self
     }
 
     /// Sends Produce and Fetch at `max` at most (within the versions both sides speak), to
