@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::io::{self, Read, Write};
-use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -13,7 +13,7 @@ use clap::Args;
 use kwire::ApiKey;
 use kwire::frame;
 use kwire::io::tls::{
-    self,
+    self, Duplex,
     rustls::pki_types::ServerName,
     rustls::{ClientConfig, ClientConnection, ServerConfig, ServerConnection},
 };
@@ -240,9 +240,9 @@ fn connection(tap: &Arc<Tap>, client: TcpStream, upstream: &str) -> io::Result<(
     let client = match &tap.listen_tls {
         Some(config) => {
             let session = ServerConnection::new(Arc::clone(config)).map_err(io::Error::other)?;
-            Side::tls(session, client)?
+            Duplex::tls(session, client)?
         }
-        None => Side::tcp(client)?,
+        None => Duplex::tcp(client)?,
     };
     let server = match &tap.upstream_tls {
         Some(config) => {
@@ -251,9 +251,9 @@ fn connection(tap: &Arc<Tap>, client: TcpStream, upstream: &str) -> io::Result<(
                 .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
             let session =
                 ClientConnection::new(Arc::clone(config), name).map_err(io::Error::other)?;
-            Side::tls(session, server)?
+            Duplex::tls(session, server)?
         }
-        None => Side::tcp(server)?,
+        None => Duplex::tcp(server)?,
     };
     let flow = tap.pcap.as_ref().map_or(Ok(None), |w| {
         Flow::open(&mut lock(w), now(), ends.client, ends.server).map(Some)
@@ -263,11 +263,11 @@ fn connection(tap: &Arc<Tap>, client: TcpStream, upstream: &str) -> io::Result<(
     // Who stopped first: what the requests still waiting were left by.
     let closed_by: Arc<Mutex<Option<Unanswered>>> = Arc::default();
 
-    let Side {
+    let Duplex {
         read: mut client_read,
         write: client_write,
     } = client;
-    let Side {
+    let Duplex {
         read: mut from,
         write: server_write,
     } = server;
@@ -304,7 +304,7 @@ fn connection(tap: &Arc<Tap>, client: TcpStream, upstream: &str) -> io::Result<(
                         }
                         Event::Unanswered(..) | Event::BadRequest(..) => continue,
                     };
-                    to.write_all(&frame)?;
+                    (&*to).write_all(&frame)?;
                 }
                 tap.print(ends, &events);
                 Ok(())
@@ -323,7 +323,7 @@ fn connection(tap: &Arc<Tap>, client: TcpStream, upstream: &str) -> io::Result<(
         });
         // Recorded before it is sent: its response cannot come first.
         let events = lock(&conversation).client_bytes(t, chunk, 0);
-        to.write_all(chunk)?;
+        (&*to).write_all(chunk)?;
         tap.print(ends, &events);
         Ok(())
     });
@@ -340,55 +340,6 @@ fn connection(tap: &Arc<Tap>, client: TcpStream, upstream: &str) -> io::Result<(
         None => Ok(()),
     });
     result
-}
-
-/// One end of a relayed connection, over TCP or TLS: its reading and its writing half, each
-/// for a thread of its own.
-struct Side {
-    read: Box<dyn Read + Send>,
-    write: SideWriter,
-}
-
-/// The writing half of a [`Side`].
-enum SideWriter {
-    Tcp(TcpStream),
-    Tls(tls::TlsWriter),
-}
-
-impl Side {
-    fn tcp(stream: TcpStream) -> io::Result<Self> {
-        Ok(Self {
-            read: Box::new(stream.try_clone()?),
-            write: SideWriter::Tcp(stream),
-        })
-    }
-
-    fn tls(session: impl Into<tls::rustls::Connection>, stream: TcpStream) -> io::Result<Self> {
-        let (read, write) = tls::split(session, stream)?;
-        Ok(Self {
-            read: Box::new(read),
-            write: SideWriter::Tls(write),
-        })
-    }
-}
-
-impl SideWriter {
-    fn write_all(&self, bytes: &[u8]) -> io::Result<()> {
-        match self {
-            Self::Tcp(s) => (&*s).write_all(bytes),
-            Self::Tls(w) => (&*w).write_all(bytes),
-        }
-    }
-
-    /// Ends the connection: TLS's close_notify first, then the socket shut down both ways.
-    fn close(&self) {
-        match self {
-            Self::Tcp(s) => {
-                let _ = s.shutdown(Shutdown::Both);
-            }
-            Self::Tls(w) => w.close(),
-        }
-    }
 }
 
 /// Reads `from` until it ends, handing each chunk to `each`.

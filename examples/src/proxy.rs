@@ -2,11 +2,14 @@
 //! re-encoding every frame (see the `proxy` example for the command line).
 
 use std::io::{self, Read, Write};
-use std::net::{Shutdown, TcpListener, TcpStream};
+use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 
 use kwire::codec::Str;
 use kwire::frame::{self, Body, RequestInfo};
+use kwire::io::tls::rustls::pki_types::ServerName;
+use kwire::io::tls::rustls::{ClientConnection, ServerConnection};
+use kwire::io::tls::{self, Duplex, DuplexWriter};
 use kwire::messages::{RequestHeader, ResponseHeader};
 use kwire::session::address::{self, Rewritten};
 use kwire::session::{self, Pending, server};
@@ -28,6 +31,10 @@ pub struct Config {
     pub host: String,
     /// The port clients are told to connect to.
     pub port: i32,
+    /// TLS towards clients: the proxy's certificate.
+    pub listen_tls: Option<Arc<tls::rustls::ServerConfig>>,
+    /// TLS towards the upstream broker.
+    pub upstream_tls: Option<Arc<tls::rustls::ClientConfig>>,
 }
 
 /// Requests sent upstream and not yet answered, oldest first; past as many, a request is
@@ -89,28 +96,47 @@ fn connection(n: usize, client: TcpStream, config: &Arc<Config>) -> io::Result<(
     let upstream = TcpStream::connect(&config.upstream)?;
     client.set_nodelay(true)?;
     upstream.set_nodelay(true)?;
+    let client = match &config.listen_tls {
+        Some(tls) => {
+            let session = ServerConnection::new(Arc::clone(tls)).map_err(io::Error::other)?;
+            Duplex::tls(session, client)?
+        }
+        None => Duplex::tcp(client)?,
+    };
+    let upstream = match &config.upstream_tls {
+        Some(tls) => {
+            let host = tls::host_of(&config.upstream).unwrap_or(&config.upstream);
+            let name = ServerName::try_from(host.to_owned())
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+            let session = ClientConnection::new(Arc::clone(tls), name).map_err(io::Error::other)?;
+            Duplex::tls(session, upstream)?
+        }
+        None => Duplex::tcp(upstream)?,
+    };
+    let (client_write, upstream_write) = (Arc::new(client.write), upstream.write);
     let in_flight: InFlight = Arc::default();
     let responses = {
-        let (from, to) = (upstream.try_clone()?, client.try_clone()?);
+        let (from, to) = (upstream.read, Arc::clone(&client_write));
         let (config, in_flight) = (Arc::clone(config), Arc::clone(&in_flight));
         std::thread::spawn(move || {
             let result = relay(from, &to, |f, out| response(n, f, out, &config, &in_flight));
-            let _ = to.shutdown(Shutdown::Both);
+            to.close();
             result
         })
     };
-    let result = relay(client.try_clone()?, &upstream, |f, out| {
+    let result = relay(client.read, &upstream_write, |f, out| {
         request(n, f, out, config, &in_flight)
     });
-    let _ = upstream.shutdown(Shutdown::Both);
+    upstream_write.close();
     let _ = responses.join();
+    client_write.close();
     result
 }
 
 /// Reads frames from `from`, passes each through `transform` and writes the result to `to`.
 fn relay(
-    mut from: TcpStream,
-    mut to: &TcpStream,
+    mut from: impl Read,
+    mut to: &DuplexWriter,
     mut transform: impl FnMut(&[u8], &mut Vec<u8>),
 ) -> io::Result<()> {
     let mut buf: Vec<u8> = Vec::with_capacity(64 * 1024);

@@ -579,6 +579,102 @@ impl Write for TlsWriter {
     }
 }
 
+/// One end of a relayed connection, over TCP or TLS, in two halves for two threads: what a
+/// proxy reads from it, and what it writes to it.
+#[derive(Debug)]
+pub struct Duplex {
+    /// The reading half.
+    pub read: DuplexReader,
+    /// The writing half.
+    pub write: DuplexWriter,
+}
+
+/// The reading half of a [`Duplex`].
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum DuplexReader {
+    /// Over TCP.
+    Tcp(TcpStream),
+    /// Over TLS.
+    Tls(TlsReader),
+}
+
+/// The writing half of a [`Duplex`]; `&DuplexWriter` writes, so that threads can share it.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum DuplexWriter {
+    /// Over TCP.
+    Tcp(TcpStream),
+    /// Over TLS.
+    Tls(TlsWriter),
+}
+
+impl Duplex {
+    /// Both halves of a TCP connection.
+    ///
+    /// # Errors
+    ///
+    /// A socket that cannot be cloned.
+    pub fn tcp(stream: TcpStream) -> std::io::Result<Self> {
+        Ok(Self {
+            read: DuplexReader::Tcp(stream.try_clone()?),
+            write: DuplexWriter::Tcp(stream),
+        })
+    }
+
+    /// Both halves of a TLS connection over `stream` ([`split`]): a client's
+    /// ([`ClientConnection`]) or a server's ([`ServerConnection`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`split`].
+    pub fn tls(session: impl Into<rustls::Connection>, stream: TcpStream) -> std::io::Result<Self> {
+        let (read, write) = split(session, stream)?;
+        Ok(Self {
+            read: DuplexReader::Tls(read),
+            write: DuplexWriter::Tls(write),
+        })
+    }
+}
+
+impl Read for DuplexReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Self::Tcp(s) => s.read(buf),
+            Self::Tls(s) => s.read(buf),
+        }
+    }
+}
+
+impl Write for &DuplexWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match *self {
+            DuplexWriter::Tcp(s) => (&*s).write(buf),
+            DuplexWriter::Tls(w) => (&*w).write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match *self {
+            DuplexWriter::Tcp(s) => (&*s).flush(),
+            DuplexWriter::Tls(w) => (&*w).flush(),
+        }
+    }
+}
+
+impl DuplexWriter {
+    /// Ends the connection: TLS's `close_notify` first, then the socket shut down both ways,
+    /// which also ends a read waiting on the other half.
+    pub fn close(&self) {
+        match self {
+            Self::Tcp(s) => {
+                let _ = s.shutdown(std::net::Shutdown::Both);
+            }
+            Self::Tls(w) => w.close(),
+        }
+    }
+}
+
 /// The host of `host:port` or `[v6]:port`: the name a broker's certificate must carry.
 #[must_use]
 pub fn host_of(addr: &str) -> Option<&str> {

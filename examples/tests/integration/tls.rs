@@ -167,3 +167,35 @@ fn a_listener_that_does_not_speak_tls_is_named_in_time() {
     assert!(e.to_string().contains("is the listener TLS?"), "{e}");
     assert!(started.elapsed() < std::time::Duration::from_secs(5));
 }
+
+#[test]
+fn the_proxy_ends_tls_on_both_sides() {
+    use kwire_examples::proxy;
+
+    let pki = Pki::new("proxy");
+    let server = pki.server(&["127.0.0.1"]);
+    let broker = Broker::spawn_tls(1, USERS, server.clone().config().unwrap());
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let local = listener.local_addr().unwrap();
+    let config = proxy::Config {
+        upstream: broker.to_string(),
+        client_id: None,
+        quiet: true,
+        host: local.ip().to_string(),
+        port: i32::from(local.port()),
+        listen_tls: Some(server.config().unwrap()),
+        upstream_tls: Some(ClientTls::ca_file(pki.ca_file()).unwrap().config().unwrap()),
+    };
+    std::thread::spawn(move || proxy::serve(&listener, config));
+
+    let trust = ClientTls::ca_file(pki.ca_file()).unwrap().config().unwrap();
+    let credentials = Credentials::scram_sha512("alice", "alice-secret", b"proxy-nonce");
+    let client: Client<'_, 8> = Client::negotiating(Some("via-proxy")).with_sasl(credentials);
+    let mut conn = tls::connect(&local.to_string(), Some(&trust), client).unwrap();
+    assert_eq!(metadata(&mut conn), 0);
+    // The broker the client is told is the proxy.
+    let answer = conn.call(&MetadataRequest::default()).unwrap();
+    let body: MetadataResponse<'_> = answer.decode_as().unwrap();
+    let told = body.brokers.iter().next().unwrap();
+    assert_eq!(told.port, i32::from(local.port()));
+}
