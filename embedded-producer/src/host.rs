@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use crate::producer::{Canned, RECORDED, Summary, Transport, run};
+use crate::producer::{Canned, NAMES, RECORDED, Summary, Transport, run};
 
 /// A socket to a live broker, optionally saving every response frame.
 struct Socket {
@@ -70,8 +70,6 @@ where
         .map_err(|e| format!("a request frame, as kafka-protocol reads it: {e}"))?;
     Ok((summary, recording.inner))
 }
-
-const NAMES: [&str; 4] = ["api_versions", "metadata", "produce", "fetch"];
 
 pub fn main() -> ExitCode {
     let mut broker = None;
@@ -146,6 +144,11 @@ fn report(source: &str, s: &Summary) {
         "  fetched {} records back (high watermark {}), each as sent",
         s.records_read, s.high_watermark
     );
+    #[cfg(feature = "sasl")]
+    println!(
+        "  logged in as {} with SCRAM-SHA-256, the broker's signature verified",
+        crate::producer::SASL_USER
+    );
     println!("  kafka-protocol read every field of the four request frames as they were set");
 }
 
@@ -179,8 +182,9 @@ mod tests {
         crate::peer::check_requests(&recording.requests, &summary).expect("as sent");
 
         let mut changed = recording.requests.clone();
-        let at = find(&changed[2], b"temperature=21");
-        changed[2][at] = b'T';
+        let produce = 2 + crate::producer::SASL_EXCHANGES;
+        let at = find(&changed[produce], b"temperature=21");
+        changed[produce][at] = b'T';
         let e = crate::peer::check_requests(&changed, &summary).unwrap_err();
         assert!(e.contains("Produce batch"), "{e}");
 
@@ -243,7 +247,10 @@ mod tests {
                 matches!(encoded, Err(EncodeError::UnsupportedVersion { version, .. }) if version == v),
                 "v{v}: {encoded:?}"
             );
-            let decoded = frame::decode_response_as::<MetadataResponse<'_>>(RECORDED[1], v);
+            let decoded = frame::decode_response_as::<MetadataResponse<'_>>(
+                RECORDED[1 + crate::producer::SASL_EXCHANGES],
+                v,
+            );
             assert!(
                 matches!(
                     decoded.map_err(|e| e.kind),

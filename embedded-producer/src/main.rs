@@ -14,6 +14,9 @@
 //! against responses recorded from a broker, then waits in a loop: the board's TCP stack would
 //! take the place of [`producer::Canned`].
 //!
+//! With `--features sasl` it logs in with SCRAM-SHA-256 first (against responses recorded from a
+//! broker requiring SASL, in `data/sasl/`).
+//!
 //! On a host the same code runs with `std` around it, and afterwards the `kafka-protocol` crate,
 //! an implementation that is not kwire, decodes the four request frames it sent and every field
 //! is compared with what the producer set:

@@ -10,7 +10,7 @@ use kafka_protocol::protocol::{Decodable, HeaderVersion};
 use kafka_protocol::records::{Compression, RecordBatchDecoder};
 
 use crate::producer::{
-    API_VERSIONS_VERSION, CLIENT_ID, PARTITION, RECORDS, Summary, TOPIC, readings,
+    API_VERSIONS_VERSION, CLIENT_ID, PARTITION, RECORDS, SASL_EXCHANGES, Summary, TOPIC, readings,
 };
 
 /// Fails with the message when the condition does not hold.
@@ -28,7 +28,15 @@ macro_rules! ensure {
 ///
 /// The first field that `kafka-protocol` read differently from what the producer set.
 pub fn check_requests(frames: &[Vec<u8>], summary: &Summary) -> Result<(), String> {
-    ensure!(frames.len() == 4, "{} request frames, not 4", frames.len());
+    // ApiVersions, the login's exchanges (which this does not read), Metadata, Produce, Fetch.
+    let s = SASL_EXCHANGES;
+    let login = i32::try_from(s).unwrap_or_default();
+    ensure!(
+        frames.len() == 4 + s,
+        "{} request frames, not {}",
+        frames.len(),
+        4 + s
+    );
     let [metadata_v, produce_v, fetch_v] = summary.versions;
     let topic_id = summary.topic_id.to_u128();
 
@@ -41,7 +49,7 @@ pub fn check_requests(frames: &[Vec<u8>], summary: &Summary) -> Result<(), Strin
         hello.client_software_version
     );
 
-    let metadata: MetadataRequest = read(&frames[1], 3, metadata_v, 2)?;
+    let metadata: MetadataRequest = read(&frames[1 + s], 3, metadata_v, 2 + login)?;
     let topics = metadata.topics.as_deref().unwrap_or_default();
     ensure!(
         topics.len() == 1
@@ -51,7 +59,7 @@ pub fn check_requests(frames: &[Vec<u8>], summary: &Summary) -> Result<(), Strin
         "Metadata: {metadata:?}"
     );
 
-    let produce: ProduceRequest = read(&frames[2], 0, produce_v, 3)?;
+    let produce: ProduceRequest = read(&frames[2 + s], 0, produce_v, 3 + login)?;
     ensure!(
         produce.acks == -1 && produce.timeout_ms == 5_000 && produce.transactional_id.is_none(),
         "Produce: acks {}, timeout {}",
@@ -121,7 +129,7 @@ pub fn check_requests(frames: &[Vec<u8>], summary: &Summary) -> Result<(), Strin
         );
     }
 
-    let fetch: FetchRequest = read(&frames[3], 1, fetch_v, 4)?;
+    let fetch: FetchRequest = read(&frames[3 + s], 1, fetch_v, 4 + login)?;
     ensure!(
         fetch.max_wait_ms == 500 && fetch.min_bytes == 1 && fetch.max_bytes == 1024,
         "Fetch: wait {}, min {}, max {}",

@@ -32,6 +32,19 @@ pub const RECORDS: usize = 3;
 pub const MAX_RESPONSE: usize = 2048;
 
 pub(crate) const CLIENT_ID: &str = "embedded-producer";
+
+/// The user a `sasl` build logs in as, with SCRAM-SHA-256. A device keeps its credentials in
+/// its provisioned storage; these are the recorded run's.
+#[cfg(feature = "sasl")]
+pub const SASL_USER: &str = "firmware";
+/// The password of [`SASL_USER`].
+#[cfg(feature = "sasl")]
+pub const SASL_PASSWORD: &str = "firmware-secret";
+/// The SCRAM client nonce. A device takes it fresh from its random source for every
+/// connection; here it is fixed, so that the recorded responses (whose proof and signature
+/// depend on it) replay.
+#[cfg(feature = "sasl")]
+pub const SASL_NONCE: &[u8] = b"c2Vuc29yLW5vZGUtMDAwMQ";
 /// The ApiVersions version sent (the one every broker since Kafka 2.4 knows).
 pub(crate) const API_VERSIONS_VERSION: i16 = 3;
 
@@ -128,12 +141,12 @@ struct Connection<'t, T> {
 
 impl<T: Transport> Connection<'_, T> {
     /// Negotiates versions: the session's ApiVersions request, again at the version the broker
-    /// names if it does not know the one sent.
+    /// names if it does not know the one sent; then, with the `sasl` feature, logs in.
     fn negotiate(&mut self) -> Result<(), Error<T::Error>> {
         while let Some(n) = self.session.poll_transmit(&mut self.request)? {
             match self.exchange(n)? {
                 Some(Event::Ready) => return Ok(()),
-                Some(Event::Retry { .. }) => {}
+                Some(Event::Retry { .. } | Event::Authenticating) => {}
                 _ => break,
             }
         }
@@ -202,6 +215,21 @@ fn push_decimal<const N: usize>(s: &mut String<N>, n: usize) {
 /// run of -1 fields turns into).
 static PLAIN_BATCH: BatchBuilder = BatchBuilder::new();
 
+/// The session: negotiating versions, and with the `sasl` feature logging in.
+fn session() -> Client<'static, 1> {
+    let client = Client::negotiating(Some(CLIENT_ID))
+        .with_software(CLIENT_ID, "0.1.0")
+        .with_api_versions_version(API_VERSIONS_VERSION)
+        .with_correlation_id(1);
+    #[cfg(feature = "sasl")]
+    let client = client.with_sasl(kwire::session::sasl::Credentials::scram_sha256(
+        SASL_USER,
+        SASL_PASSWORD,
+        SASL_NONCE,
+    ));
+    client
+}
+
 /// Runs the whole path over `transport`.
 ///
 /// # Errors
@@ -211,11 +239,8 @@ pub fn run<T: Transport>(transport: &mut T) -> Result<Summary, Error<T::Error>> 
     let mut received = [0; MAX_RESPONSE];
     let mut s = Connection {
         transport,
-        // The recorded responses answer correlation ids 1 to 4.
-        session: Client::negotiating(Some(CLIENT_ID))
-            .with_software(CLIENT_ID, "0.1.0")
-            .with_api_versions_version(API_VERSIONS_VERSION)
-            .with_correlation_id(1),
+        // The recorded responses answer correlation ids from 1 on.
+        session: session(),
         request: [0; 1024],
         rx: FrameBuffer::new(&mut received),
     };
@@ -427,11 +452,46 @@ impl Transport for Canned<'_> {
     }
 }
 
+/// The exchanges of the SASL login between ApiVersions and Metadata (feature `sasl`):
+/// SaslHandshake, and SCRAM's two SaslAuthenticate messages. (Host builds read it.)
+#[cfg(not(target_os = "none"))]
+pub const SASL_EXCHANGES: usize = if cfg!(feature = "sasl") { 3 } else { 0 };
+
 /// The responses of a mini broker run, recorded with `embedded-producer --broker ADDR --save
-/// DIR` on a host.
+/// DIR` on a host, one per exchange, and their files' names.
+#[cfg(not(feature = "sasl"))]
 pub const RECORDED: [&[u8]; 4] = [
     include_bytes!("../data/api_versions.bin"),
     include_bytes!("../data/metadata.bin"),
     include_bytes!("../data/produce.bin"),
     include_bytes!("../data/fetch.bin"),
+];
+
+/// The file names of [`RECORDED`], in order. (Host builds save them.)
+#[cfg(all(not(feature = "sasl"), not(target_os = "none")))]
+pub const NAMES: [&str; 4] = ["api_versions", "metadata", "produce", "fetch"];
+
+/// The responses of a mini broker run that required SASL (`--sasl` with the user
+/// [`SASL_USER`]), recorded as [`RECORDED`] is without the feature.
+#[cfg(feature = "sasl")]
+pub const RECORDED: [&[u8]; 7] = [
+    include_bytes!("../data/sasl/api_versions.bin"),
+    include_bytes!("../data/sasl/sasl_handshake.bin"),
+    include_bytes!("../data/sasl/scram_server_first.bin"),
+    include_bytes!("../data/sasl/scram_server_final.bin"),
+    include_bytes!("../data/sasl/metadata.bin"),
+    include_bytes!("../data/sasl/produce.bin"),
+    include_bytes!("../data/sasl/fetch.bin"),
+];
+
+/// The file names of [`RECORDED`], in order. (Host builds save them.)
+#[cfg(all(feature = "sasl", not(target_os = "none")))]
+pub const NAMES: [&str; 7] = [
+    "api_versions",
+    "sasl_handshake",
+    "scram_server_first",
+    "scram_server_final",
+    "metadata",
+    "produce",
+    "fetch",
 ];

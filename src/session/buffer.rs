@@ -256,7 +256,7 @@ fn move_to_front(storage: &mut [u8], start: usize, end: usize) {
 
 /// Copies as much of `from` as `to` has room for. (Not `copy_from_slice`, whose length check
 /// is a panic path firmware would link.)
-fn copy(to: &mut [u8], from: &[u8]) {
+pub(crate) fn copy(to: &mut [u8], from: &[u8]) {
     for (t, f) in to.iter_mut().zip(from) {
         *t = *f;
     }

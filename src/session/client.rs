@@ -445,8 +445,9 @@ impl<'a, const N: usize> Client<'a, N> {
                     reason,
                 });
         }
+        // Not `clamp`, whose check of its bounds is a panic path.
         let built = key.built_versions();
-        Ok(fallback.clamp(built.min, built.max))
+        Ok(fallback.max(built.min).min(built.max))
     }
 
     /// Whether the broker's versions are known.

@@ -45,6 +45,7 @@ mod auth;
 mod scram;
 pub mod server;
 
+use crate::session::buffer::copy;
 use core::fmt;
 
 pub(super) use auth::{Auth, Step};
@@ -67,7 +68,7 @@ impl Nonce {
         let mut bytes = [0u8; MAX_NONCE];
         match bytes.get_mut(..nonce.len()) {
             Some(to) => {
-                to.copy_from_slice(nonce);
+                copy(to, nonce);
                 Self {
                     bytes,
                     len: nonce.len(),
@@ -305,7 +306,7 @@ impl ServerReason {
         let mut bytes = [0u8; Self::CAPACITY];
         let len = text.len().min(bytes.len());
         if let (Some(to), Some(from)) = (bytes.get_mut(..len), text.get(..len)) {
-            to.copy_from_slice(from);
+            copy(to, from);
         }
         Self {
             bytes,
@@ -644,7 +645,7 @@ impl<'b> Out<'b> {
     fn put(&mut self, bytes: &[u8]) {
         let end = self.len.saturating_add(bytes.len());
         if let Some(to) = self.buf.get_mut(self.len..end) {
-            to.copy_from_slice(bytes);
+            copy(to, bytes);
         }
         self.len = end;
     }

@@ -2,8 +2,7 @@
 //! the key derivation both sides share. The crypto is RustCrypto's (`sha2`, `hmac`, `pbkdf2`);
 //! signatures are compared in constant time (`subtle`).
 
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
+use crate::session::buffer::copy;
 use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256, Sha512};
 use subtle::ConstantTimeEq;
@@ -89,7 +88,7 @@ impl Key {
             bytes: [0; 64],
             len: bytes.len(),
         };
-        key.bytes.get_mut(..bytes.len())?.copy_from_slice(bytes);
+        copy(key.bytes.get_mut(..bytes.len())?, bytes);
         Some(key)
     }
 
@@ -168,12 +167,48 @@ pub(crate) fn keys_of_salted(hash: ScramHash, salted: &[u8]) -> Keys {
     }
 }
 
-/// Base64 of `bytes` into `out`: the length written.
+/// The standard base64 alphabet (RFC 4648 section 4), which SCRAM's messages use.
+const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// The base64 character of the low six bits of `v`.
+fn base64_char(v: u32) -> u8 {
+    let i = usize::try_from(v & 0x3f).unwrap_or_default();
+    BASE64.get(i).copied().unwrap_or(b'A')
+}
+
+/// The six bits a base64 character stands for.
+fn base64_value(c: u8) -> Option<u32> {
+    let v = match c {
+        b'A'..=b'Z' => c.wrapping_sub(b'A'),
+        b'a'..=b'z' => c.wrapping_sub(b'a').wrapping_add(26),
+        b'0'..=b'9' => c.wrapping_sub(b'0').wrapping_add(52),
+        b'+' => 62,
+        b'/' => 63,
+        _ => return None,
+    };
+    Some(u32::from(v))
+}
+
+/// Base64 of `bytes` into `out` (padded): the length written.
 pub(crate) fn base64_encode(bytes: &[u8], out: &mut [u8]) -> Result<usize, SaslError> {
     let needed = bytes.len().div_ceil(3).saturating_mul(4);
-    STANDARD
-        .encode_slice(bytes, out)
-        .map_err(|_| SaslError::BufferTooSmall { needed })
+    let to = out
+        .get_mut(..needed)
+        .ok_or(SaslError::BufferTooSmall { needed })?;
+    for (chunk, quad) in bytes.chunks(3).zip(to.chunks_mut(4)) {
+        let byte = |i: usize| u32::from(chunk.get(i).copied().unwrap_or(0));
+        let group = byte(0) << 16 | byte(1) << 8 | byte(2);
+        for (k, slot) in quad.iter_mut().enumerate() {
+            // A chunk of n bytes gives n + 1 characters, then padding.
+            *slot = if k <= chunk.len() {
+                let shift = 18u32.saturating_sub(u32::try_from(k).unwrap_or(0).saturating_mul(6));
+                base64_char(group >> shift)
+            } else {
+                b'='
+            };
+        }
+    }
+    Ok(needed)
 }
 
 /// Appends base64 of `bytes` to `w`.
@@ -181,13 +216,43 @@ pub(crate) fn put_base64(w: &mut Out<'_>, bytes: &[u8]) {
     let needed = bytes.len().div_ceil(3).saturating_mul(4);
     if let Some(to) = w.reserve(needed) {
         // The space is exactly the encoding's.
-        let _ = STANDARD.encode_slice(bytes, to);
+        let _ = base64_encode(bytes, to);
     }
 }
 
-/// Base64 `text` decoded into `out`: the length, or `None` when it is not base64 or does not fit.
+/// Base64 `text` decoded into `out`: the length, or `None` when it is not canonical padded
+/// base64 (a length not a multiple of 4, a character outside the alphabet, padding anywhere
+/// but at the end, bits set after the last byte) or does not fit.
 pub(crate) fn base64_decode(text: &[u8], out: &mut [u8]) -> Option<usize> {
-    STANDARD.decode_slice(text, out).ok()
+    if !text.len().is_multiple_of(4) {
+        return None;
+    }
+    let mut written = 0usize;
+    let quads = text.len() / 4;
+    for (q, quad) in text.chunks(4).enumerate() {
+        let padding = quad.iter().rev().take_while(|&&c| c == b'=').count();
+        if padding > 2 || (padding > 0 && q.saturating_add(1) != quads) {
+            return None;
+        }
+        let mut group = 0u32;
+        for &c in quad.iter().take(4usize.saturating_sub(padding)) {
+            group = group << 6 | base64_value(c)?;
+        }
+        group <<= 6u32.saturating_mul(u32::try_from(padding).unwrap_or(0));
+        // The bits past the last whole byte must be zero, as an encoder writes them.
+        let kept = 3usize.saturating_sub(padding);
+        let unused = 8u32.saturating_mul(u32::try_from(padding).unwrap_or(0));
+        if unused > 0 && group & ((1u32 << unused).wrapping_sub(1)) != 0 {
+            return None;
+        }
+        for k in 0..kept {
+            let shift = 16u32.saturating_sub(u32::try_from(k).unwrap_or(0).saturating_mul(8));
+            let slot = out.get_mut(written)?;
+            *slot = u8::try_from(group >> shift & 0xff).unwrap_or(0);
+            written = written.saturating_add(1);
+        }
+    }
+    Some(written)
 }
 
 /// What the client-first message says, which the client's last message signs again.
@@ -396,6 +461,48 @@ pub(super) fn server_final(message: &[u8], expected: &Signature) -> Result<(), S
 mod tests {
     use super::super::{Credentials, SaslClient};
     use super::*;
+
+    /// RFC 4648's vectors, every byte value, and what is not canonical padded base64.
+    #[test]
+    fn base64_as_rfc_4648_writes_it() {
+        let vectors: [(&[u8], &[u8]); 7] = [
+            (b"", b""),
+            (b"f", b"Zg=="),
+            (b"fo", b"Zm8="),
+            (b"foo", b"Zm9v"),
+            (b"foob", b"Zm9vYg=="),
+            (b"fooba", b"Zm9vYmE="),
+            (b"foobar", b"Zm9vYmFy"),
+        ];
+        for (plain, coded) in vectors {
+            let mut out = [0u8; 16];
+            let n = base64_encode(plain, &mut out).unwrap();
+            assert_eq!(&out[..n], coded);
+            let mut back = [0u8; 16];
+            let m = base64_decode(coded, &mut back).unwrap();
+            assert_eq!(&back[..m], plain);
+        }
+        let all: [u8; 256] = core::array::from_fn(|i| u8::try_from(i).unwrap());
+        let mut coded = [0u8; 344];
+        let n = base64_encode(&all, &mut coded).unwrap();
+        let mut back = [0u8; 256];
+        assert_eq!(base64_decode(&coded[..n], &mut back), Some(256));
+        assert_eq!(back, all);
+        let mut small = [0u8; 3];
+        assert!(base64_encode(b"foob", &mut small).is_err());
+        for bad in [
+            &b"Zg="[..],
+            b"Zg=a",
+            b"Z===",
+            b"Zh==",
+            b"Zm9\x00",
+            b"Zg==Zg==",
+            b"Zm8-",
+        ] {
+            assert_eq!(base64_decode(bad, &mut back), None, "{bad:?}");
+        }
+        assert_eq!(base64_decode(b"Zm9v", &mut small[..2]), None);
+    }
 
     /// RFC 7677 section 3: user `user`, password `pencil`.
     #[test]

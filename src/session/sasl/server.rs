@@ -8,6 +8,7 @@
 //! user (`unknown-user`). The caller answers the SaslAuthenticate request with Kafka's error
 //! code for it (`SASL_AUTHENTICATION_FAILED`) and the broker's message.
 
+use crate::session::buffer::copy;
 use core::fmt;
 
 use super::scram::{self, Key, base64_decode, keys, nonce_ok, put_base64, sign_both};
@@ -127,7 +128,7 @@ impl ScramCredential {
         }
         let mut bytes = [0u8; MAX_SALT];
         match bytes.get_mut(..salt.len()) {
-            Some(to) if !salt.is_empty() => to.copy_from_slice(salt),
+            Some(to) if !salt.is_empty() => copy(to, salt),
             _ => {
                 return Err(SaslError::InvalidCredentials(
                     "a SCRAM salt that is empty or over 64 bytes",
