@@ -14,8 +14,7 @@ use kwire::ApiKey;
 use kwire::frame;
 use kwire::io::tls::{
     self, Duplex,
-    rustls::pki_types::ServerName,
-    rustls::{ClientConfig, ClientConnection, ServerConfig, ServerConnection},
+    rustls::{ClientConfig, ServerConfig},
 };
 use kwire::session::address;
 
@@ -237,24 +236,8 @@ fn connection(tap: &Arc<Tap>, client: TcpStream, upstream: &str) -> io::Result<(
     };
     // The address the client reached the tap at: the one to tell it for every broker.
     let host = client.local_addr()?.ip().to_string();
-    let client = match &tap.listen_tls {
-        Some(config) => {
-            let session = ServerConnection::new(Arc::clone(config)).map_err(io::Error::other)?;
-            Duplex::tls(session, client)?
-        }
-        None => Duplex::tcp(client)?,
-    };
-    let server = match &tap.upstream_tls {
-        Some(config) => {
-            let name = tls::host_of(upstream).unwrap_or(upstream).to_owned();
-            let name = ServerName::try_from(name)
-                .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-            let session =
-                ClientConnection::new(Arc::clone(config), name).map_err(io::Error::other)?;
-            Duplex::tls(session, server)?
-        }
-        None => Duplex::tcp(server)?,
-    };
+    let client = Duplex::accepted(client, tap.listen_tls.as_ref())?;
+    let server = Duplex::connected(server, upstream, tap.upstream_tls.as_ref())?;
     let flow = tap.pcap.as_ref().map_or(Ok(None), |w| {
         Flow::open(&mut lock(w), now(), ends.client, ends.server).map(Some)
     })?;

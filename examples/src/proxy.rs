@@ -7,8 +7,6 @@ use std::sync::{Arc, Mutex};
 
 use kwire::codec::Str;
 use kwire::frame::{self, Body, RequestInfo};
-use kwire::io::tls::rustls::pki_types::ServerName;
-use kwire::io::tls::rustls::{ClientConnection, ServerConnection};
 use kwire::io::tls::{self, Duplex, DuplexWriter};
 use kwire::messages::{RequestHeader, ResponseHeader};
 use kwire::session::address::{self, Rewritten};
@@ -96,23 +94,8 @@ fn connection(n: usize, client: TcpStream, config: &Arc<Config>) -> io::Result<(
     let upstream = TcpStream::connect(&config.upstream)?;
     client.set_nodelay(true)?;
     upstream.set_nodelay(true)?;
-    let client = match &config.listen_tls {
-        Some(tls) => {
-            let session = ServerConnection::new(Arc::clone(tls)).map_err(io::Error::other)?;
-            Duplex::tls(session, client)?
-        }
-        None => Duplex::tcp(client)?,
-    };
-    let upstream = match &config.upstream_tls {
-        Some(tls) => {
-            let host = tls::host_of(&config.upstream).unwrap_or(&config.upstream);
-            let name = ServerName::try_from(host.to_owned())
-                .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-            let session = ClientConnection::new(Arc::clone(tls), name).map_err(io::Error::other)?;
-            Duplex::tls(session, upstream)?
-        }
-        None => Duplex::tcp(upstream)?,
-    };
+    let client = Duplex::accepted(client, config.listen_tls.as_ref())?;
+    let upstream = Duplex::connected(upstream, &config.upstream, config.upstream_tls.as_ref())?;
     let (client_write, upstream_write) = (Arc::new(client.write), upstream.write);
     let in_flight: InFlight = Arc::default();
     let responses = {

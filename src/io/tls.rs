@@ -637,6 +637,52 @@ impl Duplex {
     }
 }
 
+impl Duplex {
+    /// The end of a relay that faces its clients: a server's TLS with `config`, plain TCP
+    /// without.
+    ///
+    /// # Errors
+    ///
+    /// As [`Duplex::tls`], and rustls' refusal of the configuration.
+    pub fn accepted(
+        stream: TcpStream,
+        config: Option<&Arc<ServerConfig>>,
+    ) -> std::io::Result<Self> {
+        match config {
+            Some(config) => {
+                let session =
+                    ServerConnection::new(Arc::clone(config)).map_err(std::io::Error::other)?;
+                Self::tls(session, stream)
+            }
+            None => Self::tcp(stream),
+        }
+    }
+
+    /// The end of a relay that faces the broker at `addr` (`host:port`): a client's TLS with
+    /// `config`, the broker's certificate checked for the host, plain TCP without.
+    ///
+    /// # Errors
+    ///
+    /// As [`Duplex::tls`], [`ErrorKind::InvalidInput`] for a host that is no server name.
+    pub fn connected(
+        stream: TcpStream,
+        addr: &str,
+        config: Option<&Arc<ClientConfig>>,
+    ) -> std::io::Result<Self> {
+        match config {
+            Some(config) => {
+                let host = host_of(addr).unwrap_or(addr);
+                let name = ServerName::try_from(host.to_owned())
+                    .map_err(|e| std::io::Error::new(ErrorKind::InvalidInput, e))?;
+                let session = ClientConnection::new(Arc::clone(config), name)
+                    .map_err(std::io::Error::other)?;
+                Self::tls(session, stream)
+            }
+            None => Self::tcp(stream),
+        }
+    }
+}
+
 impl Read for DuplexReader {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         match self {

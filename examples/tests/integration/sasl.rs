@@ -16,7 +16,8 @@ use kwire_examples::mini_broker::broker::Broker;
 
 const USERS: &[(&str, &str)] = &[("alice", "alice-secret"), ("bob", "b:o=b,secret")];
 
-fn metadata(conn: &mut io::Connection<'_, TcpStream>) -> i16 {
+/// The error code of a Metadata request's topic (created if missing) on `conn`.
+pub fn metadata<S: Read + Write>(conn: &mut io::Connection<'_, S>) -> i16 {
     let topics = [MetadataRequestTopic::default().with_name(Some("sasl-topic"))];
     let request = MetadataRequest::default()
         .with_topics(Some((&topics[..]).into()))

@@ -3,9 +3,8 @@
 //! another name, and a missing client certificate where the listener requires one are refused
 //! in the handshake.
 
+use kwire::io::Error;
 use kwire::io::tls::{self, ClientTls, ServerTls};
-use kwire::io::{self, Error};
-use kwire::messages::metadata_request::MetadataRequestTopic;
 use kwire::messages::{MetadataRequest, MetadataResponse};
 use kwire::session::Client;
 use kwire::session::sasl::Credentials;
@@ -14,14 +13,12 @@ use kwire_testkit::pki::Pki;
 
 const USERS: &[(&str, &str)] = &[("alice", "alice-secret")];
 
-fn metadata(conn: &mut io::Connection<'_, tls::Stream>) -> i16 {
-    let topics = [MetadataRequestTopic::default().with_name(Some("tls-topic"))];
-    let request = MetadataRequest::default()
-        .with_topics(Some((&topics[..]).into()))
-        .with_allow_auto_topic_creation(true);
-    let answer = conn.call(&request).unwrap();
-    let body: MetadataResponse<'_> = answer.decode_as().unwrap();
-    body.topics.iter().next().unwrap().error_code
+use super::sasl::metadata;
+
+/// Why a connection to `addr` that trusts `trust` fails in the handshake.
+fn refused(addr: &str, trust: &std::sync::Arc<tls::rustls::ClientConfig>) -> String {
+    let e = tls::connect(addr, Some(trust), Client::<8>::negotiating(None)).unwrap_err();
+    handshake_error(&e)
 }
 
 /// The handshake's failure, as the connection reports it.
@@ -63,13 +60,7 @@ fn a_certificate_from_another_ca_is_refused() {
         .unwrap()
         .config()
         .unwrap();
-    let e = tls::connect(
-        &addr.to_string(),
-        Some(&trust),
-        Client::<8>::negotiating(None),
-    )
-    .unwrap_err();
-    let why = handshake_error(&e);
+    let why = refused(&addr.to_string(), &trust);
     assert!(why.contains("UnknownIssuer"), "{why}");
 }
 
@@ -78,13 +69,7 @@ fn a_certificate_for_another_name_is_refused() {
     let pki = Pki::new("name");
     let addr = Broker::spawn_tls(1, &[], pki.server(&["broker.test"]).config().unwrap());
     let trust = ClientTls::ca_file(pki.ca_file()).unwrap().config().unwrap();
-    let e = tls::connect(
-        &addr.to_string(),
-        Some(&trust),
-        Client::<8>::negotiating(None),
-    )
-    .unwrap_err();
-    let why = handshake_error(&e);
+    let why = refused(&addr.to_string(), &trust);
     assert!(why.contains("not valid for name"), "{why}");
 }
 
@@ -101,8 +86,7 @@ fn a_listener_that_requires_a_client_certificate() {
     let trust = ClientTls::ca_file(pki.ca_file()).unwrap();
 
     let anonymous = trust.clone().config().unwrap();
-    let e = tls::connect(&addr, Some(&anonymous), Client::<8>::negotiating(None)).unwrap_err();
-    handshake_error(&e);
+    refused(&addr, &anonymous);
 
     let (cert, key) = pki.issue("client", &["client.test"]);
     let shown = trust.with_client_cert(cert, key).unwrap().config().unwrap();
