@@ -93,6 +93,7 @@ fn main() -> ExitCode {
         verbose,
         sasl: sasl.clone(),
         tls: tls.clone(),
+        sasl_v0_only: false,
     };
     let protocol = match (&sasl, &tls) {
         (Some(_), Some(_)) => "SASL_SSL",

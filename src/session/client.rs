@@ -146,7 +146,10 @@ impl<'a, const N: usize> Client<'a, N> {
     /// message of the mechanism (see [`sasl`](super::sasl)). [`Event::Authenticating`] marks
     /// each step; [`Event::Ready`] comes, and [`Client::send`] sends, once the broker accepted
     /// the credentials and, for SCRAM, proved that it knows the password. A client that does
-    /// not negotiate starts with the handshake, at SaslHandshake v1 and SaslAuthenticate v0.
+    /// not negotiate starts with the handshake, at SaslHandshake v1 and SaslAuthenticate v0. A
+    /// broker that offers SaslHandshake v0 alone (Kafka before 1.0) gets the handshake at v0
+    /// and then the mechanism's messages raw, each a size-prefixed frame of its bytes, as
+    /// Kafka's first SASL framing has them; it closes the connection on a wrong password.
     ///
     /// A failure is [`SessionError::Auth`]: a wrong password is
     /// [`AuthError::Refused`](super::sasl::AuthError::Refused) with the broker's message, a
@@ -367,25 +370,41 @@ impl<'a, const N: usize> Client<'a, N> {
         };
         let exchange = |e| SessionError::Auth(AuthError::Exchange(e));
         let handshake = auth.step == Step::HandshakeDue;
-        let result =
-            match auth.step {
-                Step::HandshakeDue => {
-                    Some(self.auth_version(ApiKey::SASL_HANDSHAKE, 1).and_then(|v| {
-                        let body =
-                            SaslHandshakeRequest::default().with_mechanism(auth.sasl.mechanism());
-                        self.send_at(&body, v, out)
-                    }))
+        let result = match auth.step {
+            // After a SaslHandshake v0: the mechanism's message alone, in a frame of its own.
+            Step::FirstDue | Step::NextDue if auth.raw => Some(self.send_raw_token(out, |to| {
+                if auth.step == Step::NextDue {
+                    let to = to
+                        .get_mut(..auth.next.len())
+                        .ok_or(super::sasl::SaslError::BufferTooSmall {
+                            needed: auth.next.len(),
+                        })
+                        .map_err(exchange)?;
+                    crate::session::buffer::copy(to, &auth.next);
+                    Ok(auth.next.len())
+                } else {
+                    auth.sasl.start(to).map_err(exchange)
                 }
-                Step::NextDue => Some(self.auth_version(ApiKey::SASL_AUTHENTICATE, 0).and_then(
-                    |v| {
+            })),
+            Step::HandshakeDue => {
+                Some(self.auth_version(ApiKey::SASL_HANDSHAKE, 1).and_then(|v| {
+                    let body =
+                        SaslHandshakeRequest::default().with_mechanism(auth.sasl.mechanism());
+                    self.send_at(&body, v, out)
+                }))
+            }
+            Step::NextDue => Some(
+                self.auth_version(ApiKey::SASL_AUTHENTICATE, 0)
+                    .and_then(|v| {
                         let body = SaslAuthenticateRequest::default().with_auth_bytes(&auth.next);
                         self.send_at(&body, v, out)
-                    },
-                )),
-                // The mechanism's first message is written at the end of `out`, and the request
-                // that carries it before it; a buffer too short for both leaves the step to take.
-                Step::FirstDue => Some(self.auth_version(ApiKey::SASL_AUTHENTICATE, 0).and_then(
-                    |v| {
+                    }),
+            ),
+            // The mechanism's first message is written at the end of `out`, and the request
+            // that carries it before it; a buffer too short for both leaves the step to take.
+            Step::FirstDue => Some(
+                self.auth_version(ApiKey::SASL_AUTHENTICATE, 0)
+                    .and_then(|v| {
                         let before = auth.sasl.clone();
                         let (available, client_id) = (out.len(), self.client_id);
                         let too_small = |n| {
@@ -416,12 +435,12 @@ impl<'a, const N: usize> Client<'a, N> {
                             auth.sasl = before;
                         }
                         sent
-                    },
-                )),
-                // Nothing of the session's to send: the versions are not known yet, or an answer is
-                // awaited, or the exchange is over.
-                Step::Waiting | Step::Sent { .. } | Step::Done | Step::Failed => None,
-            };
+                    }),
+            ),
+            // Nothing of the session's to send: the versions are not known yet, or an answer is
+            // awaited, or the exchange is over.
+            Step::Waiting | Step::Sent { .. } | Step::Done | Step::Failed => None,
+        };
         if let Some(Ok(sent)) = result {
             auth.step = Step::Sent {
                 correlation_id: sent.correlation_id,
@@ -430,6 +449,50 @@ impl<'a, const N: usize> Client<'a, N> {
         }
         self.auth = Some(auth);
         result.transpose().map(|sent| sent.map(|s| s.len))
+    }
+
+    /// Sends a raw SASL token (after a SaslHandshake v0): a size prefix and the bytes `write`
+    /// puts after it, nothing else. The session awaits its answer as a request's, under a
+    /// correlation id of its own that no frame carries.
+    #[cfg(feature = "sasl")]
+    fn send_raw_token(
+        &mut self,
+        out: &mut [u8],
+        write: impl FnOnce(&mut [u8]) -> Result<usize, SessionError>,
+    ) -> Result<Sent, SessionError> {
+        let available = out.len();
+        let Some((prefix, rest)) = out.split_first_chunk_mut::<{ frame::SIZE_LEN }>() else {
+            return Err(SessionError::Encode(EncodeError::BufferTooSmall {
+                required: frame::SIZE_LEN,
+                available,
+            }));
+        };
+        let n = match write(rest) {
+            Err(SessionError::Auth(super::sasl::AuthError::Exchange(
+                super::sasl::SaslError::BufferTooSmall { needed },
+            ))) => {
+                return Err(SessionError::Encode(EncodeError::BufferTooSmall {
+                    required: needed.saturating_add(frame::SIZE_LEN),
+                    available,
+                }));
+            }
+            n => n?,
+        };
+        let size = i32::try_from(n).map_err(|_| {
+            SessionError::Encode(EncodeError::BufferTooSmall {
+                required: n,
+                available,
+            })
+        })?;
+        *prefix = size.to_be_bytes();
+        let correlation_id = self.next_id(true)?;
+        self.sent(Sent {
+            len: n.saturating_add(frame::SIZE_LEN),
+            correlation_id,
+            api_key: ApiKey::SASL_AUTHENTICATE,
+            version: 0,
+            answered: true,
+        })
     }
 
     /// The version to send the authentication's request for `key` at: the highest both sides
@@ -645,6 +708,24 @@ impl<'a, const N: usize> Client<'a, N> {
         }
         let rx: &'r FrameBuffer<S> = rx;
         let frame = rx.current();
+        // After a SaslHandshake v0, the frame answering a raw token is a raw token: no header.
+        #[cfg(feature = "sasl")]
+        if let Some(auth) = &mut self.auth
+            && auth.raw
+            && let super::sasl::Step::Sent {
+                correlation_id,
+                handshake: false,
+            } = auth.step
+        {
+            self.in_flight.answer(correlation_id)?;
+            let token = frame.get(frame::SIZE_LEN..).unwrap_or_default();
+            let done = auth.answered_raw(token, self.now)?;
+            return Ok(Some(if done {
+                Event::Ready
+            } else {
+                Event::Authenticating
+            }));
+        }
         // A whole frame, its size prefix checked: as `frame::response_correlation_id` reads it,
         // without checking the prefix again.
         let correlation_id = match frame.get(frame::SIZE_LEN..).and_then(<[u8]>::first_chunk) {

@@ -58,6 +58,9 @@ pub struct Config {
     pub sasl: Option<Arc<Users>>,
     /// The listener's TLS, when connections are TLS (SSL or SASL_SSL).
     pub tls: Option<Arc<tls::rustls::ServerConfig>>,
+    /// With SASL, advertise SaslHandshake v0 alone and no SaslAuthenticate, as Kafka before 1.0
+    /// did: clients send the mechanism's messages raw.
+    pub sasl_v0_only: bool,
 }
 
 /// The APIs served, each at every version of the current Kafka release.
@@ -134,7 +137,7 @@ impl Broker {
     ///
     /// When no loopback port can be bound.
     pub fn spawn(partitions: i32) -> std::net::SocketAddr {
-        Self::spawn_with(partitions, None, None)
+        Self::spawn_with(partitions, None, None, false)
     }
 
     /// [`Broker::spawn`] for a broker that requires SASL from the `users` (name and
@@ -144,7 +147,7 @@ impl Broker {
     ///
     /// As [`Broker::spawn`].
     pub fn spawn_sasl(partitions: i32, users: &[(&str, &str)]) -> std::net::SocketAddr {
-        Self::spawn_with(partitions, Some(Self::users(users)), None)
+        Self::spawn_with(partitions, Some(Self::users(users)), None, false)
     }
 
     /// [`Broker::spawn`] for a broker whose listener speaks TLS with `tls`, and requires SASL
@@ -159,7 +162,7 @@ impl Broker {
         tls: Arc<tls::rustls::ServerConfig>,
     ) -> std::net::SocketAddr {
         let sasl = (!users.is_empty()).then(|| Self::users(users));
-        Self::spawn_with(partitions, sasl, Some(tls))
+        Self::spawn_with(partitions, sasl, Some(tls), false)
     }
 
     fn users(users: &[(&str, &str)]) -> Arc<Users> {
@@ -174,6 +177,7 @@ impl Broker {
         partitions: i32,
         sasl: Option<Arc<Users>>,
         tls: Option<Arc<tls::rustls::ServerConfig>>,
+        sasl_v0_only: bool,
     ) -> std::net::SocketAddr {
         let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
         let addr = listener.local_addr().expect("the port's address");
@@ -185,9 +189,20 @@ impl Broker {
             verbose: false,
             sasl,
             tls,
+            sasl_v0_only,
         });
         std::thread::spawn(move || broker.serve(listener));
         addr
+    }
+
+    /// [`Broker::spawn_sasl`] for a broker of Kafka's before 1.0: SaslHandshake v0 alone, the
+    /// mechanism's messages raw.
+    ///
+    /// # Panics
+    ///
+    /// As [`Broker::spawn`].
+    pub fn spawn_sasl_v0(partitions: i32, users: &[(&str, &str)]) -> std::net::SocketAddr {
+        Self::spawn_with(partitions, Some(Self::users(users)), None, true)
     }
 
     /// The versions of `key` this broker answers: SASL's, and the SCRAM credential APIs, only
@@ -195,6 +210,10 @@ impl Broker {
     /// in SaslAuthenticate requests).
     fn served(&self, key: ApiKey) -> VersionRange {
         match key {
+            ApiKey::SASL_HANDSHAKE if self.config.sasl.is_some() && self.config.sasl_v0_only => {
+                VersionRange::new(0, 0)
+            }
+            ApiKey::SASL_AUTHENTICATE if self.config.sasl_v0_only => VersionRange::NONE,
             ApiKey::SASL_HANDSHAKE if self.config.sasl.is_some() => VersionRange::new(0, 1),
             ApiKey::SASL_AUTHENTICATE
             | ApiKey::ALTER_USER_SCRAM_CREDENTIALS

@@ -211,3 +211,29 @@ fn scram_credentials_are_managed_over_the_protocol() {
         [ErrorCode::UNSUPPORTED_SASL_MECHANISM.0]
     );
 }
+
+/// A broker of Kafka's before 1.0 advertises SaslHandshake v0 alone: the session sends the
+/// handshake at v0 and then the mechanism's messages raw, each mechanism logs in, and a wrong
+/// password ends with the broker closing the connection.
+#[test]
+fn raw_tokens_after_a_handshake_v0() {
+    let addr = Broker::spawn_sasl_v0(1, USERS);
+    for credentials in [
+        Credentials::plain("alice", "alice-secret"),
+        Credentials::scram_sha256("alice", "alice-secret", b"raw-nonce"),
+        Credentials::scram_sha512("bob", "b:o=b,secret", b"raw-nonce"),
+    ] {
+        let client: Client<'_, 8> = Client::negotiating(Some("raw")).with_sasl(credentials);
+        let mut conn = io::connect(addr, client)
+            .unwrap_or_else(|e| panic!("{}: {e}", credentials.mechanism()));
+        assert_eq!(conn.version(kwire::ApiKey::SASL_HANDSHAKE).unwrap(), 0);
+        assert_eq!(metadata(&mut conn), 0);
+    }
+    let client: Client<'_, 8> =
+        Client::negotiating(None).with_sasl(Credentials::scram_sha512("alice", "guess", b"n0nce"));
+    let e = io::connect(addr, client).unwrap_err();
+    assert!(
+        matches!(e, Error::Session(SessionError::Unanswered { .. })),
+        "{e:?}"
+    );
+}

@@ -1,6 +1,8 @@
 //! A client session's authentication: the SaslHandshake request naming the mechanism, then one
 //! SaslAuthenticate request per message of the mechanism, as Kafka's clients send them after the
-//! ApiVersions exchange.
+//! ApiVersions exchange. After a SaslHandshake at version 0 (a broker before Kafka 1.0, which
+//! has no SaslAuthenticate) the mechanism's messages go raw: each a size-prefixed frame of its
+//! bytes alone, answered alike.
 
 use core::fmt;
 
@@ -45,6 +47,8 @@ pub(in crate::session) struct Auth<'a> {
     pub(in crate::session) next: heapless::Vec<u8, NEXT>,
     /// The broker's `session_lifetime_ms` (SaslAuthenticate v1 and later), 0 for none.
     pub(in crate::session) lifetime_ms: i64,
+    /// The handshake was at version 0: the mechanism's messages go raw, without a header.
+    pub(in crate::session) raw: bool,
     /// The session's clock when the broker last accepted the credentials.
     pub(in crate::session) authenticated_at: u32,
 }
@@ -66,6 +70,7 @@ impl<'a> Auth<'a> {
             step: Step::Waiting,
             next: heapless::Vec::new(),
             lifetime_ms: 0,
+            raw: false,
             authenticated_at: 0,
         }
     }
@@ -75,6 +80,7 @@ impl<'a> Auth<'a> {
         self.sasl = sasl;
         self.step = Step::HandshakeDue;
         self.next.clear();
+        self.raw = false;
     }
 
     /// Reads the answer to the SaslHandshake request (`handshake`) or to a SaslAuthenticate
@@ -94,6 +100,7 @@ impl<'a> Auth<'a> {
             return match ErrorCode(body.error_code) {
                 ErrorCode::NONE => {
                     self.step = Step::FirstDue;
+                    self.raw = version == 0;
                     Ok(false)
                 }
                 code => Err(SessionError::Auth(AuthError::Mechanism {
@@ -112,8 +119,29 @@ impl<'a> Auth<'a> {
                 reason: ServerReason::new(message),
             }));
         }
+        self.server_message(body.auth_bytes, body.session_lifetime_ms, now)
+    }
+
+    /// Reads a raw token, the server's message after a SaslHandshake v0: `Ok(true)` once
+    /// authenticated. (A broker that refuses closes the connection.)
+    pub(in crate::session) fn answered_raw(
+        &mut self,
+        token: &[u8],
+        now: u32,
+    ) -> Result<bool, SessionError> {
+        self.step = Step::Failed;
+        self.server_message(token, 0, now)
+    }
+
+    /// Hands the server's message to the mechanism: its next message due, or the end.
+    fn server_message(
+        &mut self,
+        message: &[u8],
+        lifetime_ms: i64,
+        now: u32,
+    ) -> Result<bool, SessionError> {
         let mut next = [0u8; NEXT];
-        match self.sasl.step(body.auth_bytes, &mut next) {
+        match self.sasl.step(message, &mut next) {
             Ok(Some(n)) => {
                 self.next.clear();
                 self.next
@@ -123,7 +151,7 @@ impl<'a> Auth<'a> {
                 Ok(false)
             }
             Ok(None) => {
-                self.lifetime_ms = body.session_lifetime_ms;
+                self.lifetime_ms = lifetime_ms;
                 self.authenticated_at = now;
                 self.step = Step::Done;
                 Ok(true)
