@@ -148,6 +148,26 @@ fn dissect_shows_credentials_only_when_asked() {
         "{}",
         stdout(&o)
     );
+
+    // An OAUTHBEARER initial response: its token in neither the tree nor a hex form.
+    let auth = b"n,,\x01auth=Bearer eyJ0b2tlbiI6InNlY3JldCJ9\x01\x01";
+    let mut frame = vec![0, 0, 0, 0, 0, 36, 0, 0, 0, 0, 0, 8, 0xff, 0xff, 0, 0, 0];
+    frame.push(u8::try_from(auth.len()).unwrap());
+    frame.extend_from_slice(auth);
+    frame[3] = u8::try_from(frame.len() - 4).unwrap();
+    let o = run(&["dissect", "--request"], Some(&frame));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let hidden = stdout(&o);
+    let step = format!(
+        "<OAUTHBEARER initial response, {} bytes, not shown>",
+        auth.len()
+    );
+    assert!(hidden.contains(&step), "{hidden}");
+    let token_hex: String = b"eyJ0b2tl".iter().map(|b| format!("{b:02x}")).collect();
+    assert!(
+        !hidden.contains("eyJ0b2tl") && !hidden.contains(&token_hex),
+        "{hidden}"
+    );
 }
 
 #[test]
