@@ -36,12 +36,13 @@
 
 extern crate std;
 
-#[cfg(feature = "sasl")]
+// The system's random source makes its nonces: none on a WebAssembly page.
+#[cfg(all(feature = "sasl", not(target_family = "wasm")))]
 mod sasl;
 #[cfg(feature = "tls")]
 pub mod tls;
 
-#[cfg(feature = "sasl")]
+#[cfg(all(feature = "sasl", not(target_family = "wasm")))]
 pub use sasl::{PASSWORD_VAR, SaslConfig};
 
 use alloc::vec;
