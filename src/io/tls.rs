@@ -322,11 +322,7 @@ impl Stream {
     ///
     /// [`ErrorKind::InvalidInput`] for a host that is no server name.
     pub fn client(tcp: TcpStream, host: &str, config: &Arc<ClientConfig>) -> std::io::Result<Self> {
-        let name = ServerName::try_from(host.to_owned()).map_err(|e| {
-            std::io::Error::new(ErrorKind::InvalidInput, alloc::format!("{host}: {e}"))
-        })?;
-        let session =
-            ClientConnection::new(Arc::clone(config), name).map_err(std::io::Error::other)?;
+        let session = client_session(host, config)?;
         Ok(Self::Tls(Box::new(StreamOwned::new(session, tcp))))
     }
 
@@ -671,11 +667,7 @@ impl Duplex {
     ) -> std::io::Result<Self> {
         match config {
             Some(config) => {
-                let host = host_of(addr).unwrap_or(addr);
-                let name = ServerName::try_from(host.to_owned())
-                    .map_err(|e| std::io::Error::new(ErrorKind::InvalidInput, e))?;
-                let session = ClientConnection::new(Arc::clone(config), name)
-                    .map_err(std::io::Error::other)?;
+                let session = client_session(host_of(addr).unwrap_or(addr), config)?;
                 Self::tls(session, stream)
             }
             None => Self::tcp(stream),
@@ -719,6 +711,14 @@ impl DuplexWriter {
             Self::Tls(w) => w.close(),
         }
     }
+}
+
+/// A client's TLS session with `host` (a DNS name or an IP address): the name its
+/// certificate must carry, and the SNI name sent.
+fn client_session(host: &str, config: &Arc<ClientConfig>) -> std::io::Result<ClientConnection> {
+    let name = ServerName::try_from(host.to_owned())
+        .map_err(|e| std::io::Error::new(ErrorKind::InvalidInput, alloc::format!("{host}: {e}")))?;
+    ClientConnection::new(Arc::clone(config), name).map_err(std::io::Error::other)
 }
 
 /// The host of `host:port` or `[v6]:port`: the name a broker's certificate must carry.

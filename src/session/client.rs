@@ -414,7 +414,8 @@ impl<'a, const N: usize> Client<'a, N> {
                             })
                         };
                         let sent = match auth.sasl.start(out) {
-                            Ok(n) => {
+                            // The guard keeps `copy_within`'s bounds check, a panic path, out.
+                            Ok(n) if n <= out.len() => {
                                 let at = out.len().saturating_sub(n);
                                 out.copy_within(..n, at);
                                 let (head, tail) = out.split_at_mut(at);
@@ -426,6 +427,7 @@ impl<'a, const N: usize> Client<'a, N> {
                                     sent => sent,
                                 }
                             }
+                            Ok(n) => Err(too_small(n)),
                             Err(super::sasl::SaslError::BufferTooSmall { needed }) => {
                                 Err(too_small(needed))
                             }
