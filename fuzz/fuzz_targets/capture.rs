@@ -12,6 +12,8 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
             tree: true,
             records: true,
             lint: true,
+            // Credentials shown too: the path that reveals them is read as well.
+            show_secrets: true,
         },
         check: false,
         order: Order::Request,
