@@ -66,16 +66,4 @@ impl Security {
         let login = SaslConfig::load(mechanism, user, self.sasl_password_file.as_deref())?;
         Ok(Some(Box::leak(Box::new(login))))
     }
-
-    /// Kafka's name of the connections' security: PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL.
-    #[must_use]
-    pub fn protocol(&self) -> &'static str {
-        let tls = self.tls || self.ca_file.is_some() || self.cert.is_some();
-        match (self.sasl_mechanism.is_some(), tls) {
-            (false, false) => "PLAINTEXT",
-            (false, true) => "SSL",
-            (true, false) => "SASL_PLAINTEXT",
-            (true, true) => "SASL_SSL",
-        }
-    }
 }
