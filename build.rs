@@ -12,21 +12,11 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-/// `(name, key, lowest valid request version, highest)` of every API.
-const APIS: &[(&str, i16, i16, i16)] = &include!("build/apis.rs");
+// `APIS`, every API's name, key and valid request versions, and `BROKER_APIS`, the APIs whose
+// responses name brokers, generated from the schemas.
+include!("build/apis.rs");
 
 const VAR: &str = "KWIRE_VERSIONS";
-
-/// The APIs (cargo features) whose responses name brokers, which `session::address` rewrites.
-const BROKER_APIS: &[&str] = &[
-    "Metadata",
-    "DescribeCluster",
-    "FindCoordinator",
-    "Fetch",
-    "Produce",
-    "ShareFetch",
-    "ShareAcknowledge",
-];
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");

@@ -1,6 +1,7 @@
 //! The kwire generator as a library: schema reading ([`spec`]), Rust emission ([`emit`])
 //! and the whole-tree [`generate`] entry point used by the binary and the golden tests.
 
+pub mod brokers;
 pub mod emit;
 pub mod merge;
 pub mod spec;
@@ -345,12 +346,15 @@ fn apis(messages: &[Message]) -> Result<Vec<Api<'_>>, String> {
     Ok(list)
 }
 
-/// The table `build.rs` checks `KWIRE_VERSIONS` against: each API's name, key and valid
-/// request versions (lowest, highest), one tuple a line.
+/// The tables of `build.rs`: each API's name, key and valid request versions (lowest,
+/// highest), against which it checks `KWIRE_VERSIONS`, and the APIs whose responses name brokers
+/// (see [`brokers`]), for its cfg `kwire_names_brokers`.
 fn emit_build_apis(messages: &[Message]) -> Result<String, String> {
     let mut out = String::new();
     let _ = writeln!(out, "{MARKER}");
-    out.push_str("// Each API's name, key and valid request versions, for `build.rs`.\n[\n");
+    out.push_str("// The API tables of `build.rs`.\n\n");
+    out.push_str("/// `(name, key, lowest valid request version, highest)` of every API.\n");
+    out.push_str("const APIS: &[(&str, i16, i16, i16)] = &[\n");
     for a in apis(messages)? {
         let valid = a.request.map_or(Range::NONE, |m| m.valid);
         let _ = writeln!(
@@ -359,7 +363,57 @@ fn emit_build_apis(messages: &[Message]) -> Result<String, String> {
             a.name, a.key, valid.min, valid.max
         );
     }
-    out.push_str("]\n");
+    out.push_str("];\n\n");
+    out.push_str("/// The APIs (cargo features) whose responses name brokers, which `session::address`\n/// rewrites.\n");
+    out.push_str("const BROKER_APIS: &[&str] = &[\n");
+    for (_, name, _) in brokers::broker_apis(&brokers::broker_structs(messages)?) {
+        let _ = writeln!(out, "    {name:?},");
+    }
+    out.push_str("];\n");
+    Ok(out)
+}
+
+/// The fields of the responses that name brokers, and the versions that have them (see
+/// [`brokers`]), for `session::address`.
+fn emit_broker_addresses(messages: &[Message]) -> Result<String, String> {
+    let structs = brokers::broker_structs(messages)?;
+    let mut out = String::new();
+    out.push_str("/// The schema path of every field of a response that names a broker a client connects to:\n/// the `Host` and `Port` of each struct (or top level) that has them beside a broker id, in an\n/// API that brokers serve. By API key, then in field order. For `session::address`.\n");
+    out.push_str(
+        "#[cfg(feature = \"alloc\")]\npub(crate) const BROKER_ADDRESS_FIELDS: &[&str] = &[\n",
+    );
+    for s in &structs {
+        let _ = writeln!(
+            out,
+            "{:?},\n{:?},",
+            format!("{}.Host", s.path),
+            format!("{}.Port", s.path)
+        );
+    }
+    out.push_str("];\n\n");
+    out.push_str("/// True if a response of `api_key` at `version` has a field of `BROKER_ADDRESS_FIELDS`,\n/// whether or not the API's feature is enabled. For `session::address`.\n#[cfg(feature = \"alloc\")]\n#[must_use]\npub(crate) const fn names_brokers(api_key: ApiKey, version: i16) -> bool {\n");
+    let apis = brokers::broker_apis(&structs);
+    if apis.iter().all(|(_, _, ranges)| ranges == &[Range::ALL]) {
+        out.push_str("let _ = version;\n");
+    }
+    out.push_str("match api_key {\n");
+    for (_, name, ranges) in apis {
+        let versions: Vec<String> = ranges
+            .iter()
+            .map(|r| match (r.min, r.max) {
+                (min, i16::MAX) => format!("{min}.."),
+                (min, max) if min == max => min.to_string(),
+                (min, max) => format!("{min}..={max}"),
+            })
+            .collect();
+        let test = if ranges == [Range::ALL] {
+            "true".to_string()
+        } else {
+            format!("matches!(version, {})", versions.join(" | "))
+        };
+        let _ = writeln!(out, "ApiKey::{} => {test},", screaming(&name));
+    }
+    out.push_str("_ => false,\n}\n}\n\n");
     Ok(out)
 }
 
@@ -388,6 +442,7 @@ fn emit_api(messages: &[Message]) -> Result<String, String> {
         out,
         "use super::{{ApiInfo, ApiKey}};\nuse crate::codec::{{self as c, VersionRange}};\nuse crate::error::{{DecodeError, EncodeError}};\n{any}use crate::messages as m;\n\n"
     );
+    out.push_str(&emit_broker_addresses(messages)?);
     out.push_str("impl ApiKey {\n");
     for a in &apis {
         let _ = writeln!(

@@ -410,6 +410,7 @@ impl<'m> Merger<'m> {
             default: new.map_or_else(|| base.default.clone(), |f| f.default.clone()),
             ignorable,
             flexible_override,
+            entity_type: base.entity_type.clone(),
             fields,
         })
     }
@@ -541,6 +542,12 @@ pub fn merge_message(new: &Message, old: &Message, older: VSet) -> Result<Messag
         fields,
         common,
         latest_unstable: new.latest_unstable,
+        // A schema that keeps no version of its API (`none`) says nothing of the older ones.
+        listeners: if new.valid.is_empty() {
+            old.listeners.clone()
+        } else {
+            new.listeners.clone()
+        },
         older: Some(Older {
             file: old.file.clone(),
             versions: older_range,

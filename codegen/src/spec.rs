@@ -208,6 +208,8 @@ pub struct Field {
     pub default: Option<String>,
     pub ignorable: bool,
     pub flexible_override: Option<Range>,
+    /// `entityType`: what the value identifies (`brokerId`, `topicName`, ...), if the schema says.
+    pub entity_type: Option<String>,
     /// Inline struct definition (for struct and array-of-struct fields that define their fields).
     pub fields: Option<Vec<Field>>,
 }
@@ -242,6 +244,9 @@ pub struct Message {
     pub common: Vec<StructDef>,
     /// `latestVersionUnstable`: the highest valid version is early access, not a released protocol.
     pub latest_unstable: bool,
+    /// `listeners`: the kinds of node that serve a request (`broker`, `controller`); empty for
+    /// the other schemas, and for a request the schema no longer says it of.
+    pub listeners: Vec<String>,
     /// Versions taken from an older schema set when sets are merged (see [`crate::merge`]).
     pub older: Option<Older>,
 }
@@ -354,6 +359,14 @@ fn parse_field(v: &Value, ctx: &str) -> Result<Field, String> {
         .and_then(Value::as_bool)
         .unwrap_or(false);
     let flexible_override = range("flexibleVersions")?;
+    let entity_type = match obj.get("entityType") {
+        None => None,
+        Some(v) => Some(
+            v.as_str()
+                .ok_or_else(|| format!("{ctx}: entityType is not a string"))?
+                .to_string(),
+        ),
+    };
     let fields = match obj.get("fields") {
         None => None,
         Some(Value::Array(a)) => Some(
@@ -376,6 +389,7 @@ fn parse_field(v: &Value, ctx: &str) -> Result<Field, String> {
         default,
         ignorable,
         flexible_override,
+        entity_type,
         fields,
     })
 }
@@ -460,6 +474,18 @@ pub fn parse_message(file: &str, src: &str) -> Result<Message, String> {
         .get("latestVersionUnstable")
         .and_then(Value::as_bool)
         .unwrap_or(false);
+    let listeners = match obj.get("listeners") {
+        None => Vec::new(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|l| {
+                l.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| format!("{file}: a listener is not a string"))
+            })
+            .collect::<Result<Vec<_>, _>>()?,
+        Some(_) => return Err(format!("{file}: listeners is not an array")),
+    };
     Ok(Message {
         file: file.to_string(),
         name,
@@ -470,6 +496,7 @@ pub fn parse_message(file: &str, src: &str) -> Result<Message, String> {
         fields,
         common,
         latest_unstable,
+        listeners,
         older: None,
     })
 }

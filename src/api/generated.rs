@@ -103,6 +103,46 @@ use crate::error::{DecodeError, EncodeError};
 ))]
 use crate::messages as m;
 
+/// The schema path of every field of a response that names a broker a client connects to:
+/// the `Host` and `Port` of each struct (or top level) that has them beside a broker id, in an
+/// API that brokers serve. By API key, then in field order. For `session::address`.
+#[cfg(feature = "alloc")]
+pub(crate) const BROKER_ADDRESS_FIELDS: &[&str] = &[
+    "ProduceResponse.NodeEndpoints.Host",
+    "ProduceResponse.NodeEndpoints.Port",
+    "FetchResponse.NodeEndpoints.Host",
+    "FetchResponse.NodeEndpoints.Port",
+    "MetadataResponse.Brokers.Host",
+    "MetadataResponse.Brokers.Port",
+    "FindCoordinatorResponse.Host",
+    "FindCoordinatorResponse.Port",
+    "FindCoordinatorResponse.Coordinators.Host",
+    "FindCoordinatorResponse.Coordinators.Port",
+    "DescribeClusterResponse.Brokers.Host",
+    "DescribeClusterResponse.Brokers.Port",
+    "ShareFetchResponse.NodeEndpoints.Host",
+    "ShareFetchResponse.NodeEndpoints.Port",
+    "ShareAcknowledgeResponse.NodeEndpoints.Host",
+    "ShareAcknowledgeResponse.NodeEndpoints.Port",
+];
+
+/// True if a response of `api_key` at `version` has a field of `BROKER_ADDRESS_FIELDS`,
+/// whether or not the API's feature is enabled. For `session::address`.
+#[cfg(feature = "alloc")]
+#[must_use]
+pub(crate) const fn names_brokers(api_key: ApiKey, version: i16) -> bool {
+    match api_key {
+        ApiKey::PRODUCE => matches!(version, 10..),
+        ApiKey::FETCH => matches!(version, 16..),
+        ApiKey::METADATA => true,
+        ApiKey::FIND_COORDINATOR => true,
+        ApiKey::DESCRIBE_CLUSTER => true,
+        ApiKey::SHARE_FETCH => true,
+        ApiKey::SHARE_ACKNOWLEDGE => true,
+        _ => false,
+    }
+}
+
 impl ApiKey {
     /// `Produce` (key 0).
     pub const PRODUCE: Self = Self(0);

@@ -17,6 +17,8 @@ use crate::error::DecodeErrorKind;
 pub use crate::wire::ApiKey;
 pub use error_code::ErrorCode;
 pub use generated::{API_TABLE, Request, Response};
+#[cfg(feature = "alloc")]
+pub(crate) use generated::{BROKER_ADDRESS_FIELDS, names_brokers};
 pub(crate) use negotiate::common_range;
 pub(crate) use negotiate::decode_body as decode_api_versions_body_at;
 #[cfg(feature = "ApiVersions")]

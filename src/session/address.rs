@@ -59,6 +59,11 @@ use crate::messages::ResponseHeader;
 /// The schema path of every field that [`rewrite_response`] rewrites: the broker addresses a
 /// client connects to when a response names them.
 ///
+/// The list is generated from the schemas: the `Host` and `Port` of each struct of a response
+/// (or its top level) that has them beside a field identifying a broker (`"entityType":
+/// "brokerId"`), in an API that brokers serve. KRaft's controller-to-controller APIs name the
+/// quorum's nodes with the same fields, and are left out ([`LEFT_AS_IS`]).
+///
 /// * `MetadataResponse.Brokers`: the brokers the client then produces to and fetches from.
 /// * `DescribeClusterResponse.Brokers`: the brokers, or the controllers when the request asked
 ///   for controller endpoints (an admin client bootstrapped from controllers connects to them).
@@ -66,24 +71,7 @@ use crate::messages::ResponseHeader;
 ///   the group, transaction or share coordinator the client then connects to.
 /// * `NodeEndpoints` of Fetch (v16+), Produce (v10+), ShareFetch and ShareAcknowledge: where a
 ///   partition's new leader is, so that the client goes there without asking Metadata first.
-pub const REWRITTEN: &[&str] = &[
-    "MetadataResponse.Brokers.Host",
-    "MetadataResponse.Brokers.Port",
-    "DescribeClusterResponse.Brokers.Host",
-    "DescribeClusterResponse.Brokers.Port",
-    "FindCoordinatorResponse.Host",
-    "FindCoordinatorResponse.Port",
-    "FindCoordinatorResponse.Coordinators.Host",
-    "FindCoordinatorResponse.Coordinators.Port",
-    "FetchResponse.NodeEndpoints.Host",
-    "FetchResponse.NodeEndpoints.Port",
-    "ProduceResponse.NodeEndpoints.Host",
-    "ProduceResponse.NodeEndpoints.Port",
-    "ShareFetchResponse.NodeEndpoints.Host",
-    "ShareFetchResponse.NodeEndpoints.Port",
-    "ShareAcknowledgeResponse.NodeEndpoints.Host",
-    "ShareAcknowledgeResponse.NodeEndpoints.Port",
-];
+pub const REWRITTEN: &[&str] = crate::api::BROKER_ADDRESS_FIELDS;
 
 /// Every other field of the schemas that names a host or a port, by schema path, with why a
 /// relay of client connections leaves it as it is: none of them is an address a client is told
@@ -244,16 +232,7 @@ impl Rewritten {
 /// FindCoordinator, ShareFetch and ShareAcknowledge at every version.
 #[must_use]
 pub const fn tells_broker_addresses(api_key: ApiKey, version: i16) -> bool {
-    match api_key {
-        ApiKey::METADATA => cfg!(feature = "Metadata"),
-        ApiKey::DESCRIBE_CLUSTER => cfg!(feature = "DescribeCluster"),
-        ApiKey::FIND_COORDINATOR => cfg!(feature = "FindCoordinator"),
-        ApiKey::FETCH => cfg!(feature = "Fetch") && version >= 16,
-        ApiKey::PRODUCE => cfg!(feature = "Produce") && version >= 10,
-        ApiKey::SHARE_FETCH => cfg!(feature = "ShareFetch"),
-        ApiKey::SHARE_ACKNOWLEDGE => cfg!(feature = "ShareAcknowledge"),
-        _ => false,
-    }
+    api_key.is_enabled() && crate::api::names_brokers(api_key, version)
 }
 
 /// Re-encodes a response with the broker addresses it names rewritten, appending the whole
