@@ -1,7 +1,7 @@
 //! API keys, their version tables, the [`Request`] and [`Response`] enums that decode any body
-//! by API key and version, and version negotiation ([`VersionTable`], `BrokerVersions`,
-//! `decode_api_versions`, the three with the `ApiVersions` feature; the exchange with a broker,
-//! including its fallback to an ApiVersions v0 body, is described at `decode_api_versions`).
+//! by API key and version, and version negotiation ([`VersionTable`], and with the
+//! `ApiVersions` feature `decode_api_versions`, at which the exchange with a broker, including
+//! its fallback to an ApiVersions v0 body, is described).
 
 mod error_code;
 mod generated;
@@ -22,9 +22,7 @@ pub(crate) use generated::{BROKER_ADDRESS_FIELDS, names_brokers};
 pub(crate) use negotiate::common_range;
 pub(crate) use negotiate::decode_body as decode_api_versions_body_at;
 #[cfg(feature = "ApiVersions")]
-pub use negotiate::{
-    ApiVersionsReply, BrokerVersions, decode_api_versions, decode_api_versions_body,
-};
+pub use negotiate::{ApiVersionsReply, decode_api_versions, decode_api_versions_body};
 pub use negotiate::{
     MAX_APIS, NegotiateError, UNSUPPORTED_VERSION, Unsupported, VersionTable,
     api_versions_request_version,

@@ -6,6 +6,8 @@ use core::fmt;
 
 use heapless::Vec;
 
+#[cfg(feature = "ApiVersions")]
+use super::ErrorCode;
 use super::{API_TABLE, ApiKey};
 use crate::codec::VersionRange;
 use crate::codec::{Decode, Reader};
@@ -16,7 +18,7 @@ use crate::messages::{ApiVersionsResponse, ResponseHeader};
 /// The most API keys a [`VersionTable`] holds (Kafka assigns fewer than 100).
 pub const MAX_APIS: usize = 128;
 
-// Every key this crate speaks always fits, so a table never loses one of them.
+// Every key Kafka has assigned has a slot, and keys assigned later have room too.
 const _: () = assert!(API_TABLE.len() <= MAX_APIS);
 
 /// Kafka's `UNSUPPORTED_VERSION` error code: in an ApiVersions response, the broker does not
@@ -282,9 +284,18 @@ fn decode_exact<'a, T: Decode<'a>>(r: &Reader<'a>, version: i16) -> Result<T, De
     Ok(body)
 }
 
-/// True when this crate speaks some version of `key`.
-fn speaks(key: ApiKey) -> bool {
-    !key.built_versions().is_empty()
+/// The keys a [`VersionTable`] keeps by number, `0..KEYS`: every key Kafka has assigned.
+const KEYS: usize = API_TABLE.len();
+
+/// The words of a [`VersionTable`]'s bitmap of the keys below [`KEYS`].
+const WORDS: usize = KEYS.div_ceil(32);
+
+/// The other keys a [`VersionTable`] keeps, in a list: keys Kafka assigns after this crate.
+const OTHERS: usize = MAX_APIS.saturating_sub(KEYS);
+
+/// Where a key below [`KEYS`] is kept: its slot.
+fn slot(key: ApiKey) -> Option<usize> {
+    usize::try_from(key.0).ok().filter(|&i| i < KEYS)
 }
 
 /// A broker's advertised version ranges, and for each API key the highest version both sides
@@ -292,33 +303,75 @@ fn speaks(key: ApiKey) -> bool {
 ///
 /// Built from a broker's `ApiVersionsResponse` (`VersionTable::try_from_response`,
 /// `VersionTable::from_response`, with the `ApiVersions` feature) or from a list of advertised
-/// ranges ([`VersionTable::from_advertised`], [`VersionTable::from_ranges`]). It keeps every advertised
-/// range, sorted by key, including those of keys this crate does not speak, and intersects them
-/// with the request versions this crate knows when asked ([`VersionTable::negotiate`]).
+/// ranges ([`VersionTable::from_advertised`], [`VersionTable::from_ranges`]). It keeps every
+/// advertised range, including those of keys this crate does not speak, and intersects them
+/// with the request versions this crate knows when asked ([`VersionTable::negotiate`]). A
+/// [`Client`](crate::session::Client) of the session layer keeps one.
 ///
-/// Fixed capacity ([`MAX_APIS`]), no allocation. Should a broker advertise more keys than that,
-/// keys this crate does not speak are dropped first ([`VersionTable::dropped`]): every key it
-/// speaks is always kept.
+/// Fixed capacity ([`MAX_APIS`]), no allocation. Every key Kafka has assigned has a slot by
+/// number, so that a key is looked up without a search, and every key this crate speaks is
+/// always kept; keys assigned after it are listed, and should a broker advertise more of them
+/// than fit, the rest are dropped ([`VersionTable::dropped`]).
 ///
 /// Kafka 4.0 brokers advertise a minimum of 0 for Produce although they refuse v0-2
 /// (KAFKA-18659); the highest common version, the one to send, is unaffected.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct VersionTable {
-    /// The broker's ranges, sorted by key, one per key.
-    entries: Vec<(ApiKey, VersionRange), MAX_APIS>,
+    /// The range advertised for each key below [`KEYS`], by key, where `known` has its bit.
+    by_key: [VersionRange; KEYS],
+    /// A bit per key below [`KEYS`], by key: whether it was advertised (clearing them is a few
+    /// stores, where clearing a slot per key is one per key).
+    known: [u32; WORDS],
+    /// The advertised keys outside `0..KEYS`, in the order advertised.
+    others: Vec<(ApiKey, VersionRange), OTHERS>,
     /// Advertised keys not kept for want of room.
     dropped: usize,
+}
+
+impl Default for VersionTable {
+    fn default() -> Self {
+        Self {
+            by_key: [VersionRange::new(0, 0); KEYS],
+            known: [0; WORDS],
+            others: Vec::new(),
+            dropped: 0,
+        }
+    }
+}
+
+/// Tables are equal when they advertise the same ranges and dropped as many keys.
+impl PartialEq for VersionTable {
+    fn eq(&self, other: &Self) -> bool {
+        self.dropped == other.dropped && self.iter_advertised().eq(other.iter_advertised())
+    }
+}
+
+impl Eq for VersionTable {}
+
+impl fmt::Debug for VersionTable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        /// The advertised ranges, as a map.
+        struct Advertised<'t>(&'t VersionTable);
+        impl fmt::Debug for Advertised<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_map().entries(self.0.iter_advertised()).finish()
+            }
+        }
+        f.debug_struct("VersionTable")
+            .field("advertised", &Advertised(self))
+            .field("dropped", &self.dropped)
+            .finish()
+    }
 }
 
 #[cfg(feature = "defmt")]
 impl defmt::Format for VersionTable {
     fn format(&self, f: defmt::Formatter<'_>) {
-        defmt::write!(
-            f,
-            "VersionTable {{ entries: {=[?]}, dropped: {=usize} }}",
-            self.entries.as_slice(),
-            self.dropped
-        );
+        defmt::write!(f, "VersionTable {{ advertised: {{");
+        for (key, range) in self.iter_advertised() {
+            defmt::write!(f, " {}: {},", key, range);
+        }
+        defmt::write!(f, " }}, dropped: {=usize} }}", self.dropped);
     }
 }
 
@@ -330,10 +383,8 @@ impl VersionTable {
     #[must_use]
     pub fn from_response(response: &ApiVersionsResponse<'_>) -> Self {
         let mut table = Self::default();
-        for (key, range) in advertised(response) {
-            // A duplicate is skipped: the first range stays.
-            let _ = table.add(key, range);
-        }
+        // The ranges are kept whatever the verdict: a duplicate keeps its first range.
+        let _ = table.read_response(response);
         table
     }
 
@@ -343,12 +394,42 @@ impl VersionTable {
     ///
     /// # Errors
     ///
-    /// [`NegotiateError::UnsupportedVersion`] for error 35 (retry at
+    /// [`NegotiateError::UnsupportedVersion`] for error
+    /// [`UNSUPPORTED_VERSION`](crate::ErrorCode::UNSUPPORTED_VERSION) (retry at
     /// [`NegotiateError::retry_version`]); [`NegotiateError::ErrorCode`] for any other error;
     /// [`NegotiateError::DuplicateKey`].
     pub fn try_from_response(response: &ApiVersionsResponse<'_>) -> Result<Self, NegotiateError> {
-        response_error(response)?;
-        Self::from_advertised(advertised(response))
+        let mut table = Self::default();
+        table.read_response(response)?;
+        Ok(table)
+    }
+
+    #[cfg(feature = "ApiVersions")]
+    /// Replaces the table's ranges with those of a broker's response, in one pass over its
+    /// `ApiKeys`, a key advertised twice keeping its first range; then gives the verdict of
+    /// [`VersionTable::try_from_response`]: the error code first, then the first key
+    /// advertised twice. In place, so that a session keeps its table where it is.
+    pub(crate) fn read_response(
+        &mut self,
+        response: &ApiVersionsResponse<'_>,
+    ) -> Result<(), NegotiateError> {
+        self.known = [0; WORDS];
+        self.others.clear();
+        self.dropped = 0;
+        let mut twice = Ok(());
+        for (key, range) in advertised(response) {
+            let kept = self.insert(key, range);
+            if twice.is_ok() {
+                twice = kept;
+            }
+        }
+        match ErrorCode(response.error_code) {
+            ErrorCode::NONE => twice,
+            ErrorCode::UNSUPPORTED_VERSION => Err(NegotiateError::UnsupportedVersion {
+                broker: self.advertised(ApiKey::API_VERSIONS),
+            }),
+            code => Err(NegotiateError::ErrorCode(code.0)),
+        }
     }
 
     /// Builds a table from advertised `(key, range)` pairs, such as those of a broker's
@@ -363,7 +444,7 @@ impl VersionTable {
     {
         let mut table = Self::default();
         for (key, range) in advertised {
-            table.add(key, range)?;
+            table.insert(key, range)?;
         }
         Ok(table)
     }
@@ -382,48 +463,35 @@ impl VersionTable {
         )
     }
 
-    /// Adds one advertised range, keeping the entries sorted; a duplicate is refused.
-    fn add(&mut self, key: ApiKey, range: VersionRange) -> Result<(), NegotiateError> {
-        let Err(mut at) = self.entries.binary_search_by_key(&key, |(k, _)| *k) else {
-            return Err(NegotiateError::DuplicateKey(key));
+    /// Keeps one advertised range: the one check of a key advertised twice, which is refused
+    /// (its first range stays). A key that finds no room is counted as dropped.
+    fn insert(&mut self, key: ApiKey, range: VersionRange) -> Result<(), NegotiateError> {
+        let again = match slot(key) {
+            Some(i) => match (self.known.get_mut(i / 32), self.by_key.get_mut(i)) {
+                (Some(word), Some(slot)) => {
+                    let bit = 1 << (i % 32);
+                    let again = *word & bit != 0;
+                    if !again {
+                        *word |= bit;
+                        *slot = range;
+                    }
+                    again
+                }
+                _ => false,
+            },
+            None => {
+                let again = self.others.iter().any(|(k, _)| *k == key);
+                if !again && self.others.push((key, range)).is_err() {
+                    self.dropped = self.dropped.saturating_add(1);
+                }
+                again
+            }
         };
-        if self.entries.is_full() {
-            // Make room by dropping a key this crate does not speak, never one it speaks.
-            let victim = self.entries.iter().rposition(|(k, _)| !speaks(*k));
-            match victim {
-                Some(victim) if speaks(key) => {
-                    // Remove the victim by shifting the entries after it down one place.
-                    // (`Vec::remove` and `rotate_left` carry panic paths for indices the
-                    // compiler cannot see are in bounds; this has none.)
-                    if let Some(mut carry) = self.entries.pop()
-                        && let Some(tail) = self.entries.get_mut(victim..)
-                    {
-                        for slot in tail.iter_mut().rev() {
-                            core::mem::swap(slot, &mut carry);
-                        }
-                    }
-                    self.dropped = self.dropped.saturating_add(1);
-                    if let Err(again) = self.entries.binary_search_by_key(&key, |(k, _)| *k) {
-                        at = again;
-                    }
-                }
-                _ => {
-                    self.dropped = self.dropped.saturating_add(1);
-                    return Ok(());
-                }
-            }
+        if again {
+            Err(NegotiateError::DuplicateKey(key))
+        } else {
+            Ok(())
         }
-        // Insert at `at` by shifting the entries from there up one place, as above.
-        let mut carry = (key, range);
-        if let Some(tail) = self.entries.get_mut(at..) {
-            for slot in tail {
-                core::mem::swap(slot, &mut carry);
-            }
-        }
-        if self.entries.push(carry).is_err() {
-            self.dropped = self.dropped.saturating_add(1);
-        }
-        Ok(())
     }
 
     /// The highest version of `key` both sides support: the version to send.
@@ -434,6 +502,7 @@ impl VersionTable {
     /// `key`, [`Unsupported::NotAdvertised`] when the broker does not support it,
     /// [`Unsupported::EmptyBrokerRange`], [`Unsupported::BrokerTooOld`] or
     /// [`Unsupported::BrokerTooNew`] when the ranges do not overlap.
+    #[inline]
     pub fn negotiate(&self, key: ApiKey) -> Result<i16, Unsupported> {
         self.common(key).map(|r| r.max)
     }
@@ -465,37 +534,79 @@ impl VersionTable {
     pub fn negotiate_up_to(&self, key: ApiKey, max: i16) -> Result<i16, Unsupported> {
         let ours = key.built_versions();
         let capped = VersionRange::new(ours.min, ours.max.min(max));
-        self.common_with(key, capped).map(|r| r.max)
+        common_range(self.advertised(key), capped).map(|r| r.max)
     }
 
     /// The versions of `key` both sides support.
     ///
+    /// Inline, so that for a key the program names and the build pins, this crate's range is a
+    /// constant, and the API table is not linked for it.
+    ///
     /// # Errors
     ///
     /// As [`VersionTable::negotiate`].
+    #[inline]
     pub fn common(&self, key: ApiKey) -> Result<VersionRange, Unsupported> {
-        self.common_with(key, key.built_versions())
-    }
-
-    /// The versions of `key` in both `ours` and the broker's range.
-    fn common_with(&self, key: ApiKey, ours: VersionRange) -> Result<VersionRange, Unsupported> {
-        common_range(self.advertised(key), ours)
+        common_range(self.advertised(key), key.built_versions())
     }
 
     /// The range the broker advertised for `key`, whether or not this crate speaks it.
     #[must_use]
+    #[inline]
     pub fn advertised(&self, key: ApiKey) -> Option<VersionRange> {
-        self.entries
-            .binary_search_by_key(&key, |(k, _)| *k)
-            .ok()
-            .and_then(|i| self.entries.get(i))
-            .map(|(_, r)| *r)
+        match slot(key) {
+            Some(i) => self.by_key(i),
+            None => self.other(key),
+        }
+    }
+
+    /// The range advertised for the key in slot `i`.
+    fn by_key(&self, i: usize) -> Option<VersionRange> {
+        let known = self.known.get(i / 32)? & (1 << (i % 32)) != 0;
+        self.by_key.get(i).copied().filter(|_| known)
+    }
+
+    /// The range advertised for a key outside `0..KEYS`.
+    #[inline(never)]
+    fn other(&self, key: ApiKey) -> Option<VersionRange> {
+        self.others
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, range)| *range)
+    }
+
+    /// The advertised key that follows `after` in key order (the first one after `None`).
+    fn next_advertised(&self, after: Option<ApiKey>) -> Option<(ApiKey, VersionRange)> {
+        let start = match after {
+            None => 0,
+            Some(key) => key
+                .0
+                .checked_add(1)
+                .map_or(KEYS, |next| usize::try_from(next).unwrap_or(0)),
+        };
+        let kept =
+            (start..KEYS).find_map(|i| Some((ApiKey(i16::try_from(i).ok()?), self.by_key(i)?)));
+        let other = self
+            .others
+            .iter()
+            .copied()
+            .filter(|(key, _)| after.is_none_or(|after| *key > after))
+            .min_by_key(|(key, _)| *key);
+        match (kept, other) {
+            (Some(kept), Some(other)) => Some(if other.0 < kept.0 { other } else { kept }),
+            (kept, other) => kept.or(other),
+        }
     }
 
     /// Every advertised key and range, in key order, including keys this crate does not speak
     /// and ranges that do not overlap with its own.
     pub fn iter_advertised(&self) -> impl Iterator<Item = (ApiKey, VersionRange)> + '_ {
-        self.entries.iter().copied()
+        let mut after = None;
+        core::iter::from_fn(move || {
+            let next = self.next_advertised(after)?;
+            after = Some(next.0);
+            Some(next)
+        })
     }
 
     /// The number of advertised keys not kept because the table was full (0 in practice).
@@ -507,9 +618,8 @@ impl VersionTable {
     /// The negotiated keys and the ranges both sides speak, in key order: the keys for which
     /// [`VersionTable::common`] succeeds.
     pub fn iter(&self) -> impl Iterator<Item = (ApiKey, VersionRange)> + '_ {
-        self.entries
-            .iter()
-            .filter_map(|&(key, _)| self.common(key).ok().map(|r| (key, r)))
+        self.iter_advertised()
+            .filter_map(|(key, _)| self.common(key).ok().map(|r| (key, r)))
     }
 
     /// The number of negotiated keys.
@@ -545,121 +655,6 @@ pub(crate) fn common_range(
         Err(Unsupported::BrokerTooNew { broker, ours })
     } else {
         Ok(broker.intersect(ours))
-    }
-}
-
-#[cfg(feature = "ApiVersions")]
-/// The error of a broker's response, as [`VersionTable::try_from_response`] and
-/// [`BrokerVersions::try_from_response`] report it.
-fn response_error(response: &ApiVersionsResponse<'_>) -> Result<(), NegotiateError> {
-    match response.error_code {
-        0 => Ok(()),
-        UNSUPPORTED_VERSION => Err(NegotiateError::UnsupportedVersion {
-            broker: advertised(response)
-                .find(|(key, _)| *key == ApiKey::API_VERSIONS)
-                .map(|(_, range)| range),
-        }),
-        code => Err(NegotiateError::ErrorCode(code)),
-    }
-}
-
-#[cfg(feature = "ApiVersions")]
-/// A broker's advertised version ranges, read in place from its [`ApiVersionsResponse`]: the
-/// queries of a [`VersionTable`] without building one.
-///
-/// A program that sends a few APIs asks for a few keys, each answered by one pass over the
-/// response's `ApiKeys`. It needs neither the table of every key this crate speaks nor the
-/// sorted copy of the broker's ranges, and a firmware build links neither. Programs that ask
-/// for many keys, or keep the ranges beyond the response's buffer, build a [`VersionTable`];
-/// a client of the session layer has them kept by its [`Client`](crate::session::Client).
-///
-/// ```
-/// use kwire::api::{ApiKey, BrokerVersions, Unsupported, decode_api_versions};
-///
-/// // The reply at v3: size, correlation id 2, no error, Produce 0-9 and ApiVersions 0-3, no
-/// // throttle, no tagged fields.
-/// let reply = [
-///     0, 0, 0, 26, 0, 0, 0, 2, 0, 0, 3, 0, 0, 0, 0, 0, 9, 0, 0, 18, 0, 0, 0, 3, 0, 0, 0, 0, 0,
-///     0,
-/// ];
-/// let decoded = decode_api_versions(&reply, 3)?;
-/// let broker = BrokerVersions::try_from_response(&decoded.body)?;
-/// assert_eq!(broker.negotiate(ApiKey::PRODUCE), Ok(9));
-/// assert_eq!(broker.negotiate(ApiKey::FETCH), Err(Unsupported::NotAdvertised));
-/// # Ok::<(), Box<dyn core::error::Error>>(())
-/// ```
-#[derive(Debug, Clone, Copy)]
-pub struct BrokerVersions<'r, 'a> {
-    response: &'r ApiVersionsResponse<'a>,
-}
-
-#[cfg(feature = "ApiVersions")]
-impl<'r, 'a> BrokerVersions<'r, 'a> {
-    /// The ranges of a broker's response, checked as [`VersionTable::try_from_response`] checks
-    /// them: the error code must be 0 and no key may be advertised twice.
-    ///
-    /// # Errors
-    ///
-    /// [`NegotiateError::UnsupportedVersion`] for error 35 (retry at
-    /// [`NegotiateError::retry_version`]); [`NegotiateError::ErrorCode`] for any other error;
-    /// [`NegotiateError::DuplicateKey`].
-    pub fn try_from_response(
-        response: &'r ApiVersionsResponse<'a>,
-    ) -> Result<Self, NegotiateError> {
-        response_error(response)?;
-        // A key is refused where it appears the second time, as the table refuses it: one
-        // below 128 (every key Kafka has assigned) is checked against a bitmap of the keys
-        // before it, in 32-bit words (shifts of a `u128` are long on a 32-bit core), any other
-        // by where it first appears.
-        let mut seen = [0u32; 4];
-        for (i, (key, _)) in advertised(response).enumerate() {
-            let bit = usize::try_from(key.0).unwrap_or(usize::MAX);
-            let twice = match seen.get_mut(bit / 32) {
-                Some(word) => {
-                    let mask = 1u32 << (bit % 32);
-                    let twice = *word & mask != 0;
-                    *word |= mask;
-                    twice
-                }
-                None => advertised(response).position(|(k, _)| k == key) != Some(i),
-            };
-            if twice {
-                return Err(NegotiateError::DuplicateKey(key));
-            }
-        }
-        Ok(Self { response })
-    }
-
-    /// The highest version of `key` both sides support: the version to send.
-    ///
-    /// # Errors
-    ///
-    /// As [`VersionTable::negotiate`].
-    #[inline]
-    pub fn negotiate(&self, key: ApiKey) -> Result<i16, Unsupported> {
-        self.common(key).map(|r| r.max)
-    }
-
-    /// The versions of `key` both sides support.
-    ///
-    /// Inline, so that for a key the program names and the build pins, this crate's range is a
-    /// constant, and the API table is not linked for it.
-    ///
-    /// # Errors
-    ///
-    /// As [`VersionTable::negotiate`].
-    #[inline]
-    pub fn common(&self, key: ApiKey) -> Result<VersionRange, Unsupported> {
-        common_range(self.advertised(key), key.built_versions())
-    }
-
-    /// The range the broker advertised for `key`, whether or not this crate speaks it.
-    #[must_use]
-    #[inline(never)]
-    pub fn advertised(&self, key: ApiKey) -> Option<VersionRange> {
-        advertised(self.response)
-            .find(|(k, _)| *k == key)
-            .map(|(_, range)| range)
     }
 }
 
@@ -808,6 +803,15 @@ mod tests {
     }
 
     #[test]
+    fn every_assigned_key_has_its_slot() {
+        for (i, info) in API_TABLE.iter().enumerate() {
+            assert_eq!(slot(info.key), Some(i), "{:?}", info.key);
+        }
+        assert_eq!(slot(ApiKey(-1)), None);
+        assert_eq!(slot(ApiKey(i16::try_from(KEYS).unwrap())), None);
+    }
+
+    #[test]
     fn full_table_keeps_every_key_we_speak() {
         // MAX_APIS keys we do not speak first, then every key we do.
         let mut ranges = std::vec::Vec::new();
@@ -829,35 +833,56 @@ mod tests {
         assert!(keys.windows(2).all(|w| w[0] < w[1]), "sorted by key");
     }
 
-    /// Every question asked of a response in place gets the table's answer.
-    fn same_as_the_table(advertised: &[ApiVersion<'_>], error_code: i16) {
+    /// The table's answers are those read from the response itself: the first range of each
+    /// key, and the first key seen again.
+    fn as_the_response_says(advertised: &[ApiVersion<'_>], error_code: i16) {
         let response = ApiVersionsResponse::default()
             .with_error_code(error_code)
             .with_api_keys(advertised);
-        let (table, broker) = match (
-            VersionTable::try_from_response(&response),
-            BrokerVersions::try_from_response(&response),
-        ) {
-            (Ok(table), Ok(broker)) => (table, broker),
-            (table, broker) => {
-                assert_eq!(table.err(), broker.err(), "{advertised:?}");
-                return;
-            }
+        let first = |key: ApiKey| {
+            advertised
+                .iter()
+                .find(|a| a.api_key == key.0)
+                .map(|a| VersionRange::new(a.min_version, a.max_version))
         };
+        let twice = advertised.iter().enumerate().find_map(|(i, a)| {
+            let seen = advertised[..i].iter().any(|b| b.api_key == a.api_key);
+            seen.then_some(ApiKey(a.api_key))
+        });
+        let expected = match (error_code, twice) {
+            (0, None) => Ok(()),
+            (0, Some(key)) => Err(NegotiateError::DuplicateKey(key)),
+            (35, _) => Err(NegotiateError::UnsupportedVersion {
+                broker: first(ApiKey::API_VERSIONS),
+            }),
+            (code, _) => Err(NegotiateError::ErrorCode(code)),
+        };
+        assert_eq!(
+            VersionTable::try_from_response(&response).map(|_| ()),
+            expected,
+            "{advertised:?}"
+        );
+        let table = VersionTable::from_response(&response);
         let asked = API_TABLE
             .iter()
             .map(|info| info.key)
             .chain(advertised.iter().map(|a| ApiKey(a.api_key)))
             .chain([ApiKey(-1), ApiKey(127), ApiKey(128), ApiKey(i16::MAX)]);
         for key in asked {
-            assert_eq!(broker.advertised(key), table.advertised(key), "{key:?}");
-            assert_eq!(broker.common(key), table.common(key), "{key:?}");
-            assert_eq!(broker.negotiate(key), table.negotiate(key), "{key:?}");
+            assert_eq!(table.advertised(key), first(key), "{key:?}");
+            let common = common_range(first(key), key.built_versions());
+            assert_eq!(table.common(key), common, "{key:?}");
+            assert_eq!(table.negotiate(key), common.map(|r| r.max), "{key:?}");
         }
+        let mut keys: std::vec::Vec<_> = advertised.iter().map(|a| a.api_key).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        let listed: std::vec::Vec<_> = table.iter_advertised().map(|(k, _)| k.0).collect();
+        assert_eq!(listed, keys, "every key once, in key order");
     }
 
     #[test]
-    fn broker_versions_answer_as_the_table() {
+    fn tables_answer_as_the_response_says() {
         // A broker of every key this crate speaks, at ranges around ours.
         let every: std::vec::Vec<_> = API_TABLE
             .iter()
@@ -870,9 +895,9 @@ mod tests {
                 )
             })
             .collect();
-        same_as_the_table(&every, 0);
-        same_as_the_table(&every, 35);
-        same_as_the_table(&every, 7);
+        as_the_response_says(&every, 0);
+        as_the_response_says(&every, 35);
+        as_the_response_says(&every, 7);
         // Ranges that miss ours on either side, empty ones, keys outside the bitmap, and keys
         // advertised twice, near and far apart, below and above 127.
         let cases: [&[(i16, i16, i16)]; 11] = [
@@ -899,8 +924,8 @@ mod tests {
                 .iter()
                 .map(|&(k, min, max)| entry(k, min, max))
                 .collect();
-            same_as_the_table(&advertised, 0);
-            same_as_the_table(&advertised, 35);
+            as_the_response_says(&advertised, 0);
+            as_the_response_says(&advertised, 35);
         }
     }
 

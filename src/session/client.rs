@@ -565,14 +565,11 @@ impl<'a, const N: usize> Client<'a, N> {
     }
 
     /// The versions of `key` the broker advertised (`None` before [`Event::Ready`], and for a
-    /// key it did not advertise or this build does not know).
+    /// key it did not advertise).
     #[must_use]
     pub fn advertised(&self, key: ApiKey) -> Option<VersionRange> {
         #[cfg(feature = "ApiVersions")]
-        return usize::try_from(key.0)
-            .ok()
-            .filter(|_| matches!(self.hello.state, HelloState::Ready))
-            .and_then(|i| self.hello.range(i));
+        return self.hello.versions().and_then(|v| v.advertised(key));
         #[cfg(not(feature = "ApiVersions"))]
         {
             let _ = key;
@@ -869,10 +866,6 @@ impl Encode for dyn ErasedBody + '_ {
     }
 }
 
-/// The number of API keys Kafka has assigned: the broker ranges a client keeps.
-#[cfg(feature = "ApiVersions")]
-const KEYS: usize = crate::api::API_TABLE.len();
-
 /// The ApiVersions exchange of a [`Client`].
 #[cfg(feature = "ApiVersions")]
 #[derive(Debug, Clone)]
@@ -880,11 +873,8 @@ struct Hello<'a> {
     state: HelloState,
     /// The client software's name and version.
     software: (&'a str, &'a str),
-    /// The broker's range for each key, by key: the ranges of the keys `known` has.
-    broker: [VersionRange; KEYS],
-    /// A bit per key, by key: whether the broker advertised it (one word clears them all, where
-    /// a slot per key takes a store per key).
-    known: [u32; KEYS.div_ceil(32)],
+    /// The broker's versions: they count once the state is `Ready`.
+    broker: crate::api::VersionTable,
 }
 
 #[cfg(feature = "ApiVersions")]
@@ -908,69 +898,24 @@ impl Hello<'_> {
         Self {
             state: HelloState::Off,
             software: ("kwire", env!("CARGO_PKG_VERSION")),
-            // Read only where `known` says: zeros, which clear, where `NONE` is a pattern.
-            broker: [VersionRange::new(0, 0); KEYS],
-            known: [0; KEYS.div_ceil(32)],
+            broker: crate::api::VersionTable::default(),
         }
     }
 
-    /// The range the broker advertised for key `i`.
-    fn range(&self, i: usize) -> Option<VersionRange> {
-        let known = self.known.get(i / 32)? & (1 << (i % 32)) != 0;
-        self.broker.get(i).copied().filter(|_| known)
+    /// The broker's versions, once they are known.
+    fn versions(&self) -> Option<&crate::api::VersionTable> {
+        matches!(self.state, HelloState::Ready).then_some(&self.broker)
     }
 
-    /// Keeps `range` for key `i` unless the key has one: `Some(true)` then, `None` for a key
-    /// past the table.
-    fn keep(&mut self, i: usize, range: VersionRange) -> Option<bool> {
-        let (Some(word), Some(slot)) = (self.known.get_mut(i / 32), self.broker.get_mut(i)) else {
-            return None;
-        };
-        let bit = 1 << (i % 32);
-        let again = *word & bit != 0;
-        if !again {
-            *word |= bit;
-            *slot = range;
-        }
-        Some(again)
-    }
-
-    /// Reads the answer to the ApiVersions request sent at `sent`, checked as
-    /// `BrokerVersions::try_from_response` checks it (the error code first, then a key
-    /// advertised twice), in one pass that keeps the broker's ranges as it goes: they count
-    /// only once the state is `Ready`.
+    /// Reads the answer to the ApiVersions request sent at `sent` into the broker's versions,
+    /// checked as `VersionTable::try_from_response` checks them: ready, or an ApiVersions
+    /// request to send again, or the exchange failed.
     fn answered(&mut self, frame: &[u8], sent: i16) -> Result<Event<'static>, SessionError> {
-        use crate::api::{NegotiateError, UNSUPPORTED_VERSION, decode_api_versions};
-
         self.state = HelloState::Failed;
-        let reply = decode_api_versions(frame, sent)?;
-        let keys = &reply.body.api_keys;
-        self.known = [0; KEYS.div_ceil(32)];
-        let mut twice = None;
-        for (i, a) in keys.iter().enumerate() {
-            let range = VersionRange::new(a.min_version, a.max_version);
-            let again = match usize::try_from(a.api_key)
-                .ok()
-                .and_then(|k| self.keep(k, range))
-            {
-                Some(again) => again,
-                // A key this build does not know: where it first appears.
-                None => keys.iter().position(|b| b.api_key == a.api_key) != Some(i),
-            };
-            if again && twice.is_none() {
-                twice = Some(ApiKey(a.api_key));
-            }
-        }
-        let e = match (reply.body.error_code, twice) {
-            (0, None) => {
-                self.state = HelloState::Ready;
-                return Ok(Event::Ready);
-            }
-            (0, Some(key)) => NegotiateError::DuplicateKey(key),
-            (UNSUPPORTED_VERSION, _) => NegotiateError::UnsupportedVersion {
-                broker: self.range(usize::from(ApiKey::API_VERSIONS.0.unsigned_abs())),
-            },
-            (code, _) => NegotiateError::ErrorCode(code),
+        let reply = crate::api::decode_api_versions(frame, sent)?;
+        let Err(e) = self.broker.read_response(&reply.body) else {
+            self.state = HelloState::Ready;
+            return Ok(Event::Ready);
         };
         match e.retry_version(sent) {
             Some(version) => {
