@@ -5,6 +5,11 @@
 //! id; v2 adds a tagged-field section; the client id keeps its `int16` length even in v2) and
 //! [`ResponseHeader`](crate::messages::ResponseHeader) (v0: correlation id; v1 adds a tagged-field
 //! section).
+//!
+//! The header version is derived from the flexible versions of the API table, as below. A schema
+//! may also state it, version by version (`headerVersions`); the generator reads that and refuses
+//! a schema whose header versions depart from what these functions derive, so that the flexible
+//! versions stay all they need.
 
 use crate::wire::ApiKey;
 

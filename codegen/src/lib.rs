@@ -3,6 +3,7 @@
 
 pub mod brokers;
 pub mod emit;
+pub mod header;
 pub mod merge;
 pub mod spec;
 pub mod visitors;
@@ -341,6 +342,9 @@ fn apis(messages: &[Message]) -> Result<Vec<Api<'_>>, String> {
         }
         if a.request.is_none() || a.response.is_none() {
             return Err(format!("API {} lacks a request or response schema", a.name));
+        }
+        for m in a.request.iter().chain(&a.response) {
+            header::check_derivable(m)?;
         }
     }
     Ok(list)

@@ -548,6 +548,11 @@ pub fn merge_message(new: &Message, old: &Message, older: VSet) -> Result<Messag
         } else {
             new.listeners.clone()
         },
+        header_map: if new.valid.is_empty() {
+            old.header_map.clone()
+        } else {
+            new.header_map.clone()
+        },
         older: Some(Older {
             file: old.file.clone(),
             versions: older_range,

@@ -6,6 +6,8 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crate::header::HeaderSpan;
+
 /// An inclusive version range; empty when `min > max`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Range {
@@ -247,6 +249,10 @@ pub struct Message {
     /// `listeners`: the kinds of node that serve a request (`broker`, `controller`); empty for
     /// the other schemas, and for a request the schema no longer says it of.
     pub listeners: Vec<String>,
+    /// `headerVersions`, checked (see [`crate::header`]): the header version of each version of a
+    /// request or response, when the schema says it; derived from the flexible versions
+    /// otherwise.
+    pub header_map: Option<Vec<HeaderSpan>>,
     /// Versions taken from an older schema set when sets are merged (see [`crate::merge`]).
     pub older: Option<Older>,
 }
@@ -403,6 +409,7 @@ const TOP_KEYS: &[&str] = &[
     "flexibleVersions",
     "latestVersionUnstable",
     "listeners",
+    "headerVersions",
     "fields",
     "commonStructs",
 ];
@@ -486,6 +493,12 @@ pub fn parse_message(file: &str, src: &str) -> Result<Message, String> {
             .collect::<Result<Vec<_>, _>>()?,
         Some(_) => return Err(format!("{file}: listeners is not an array")),
     };
+    let header_map = match obj.get("headerVersions") {
+        None => None,
+        Some(map) => Some(crate::header::parse_map(
+            file, kind, api_key, flexible, map,
+        )?),
+    };
     Ok(Message {
         file: file.to_string(),
         name,
@@ -497,6 +510,7 @@ pub fn parse_message(file: &str, src: &str) -> Result<Message, String> {
         common,
         latest_unstable,
         listeners,
+        header_map,
         older: None,
     })
 }

@@ -3,4 +3,5 @@
 
 mod brokers;
 mod golden;
+mod header;
 mod merge;
