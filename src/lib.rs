@@ -252,19 +252,10 @@
 //!
 //! ## For a protocol tool: the tree of any frame
 //!
-//! With the `describe` feature, any request or response frame, of any API and version, well
-//! formed or not, renders as an annotated tree (`kwire dissect` on the command line).
-//!
-//! ```
-//! # #[cfg(feature = "describe")] {
-//! let frame = [0, 0, 0, 21, 0, 39, 0, 2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0];
-//! let mut text = String::new();
-//! kwire::describe::write_request_frame(&frame, &mut text)?;
-//! assert!(text.contains("= 39 (RenewDelegationToken)"));
-//! assert!(!text.contains("error"));
-//! # }
-//! # Ok::<(), Box<dyn core::error::Error>>(())
-//! ```
+//! The dissector is a crate of its own, `kwire-schema`, which depends on this one: Kafka's
+//! schemas as tables, and walks over them that render any request or response frame, of any API
+//! and version, well formed or not, as an annotated tree (`kwire dissect` on the command line).
+//! The codec does not need it, and a program that only encodes and decodes builds without it.
 //!
 //! ## Layers
 //!
@@ -281,16 +272,15 @@
 //! | [`messages`] | generated: one struct per message and nested struct, for all versions |
 //! | [`api`], [`header`], [`control`] | the version tables, [`Request`] and [`Response`] by key, version negotiation; header versions; control record values |
 //! | [`frame`] | size-prefixed frames: encoding and decoding them whole, finding them in a stream buffer |
-//! | [`schema`] | generated tables of every schema, and the hand-written walks over them: the read walk behind the dissector and validation, the write walk behind instances |
 //! | [`session`] | the protocol session without I/O: a client's correlation ids, requests in flight, version negotiation and SASL authentication, frames out of received chunks, a server's responses, broker addresses rewritten for a relay |
-//! | `describe` (feature), `io` (feature `std`) | the dissector and the reference pages; a blocking connection over any byte stream |
+//! | `io` (feature `std`) | a blocking connection over any byte stream |
 //!
 //! ## Guarantees
 //!
 //! * **No allocation.** The crate does not link `alloc`; no wire length can cause an allocation.
 //!   Only the codecs of the `gzip`, `zstd` and `snappy` features allocate (see
-//!   [`records::compression::BuiltinCodecs`]), with `alloc`, the dissector for a tree of
-//!   more than 256 composite nodes, and with `std`, a connection of `io` for its buffers.
+//!   [`records::compression::BuiltinCodecs`]), and with `std`, a connection of `io` for its
+//!   buffers.
 //! * **No panics on any input.** Decoding returns a typed error naming the byte offset and the
 //!   field; the library is compiled under a lint wall that forbids indexing, unchecked
 //!   arithmetic, `as` casts and unwraps.
@@ -307,8 +297,7 @@
 //! | `defmt` | `defmt::Format` for errors, headers, API keys, version negotiation, record views and every generated message |
 //! | `sasl` (default) | SASL in the session layer (`session::sasl`): PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 (client and server side), OAUTHBEARER; enables the ApiVersions, SaslHandshake and SaslAuthenticate APIs |
 //! | `tls` | `io::tls`: a blocking connection over TLS (rustls with the `ring` provider; the system's roots or a CA file, client certificates) and the server side of a listener; enables `std` |
-//! | `describe` | the `describe` module: the dissector (object trees of any frame) and the reference pages |
-//! | `alloc` | links `alloc`: arrays from a `Vec` and `codec::Array::to_vec`; with `describe`, a dissection of a large frame that stays linear in its size |
+//! | `alloc` | links `alloc`: arrays from a `Vec` and `codec::Array::to_vec` |
 //! | `std` | links `std` (and `alloc`): the `io` module, a blocking `io::Connection` over any `Read + Write` stream, whose buffers are allocated |
 //! | `gzip`, `snappy`, `lz4`, `zstd` | codecs for [`records::compression::BuiltinCodecs`]; `gzip` and `zstd` enable `alloc`, `snappy` enables `std` (`lz4` needs neither) |
 //! | `crc-hw` | CRC-32C with the processor's instruction (SSE 4.2, AArch64 CRC; detected at run time) through the `crc32c` crate; enables `std` |
@@ -391,8 +380,6 @@ extern crate std;
 pub mod api;
 pub mod codec;
 pub mod control;
-#[cfg(feature = "describe")]
-pub mod describe;
 pub mod error;
 pub mod frame;
 pub mod header;
@@ -466,7 +453,6 @@ pub mod io;
 /// ```
 pub mod messages;
 pub mod records;
-pub mod schema;
 pub mod session;
 mod wire;
 

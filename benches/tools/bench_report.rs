@@ -559,8 +559,8 @@ fn breadth(s: &Settings, strings: kwire_testkit::Strings) {
     use kafka_protocol::messages::{ApiKey as KpKey, RequestKind, ResponseKind};
     use kwire::codec::MessageKind;
     use kwire::codec::Reader;
-    use kwire::schema::MESSAGES;
     use kwire::{Request, Response};
+    use kwire_schema::MESSAGES;
 
     println!("breadth: strings of {strings:?}");
     let mut rows = Vec::new();

@@ -9,8 +9,8 @@
 //! ```
 
 use kwire::codec::{MessageKind, Reader};
-use kwire::schema;
 use kwire::{ApiKey, Encode, Request, Response};
+use kwire_schema as schema;
 
 /// The walker's seeds: fixed, so that the output is the same on every run.
 const SEEDS: [u64; 6] = [0x006b_7769_7265, 1, 2, 3, 4, 5];

@@ -18,8 +18,8 @@
 //! anything the input controls, so the peak is a property of the schemas.
 
 use kwire::codec::{MessageKind, Reader};
-use kwire::schema::{FieldType, MESSAGES, StructSchema};
 use kwire::{ApiKey, EncodeError, Request, Response};
+use kwire_schema::{FieldType, MESSAGES, StructSchema};
 
 /// Struct nesting below and including `s`.
 fn depth(s: &StructSchema) -> usize {

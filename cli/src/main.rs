@@ -31,7 +31,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use kwire::ApiKey;
 use kwire::api::API_TABLE;
-use kwire::describe::{self, DescribeError, Side};
+use kwire_schema::describe::{self, DescribeError, Side};
 
 use kwire_site as site;
 

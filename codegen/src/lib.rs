@@ -175,7 +175,7 @@ pub fn emit(
         Emitted::verbatim(splice_features(&manifest, &apis(&messages)?)?),
     );
     files.insert(
-        PathBuf::from("src/schema/tables.rs"),
+        PathBuf::from("schema/src/tables.rs"),
         Emitted::rust(emit_tables(&messages)?),
     );
     files.insert(
@@ -670,7 +670,7 @@ fn emit_tables(messages: &[Message]) -> Result<String, String> {
     let mut out = String::new();
     let _ = writeln!(out, "{MARKER}");
     out.push_str("//! Static descriptions of every schema: messages, structs and fields.\n\n");
-    out.push_str("use super::{DefaultValue, FieldSchema, FieldType, MessageSchema, Primitive, StructSchema};\nuse crate::codec::{MessageKind, VersionRange};\n\n");
+    out.push_str("use super::{DefaultValue, FieldSchema, FieldType, MessageSchema, Primitive, StructSchema};\nuse kwire::codec::{MessageKind, VersionRange};\n\n");
     let mut all = Vec::new();
     for m in messages {
         let structs = collect_structs(m)?;

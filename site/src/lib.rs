@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use kwire::ApiKey;
 use kwire::api::{API_TABLE, ApiInfo};
 use kwire::codec::VersionRange;
-use kwire::describe::{self, Category, DescribeError, Name, Node, Side, TypeWord, Visit};
+use kwire_schema::describe::{self, Category, DescribeError, Name, Node, Side, TypeWord, Visit};
 
 pub mod probe;
 pub mod records;
@@ -220,8 +220,8 @@ fn page_versions(info: &ApiInfo) -> Option<Vec<i16>> {
 
 fn message_name(api: ApiKey, side: Side) -> &'static str {
     let schema = match side {
-        Side::Request => kwire::schema::request(api),
-        Side::Response => kwire::schema::response(api),
+        Side::Request => kwire_schema::request(api),
+        Side::Response => kwire_schema::response(api),
     };
     schema.map_or("", |s| s.name)
 }

@@ -7,11 +7,11 @@ use std::fmt::{self, Write};
 
 use kwire::DecodeErrorKind;
 use kwire::codec::Uuid;
-use kwire::describe::{self, DescribeError, Name, Node, Value, Visit};
 use kwire::records::compression::{BuiltinCodecs, CompressionError, Decompressor};
 use kwire::records::{
     Batch, Compression, ControlRecord, LegacyMessage, RecordBatch, RecordIter, Records,
 };
+use kwire_schema::describe::{self, DescribeError, Name, Node, Value, Visit};
 
 /// Characters of a text value shown before it is cut.
 const TEXT: usize = 64;

@@ -69,7 +69,6 @@ pub use batch::{
     Attributes, CRC_OFFSET, CRC_START, Compression, HEADER_FIELDS, HEADER_LEN, HeaderField,
     LOG_OVERHEAD, MAGIC_OFFSET, MIN_BATCH_LENGTH, RecordBatch, RecordBatchHeader, TimestampType,
 };
-pub(crate) use builder::V2Header;
 pub use builder::{BatchBuilder, NewHeader, NewRecord};
 pub use control_record::{ControlRecord, ControlRecordType, TxnMarker};
 pub use legacy::*;

@@ -30,7 +30,7 @@
 //! Every decode error must name an offset inside the input it was given.
 //!
 //! Two oracles are differential as well: [`structured`] holds the schema walker
-//! ([`kwire::schema::walker`]), a second implementation of the wire format, and the typed
+//! ([`kwire_schema::walker`]), a second implementation of the wire format, and the typed
 //! decoders to the same verdict on walker instances and their mutations, and `dissector`
 //! (feature `describe`) does the same for the dissector and the typed frame decoders.
 
@@ -43,7 +43,6 @@ use kwire::codec::{
     tagged_entry_len, uvarint_len, varint_len, varlong_len,
 };
 use kwire::control::ControlPayload;
-use kwire::describe::{self, DescribeError, Node, Value, Visit};
 use kwire::error::{DecodeError, DecodeErrorKind, EncodeError, Status};
 use kwire::frame::{self, SIZE_LEN};
 use kwire::header::{request_header_version, response_header_version};
@@ -55,7 +54,8 @@ use kwire::records::{
     MIN_BATCH_LENGTH, MIN_MESSAGE_SIZE_V0, MIN_MESSAGE_SIZE_V1, NewHeader, NewRecord, Record,
     RecordBatch, Records, TimestampType,
 };
-use kwire::schema::{self, MessageSchema, walker};
+use kwire_schema::describe::{self, DescribeError, Node, Value, Visit};
+use kwire_schema::{self as schema, MessageSchema, walker};
 
 /// What an oracle did with an input on which every invariant held.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -2631,7 +2631,7 @@ fn mutate(buf: &mut [u8], len: usize, op: u16, operand: u8) -> usize {
 /// The deepest tree whose shape [`dissector`] checks (far deeper than any schema nests).
 const MAX_TREE_DEPTH: usize = 64;
 
-/// The dissector ([`kwire::describe`]) against the typed frame decoder.
+/// The dissector ([`kwire_schema::describe`]) against the typed frame decoder.
 ///
 /// Input: a selector byte whose bit 0 picks a request frame (0) or a response frame (1); for a
 /// response, the API key (`int16`) and version (`int16`) as in [`response_body`]; then the frame

@@ -1,12 +1,12 @@
 //! Seeded pseudo-random instances of any message at any version, written by the schema walker
-//! ([`kwire::schema::walker::write_instance`]) with a [`Random`] source.
+//! ([`kwire_schema::walker::write_instance`]) with a [`Random`] source.
 
 use alloc::vec;
 use alloc::vec::Vec;
 
 use kwire::error::EncodeError;
-use kwire::schema::walker::{self, EmptyBatch, Slot, Source, Spot, UNKNOWN_PAYLOAD_MAX};
-use kwire::schema::{self as schemas, MessageSchema, Primitive, StructSchema};
+use kwire_schema::walker::{self, EmptyBatch, Slot, Source, Spot, UNKNOWN_PAYLOAD_MAX};
+use kwire_schema::{self as schemas, MessageSchema, Primitive, StructSchema};
 
 /// Writes a pseudo-random legal instance of `schema` at `version`, determined by `seed`, at the
 /// start of `out` and returns the bytes written.
@@ -49,7 +49,7 @@ pub fn random_instance(
     Ok(out)
 }
 
-/// [`random_instance`] of the schema named `name` (see [`kwire::schema::by_name`]): for a
+/// [`random_instance`] of the schema named `name` (see [`kwire_schema::by_name`]): for a
 /// build that holds its own copy of the schema tables, such as kwire's unit tests, and so names
 /// a schema rather than passing it. `None` for an unknown name or version.
 pub fn random_instance_named(name: &str, version: i16, seed: u64) -> Option<Vec<u8>> {
@@ -400,8 +400,8 @@ mod tests {
     use std::collections::BTreeSet;
 
     use kwire::error::DecodeErrorKind;
-    use kwire::schema::walker::validate;
-    use kwire::schema::{MESSAGES, by_name};
+    use kwire_schema::walker::validate;
+    use kwire_schema::{MESSAGES, by_name};
 
     use super::*;
 

@@ -1,16 +1,14 @@
 //! The dissector and the reference pages: the seeds reproduced, and for every API key, version
 //! and direction a tree that agrees with the bytes and with the typed decoder.
 
-#![cfg(feature = "describe")]
-
 use kwire::api::API_TABLE;
 use kwire::codec::Encode;
-use kwire::describe::{self, Category, DescribeError, Node, Side, Visit};
 use kwire::frame::{decode_request, decode_response, encode_request, encode_response};
 use kwire::header::response_header_version;
 use kwire::messages::{RequestHeader, ResponseHeader};
-use kwire::schema;
 use kwire::{ApiKey, DecodeErrorKind};
+use kwire_schema as schema;
+use kwire_schema::describe::{self, Category, DescribeError, Node, Side, Visit};
 
 fn seeds_dir() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/seeds")

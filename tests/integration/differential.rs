@@ -35,8 +35,8 @@ use kafka_protocol::protocol::{
     Decodable, Encodable, HeaderVersion, Message as KpMessage, Request as KpRequest,
 };
 use kwire::codec::{Reader, Str};
-use kwire::schema::{self, MessageSchema, walker};
 use kwire::{ApiKey, Decode, Encode};
+use kwire_schema::{self as schema, MessageSchema, walker};
 
 /// Number of seeded random instances written per message and version.
 const SEEDS: u64 = 32;
@@ -1008,12 +1008,13 @@ fn kp_response_frame<R: KpRequest>(body: &[u8], version: i16) -> Encoded {
 /// Dissects a whole frame, decodes it with our code and re-encodes it.
 fn ours_frame(kind: Kind, key: i16, version: i16, frame: &[u8]) -> Encoded {
     // The dissector reads every frame the peer writes, too.
-    #[cfg(feature = "describe")]
     {
         let mut tree = String::new();
         match kind {
-            Kind::Request => kwire::describe::write_request_frame(frame, &mut tree),
-            _ => kwire::describe::write_response_frame(frame, ApiKey(key), version, &mut tree),
+            Kind::Request => kwire_schema::describe::write_request_frame(frame, &mut tree),
+            _ => {
+                kwire_schema::describe::write_response_frame(frame, ApiKey(key), version, &mut tree)
+            }
         }
         .map_err(|e| format!("kwire dissect: {e}\n{tree}"))?;
     }

@@ -11,8 +11,8 @@ use kwire::messages::{
     ControlledShutdownRequest, FetchRequest, MetadataResponse, ProduceRequest, RequestHeader,
     ResponseHeader,
 };
-use kwire::schema;
 use kwire::{ApiKey, Encode, EncodeError, Request, Response, frame};
+use kwire_schema as schema;
 
 fn versions(r: VersionRange) -> impl Iterator<Item = i16> {
     (r.min..=r.max).filter(move |v| r.contains(*v))

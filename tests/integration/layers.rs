@@ -17,9 +17,8 @@ const LAYERS: &[&[&str]] = &[
     &["messages"],
     &["api", "header", "control"],
     &["frame"],
-    &["schema"],
     &["session"],
-    &["describe", "io"],
+    &["io"],
 ];
 
 fn layer_of(module: &str) -> Option<usize> {

@@ -4,6 +4,7 @@
 //!
 //! `tests/api_features.rs` is a binary of its own: CI also builds it with two APIs only.
 
+mod address;
 mod arrays;
 mod bad_input;
 mod compression;

@@ -19,8 +19,8 @@ use std::time::Instant;
 
 use kwire::codec::{MessageKind, Reader, VersionRange};
 use kwire::messages as m;
-use kwire::schema::{self, MessageSchema, walker};
 use kwire::{ApiKey, Decode, DecodeError, Encode, EncodeError, Message, Request, Response};
+use kwire_schema::{self as schema, MessageSchema, walker};
 
 /// Seeded random instances per message and version.
 const SEEDS: u64 = 256;

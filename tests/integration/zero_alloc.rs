@@ -231,7 +231,6 @@ fn fuzz_oracles_run_without_allocating() {
         ("legacy_message_set", f::legacy_message_set, &f::scratch_len),
         ("structured", f::structured, &structured),
         ("session", f::session, &f::scratch_len),
-        #[cfg(feature = "describe")]
         ("dissector", f::dissector, &f::scratch_len),
     ];
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus");
@@ -357,13 +356,12 @@ fn compressed_batches_build_and_read_without_allocating() {
 fn every_message_and_the_dissector_run_without_allocating() {
     use kwire::codec::{MessageKind, Reader};
     use kwire::messages::{RequestHeader, ResponseHeader};
-    use kwire::schema::{self, walker};
     use kwire::{Encode, Request, Response};
+    use kwire_schema::{self as schema, walker};
 
     let mut instances = 0usize;
     let mut out = vec![0u8; 1 << 17];
     let mut frame_buf = vec![0u8; 1 << 17];
-    #[cfg(feature = "describe")]
     let mut text = String::with_capacity(1 << 22);
     for schema in schema::MESSAGES.iter().copied() {
         if !matches!(schema.kind, MessageKind::Request | MessageKind::Response) {
@@ -411,15 +409,16 @@ fn every_message_and_the_dissector_run_without_allocating() {
                         len
                     }
                 });
-                #[cfg(feature = "describe")]
                 {
                     text.clear();
                     let frame = &frame_buf[..frame_len];
                     assert_none(&what, || {
                         if schema.kind == MessageKind::Request {
-                            kwire::describe::write_request_frame(frame, &mut text)
+                            kwire_schema::describe::write_request_frame(frame, &mut text)
                         } else {
-                            kwire::describe::write_response_frame(frame, key, version, &mut text)
+                            kwire_schema::describe::write_response_frame(
+                                frame, key, version, &mut text,
+                            )
                         }
                         .expect("dissects")
                     });

@@ -351,9 +351,9 @@ fn read_request(f: Frame) -> Result<Request, (Frame, kwire::DecodeError)> {
 #[derive(Debug, Default)]
 pub struct ErrorCodes(pub Vec<(ErrorCode, usize)>);
 
-impl kwire::describe::Visit for ErrorCodes {
-    fn node(&mut self, n: &kwire::describe::Node<'_>) -> std::fmt::Result {
-        use kwire::describe::Name;
+impl kwire_schema::describe::Visit for ErrorCodes {
+    fn node(&mut self, n: &kwire_schema::describe::Node<'_>) -> std::fmt::Result {
+        use kwire_schema::describe::Name;
         if let (Name::Plain(name), Some(v)) = (n.name, n.value.int())
             && name.ends_with("ErrorCode")
             && v != 0

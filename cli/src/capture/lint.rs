@@ -7,10 +7,12 @@ use std::fmt;
 
 use kwire::ApiKey;
 use kwire::api::{VersionTable, decode_api_versions};
-use kwire::describe::{self, DescribeError, LenNote, Name, Node, TypeWord, Value, Visit};
 use kwire::header::{request_header_version, response_header_version};
-use kwire::schema::{self, DefaultValue, FieldSchema, FieldType, MessageSchema, StructSchema};
 use kwire::{DecodeError, DecodeErrorKind};
+use kwire_schema::describe::{self, DescribeError, LenNote, Name, Node, TypeWord, Value, Visit};
+use kwire_schema::{
+    self as schema, DefaultValue, FieldSchema, FieldType, MessageSchema, StructSchema,
+};
 
 use super::exchange::{Frame, Request, Unanswered};
 use super::print::Ends;

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use std::net::SocketAddr;
 
 use kwire::ApiKey;
-use kwire::describe::{self, DescribeError, Visit};
+use kwire_schema::describe::{self, DescribeError, Visit};
 
 use super::exchange::{ErrorCodes, Event, Frame, Request, Unanswered};
 use super::lint::{Finding, Level, Linter};

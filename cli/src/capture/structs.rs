@@ -4,7 +4,7 @@
 use std::fmt;
 
 use kwire::codec::Uuid;
-use kwire::describe::{Name, Node, Value, Visit};
+use kwire_schema::describe::{Name, Node, Value, Visit};
 
 /// A value kept from a tree.
 #[derive(Debug, Clone, PartialEq)]

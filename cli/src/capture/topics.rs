@@ -8,7 +8,7 @@ use std::str::FromStr;
 
 use kwire::ApiKey;
 use kwire::codec::Uuid;
-use kwire::describe;
+use kwire_schema::describe;
 
 use super::structs::Structs;
 

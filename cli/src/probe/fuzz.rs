@@ -16,7 +16,8 @@ use std::path::{Path, PathBuf};
 use kwire::codec::{Encode, VersionRange};
 use kwire::header::request_header_version;
 use kwire::messages::RequestHeader;
-use kwire::{ApiKey, frame, schema};
+use kwire::{ApiKey, frame};
+use kwire_schema as schema;
 use kwire_testkit::random::{Random, random_instance};
 
 use super::conn::{CLIENT_ID, Conn, Reply, Target};

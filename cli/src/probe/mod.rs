@@ -24,10 +24,10 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 use kwire::api::API_TABLE;
 use kwire::codec::VersionRange;
-use kwire::describe::{self, Side};
 use kwire::header::request_header_version;
 use kwire::session::Client;
 use kwire::{ApiKey, Request, frame};
+use kwire_schema::describe::{self, Side};
 
 use crate::security::Security;
 use crate::{Error, parse_api};

@@ -1,9 +1,9 @@
 //! What a response says about the broker: the checks of one answer, and the verdicts.
 
-use kwire::describe::{self, Name, Node, Visit};
 use kwire::frame;
 use kwire::header::response_header_version;
 use kwire::{ApiKey, ErrorCode};
+use kwire_schema::describe::{self, Name, Node, Visit};
 
 use super::conn::Reply;
 

@@ -9,11 +9,11 @@ use std::process::{Command, Output};
 use kwire::ApiKey;
 use kwire::api::API_TABLE;
 use kwire::codec::VersionRange;
-use kwire::describe::{self, Side};
 use kwire::header::response_header_version;
 use kwire::messages::api_versions_response::ApiVersion;
 use kwire::messages::{ApiVersionsResponse, HeartbeatResponse};
 use kwire::session::{FrameBuffer, server};
+use kwire_schema::describe::{self, Side};
 
 use kwire_examples::mini_broker::broker::{Broker, served_versions};
 

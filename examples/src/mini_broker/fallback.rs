@@ -7,8 +7,8 @@ use kwire::ApiKey;
 use kwire::codec::{Encode, Writer};
 use kwire::header::response_header_version;
 use kwire::messages::ResponseHeader;
-use kwire::schema::walker::{self, Slot, Source, Spot};
-use kwire::schema::{self, DefaultValue, FieldType, Primitive};
+use kwire_schema::walker::{self, Slot, Source, Spot};
+use kwire_schema::{self as schema, DefaultValue, FieldType, Primitive};
 
 /// Encodes the whole error response frame.
 pub fn error_response(

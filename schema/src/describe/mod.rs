@@ -1,6 +1,6 @@
 //! A dissector: the annotated object tree of any frame, and the reference page of any API.
 //!
-//! The tree is produced by walking the schema tables ([`crate::schema`]) over the bytes, so it
+//! The tree is produced by walking the schema tables ([`crate::MESSAGES`]) over the bytes, so it
 //! works for every API key and version, shows every field with its wire type, value, offset and
 //! size, and names known tagged fields, unknown tags, record batches and legacy messages. It is
 //! an independent reading of the bytes: it shares no code with the generated decoders.
@@ -20,7 +20,7 @@
 //!   response the smallest legal frame, its byte layout and its tree.
 //!
 //! ```
-//! use kwire::describe;
+//! use kwire_schema::describe;
 //!
 //! let frame = [
 //!     0, 0, 0, 21, 0, 39, 0, 2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -38,7 +38,7 @@ mod walk;
 pub use page::{ROW, Side, page, page_version, write_hex, write_layout, write_minimal_frame};
 pub use render::{Renderer, render, write_request_frame, write_response_frame};
 
-pub use crate::schema::tree::{
+pub use crate::tree::{
     About, Category, DescribeError, LenNote, Name, Node, PREVIEW, TypeWord, Value, Visit,
 };
 pub use walk::{visit_body, visit_request_frame, visit_response_frame};
@@ -48,7 +48,7 @@ pub use walk::{visit_body, visit_request_frame, visit_response_frame};
 /// otherwise show as their length and mechanism step only. For a tool's `--show-secrets`.
 ///
 /// ```
-/// use kwire::describe::{self, Reveal, visit_request_frame};
+/// use kwire_schema::describe::{self, Reveal, visit_request_frame};
 ///
 /// // A SaslAuthenticate v0 request carrying PLAIN credentials.
 /// let frame = [

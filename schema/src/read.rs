@@ -5,11 +5,11 @@
 
 use super::enums;
 use super::tree::{About, Category, DescribeError, LenNote, Name, Node, TypeWord, Value, Visit};
-use crate::api::ApiKey;
-use crate::codec::{Reader, TaggedEntry, TaggedSection};
-use crate::error::{DecodeError, DecodeErrorKind};
-use crate::records::{Batch, HEADER_FIELDS, HEADER_LEN, LegacyMessage, RecordBatch, Records};
-use crate::schema::{FieldSchema, FieldType, MessageSchema, Primitive, StructSchema};
+use crate::{FieldSchema, FieldType, MessageSchema, Primitive, StructSchema};
+use kwire::api::ApiKey;
+use kwire::codec::{Reader, TaggedEntry, TaggedSection};
+use kwire::error::{DecodeError, DecodeErrorKind};
+use kwire::records::{Batch, HEADER_FIELDS, HEADER_LEN, LegacyMessage, RecordBatch, Records};
 
 pub(crate) type R<T = ()> = Result<T, DescribeError>;
 
@@ -24,7 +24,6 @@ impl Visit for Noop {
 
 /// How a walk learns a composite node's size, which its node carries but which is only known
 /// once its children are walked.
-#[cfg(feature = "describe")]
 pub(crate) enum Sizes<'s> {
     /// Composite nodes are not visited (a count, a measure, or a check that a body reads): no
     /// size is needed.
@@ -43,10 +42,8 @@ pub(crate) enum Sizes<'s> {
 /// Where a walk sends its nodes, and (with the dissector) how it sizes composite ones.
 pub(crate) struct Out<'v> {
     v: &'v mut dyn Visit,
-    #[cfg(feature = "describe")]
     sizes: Sizes<'v>,
     /// Composite nodes opened so far, in walk order.
-    #[cfg(feature = "describe")]
     pub(crate) opened: usize,
     /// Whether the record batches inside `records` fields are read (the dissector shows them);
     /// validation, like the typed decoders, reads such a field as bytes.
@@ -58,16 +55,13 @@ impl<'v> Out<'v> {
     pub(crate) fn new(v: &'v mut dyn Visit) -> Self {
         Self {
             v,
-            #[cfg(feature = "describe")]
             sizes: Sizes::Unneeded,
-            #[cfg(feature = "describe")]
             opened: 0,
             batches: true,
         }
     }
 
     /// A walk that hands `v` every node, composite ones sized by `sizes`.
-    #[cfg(feature = "describe")]
     pub(crate) fn sized(v: &'v mut dyn Visit, sizes: Sizes<'v>) -> Self {
         Self {
             sizes,
@@ -88,7 +82,6 @@ pub(crate) fn composite<'a, 'n>(
     node: impl FnOnce(Option<usize>) -> Node<'n>,
     walk: impl Fn(&mut Reader<'a>, &mut Out<'_>) -> R,
 ) -> R {
-    #[cfg(feature = "describe")]
     {
         let index = o.opened;
         o.opened = index.saturating_add(1);
@@ -113,9 +106,6 @@ pub(crate) fn composite<'a, 'n>(
         };
         o.node(&node(size))?;
     }
-    // Without the dissector, no walk visits composite nodes.
-    #[cfg(not(feature = "describe"))]
-    let _ = node;
     walk(r, o)
 }
 
@@ -130,7 +120,6 @@ pub(crate) struct Ctx {
 }
 
 /// Bytes a walk over a copy of `r` consumes, or `None` if it fails.
-#[cfg(feature = "describe")]
 fn measure<'a>(
     r: &Reader<'a>,
     walk: impl FnOnce(&mut Reader<'a>, &mut Out<'_>) -> R,
@@ -190,7 +179,7 @@ pub(crate) fn len_note(mut r: Reader<'_>, compact: bool, short: bool) -> LenNote
 
 pub(crate) fn body_category(schema: &MessageSchema) -> Category {
     match schema.kind {
-        crate::codec::MessageKind::Response => Category::ResponseBody,
+        kwire::codec::MessageKind::Response => Category::ResponseBody,
         _ => Category::RequestBody,
     }
 }
@@ -1005,7 +994,7 @@ fn v2_batch(b: &RecordBatch<'_>, v: &mut Out<'_>, depth: usize, last: bool) -> R
     }
     let payload_at = at.saturating_add(HEADER_LEN);
     let compression = b.compression();
-    if compression != crate::records::Compression::NONE {
+    if compression != kwire::records::Compression::NONE {
         v.node(&Node {
             depth: child,
             last: true,

@@ -4,7 +4,7 @@
 use core::fmt::{self, Write};
 
 use super::{DescribeError, MAX_DEPTH, Node, Visit, visit_request_frame, visit_response_frame};
-use crate::api::ApiKey;
+use kwire::api::ApiKey;
 
 /// Counts the bytes written through it.
 #[derive(Debug, Default)]

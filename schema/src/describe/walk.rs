@@ -1,17 +1,17 @@
 //! The dissector's walks: a request or response frame (its size prefix, header and body), or
-//! a body alone, through the schema tables' read walk ([`crate::schema::read`]), each node
+//! a body alone, through the schema tables' read walk ([`crate::read`]), each node
 //! handed to the visitor with its size.
 
-use crate::api::ApiKey;
-use crate::codec::Reader;
-use crate::codec::framing::{SIZE_LEN, announced_len};
-use crate::error::{DecodeError, DecodeErrorKind};
-use crate::header::{request_header_version, response_header_version};
-use crate::schema::read::{
+use crate::MessageSchema;
+use crate::read::{
     Ctx, Noop, Out, R, Sizes, body_at, body_category, composite, leaf, len_note, tagged_section,
 };
-use crate::schema::tree::{About, Category, DescribeError, Name, Node, TypeWord, Value, Visit};
-use crate::schema::{self, MessageSchema};
+use crate::tree::{About, Category, DescribeError, Name, Node, TypeWord, Value, Visit};
+use kwire::api::ApiKey;
+use kwire::codec::Reader;
+use kwire::error::{DecodeError, DecodeErrorKind};
+use kwire::frame::SIZE_LEN;
+use kwire::header::{request_header_version, response_header_version};
 
 /// Composite nodes whose sizes a walk keeps on the stack (2 KiB): a tree with more keeps them
 /// in a vector with `alloc`, and is measured node by node without it.
@@ -48,7 +48,9 @@ fn visit_sized(v: &mut dyn Visit, walk: impl Fn(&mut Out<'_>) -> R) -> R {
 fn frame_size(frame: &[u8]) -> Result<(i32, Option<usize>), DecodeError> {
     let mut r = Reader::new(frame);
     let size = r.decode_with(|r| r.i32("Frame.size"))?;
-    let total = announced_len(size)?.saturating_add(SIZE_LEN);
+    let len = usize::try_from(size)
+        .map_err(|_| DecodeError::new(0, DecodeErrorKind::NegativeFrameSize(size), "Frame.size"))?;
+    let total = len.saturating_add(SIZE_LEN);
     Ok((size, (frame.len() >= total).then_some(total)))
 }
 
@@ -147,7 +149,7 @@ fn request_frame(frame: &[u8], v: &mut Out<'_>) -> R {
         }
     };
     let api = ApiKey(key);
-    let schema = schema::request(api).ok_or(DescribeError::UnknownApi)?;
+    let schema = crate::request(api).ok_or(DescribeError::UnknownApi)?;
     let (size, total) = frame_nodes(frame, v, schema, version)?;
     let (rest, trailing) = frame_rest(frame, size, total);
     let mut r = Reader::with_offset(rest, 4);
@@ -174,7 +176,7 @@ fn request_frame(frame: &[u8], v: &mut Out<'_>) -> R {
 ///
 /// As [`visit_request_frame`].
 pub fn visit_response_frame(frame: &[u8], api_key: ApiKey, version: i16, v: &mut dyn Visit) -> R {
-    let schema = schema::response(api_key).ok_or(DescribeError::UnknownApi)?;
+    let schema = crate::response(api_key).ok_or(DescribeError::UnknownApi)?;
     let version = if api_key == ApiKey::API_VERSIONS {
         api_versions_layout(schema, version, frame)
     } else {
@@ -211,7 +213,7 @@ fn response_frame(
 }
 
 /// The version whose layout an ApiVersions response frame's body is in, for a request sent at
-/// `sent`, by the rule of [`crate::frame::decode_response`]: a broker that does not know `sent`
+/// `sent`, by the rule of [`kwire::frame::decode_response`]: a broker that does not know `sent`
 /// answers error `UNSUPPORTED_VERSION` in the v0 layout. With that error the body is tried as v0
 /// first, otherwise at `sent` first; the other layout is taken only when it reads the body
 /// exactly and the first does not.
@@ -223,7 +225,7 @@ fn api_versions_layout(schema: &MessageSchema, sent: i16, frame: &[u8]) -> i16 {
         .unwrap_or(frame.len());
     let body = frame.get(8..end).unwrap_or_default();
     let unsupported = body.first_chunk::<2>().map(|b| i16::from_be_bytes(*b))
-        == Some(crate::ErrorCode::UNSUPPORTED_VERSION.0);
+        == Some(kwire::ErrorCode::UNSUPPORTED_VERSION.0);
     let (first, second) = if unsupported && sent != 0 {
         (0, sent)
     } else {
@@ -357,7 +359,7 @@ fn header_tags(name: &str, hv: i16, r: &mut Reader<'_>, v: &mut Out<'_>) -> R {
         flexible: true,
         body: Category::Header,
     };
-    tagged_section(schema::by_name(name).map(|m| m.root), ctx, r, v, 2, true)
+    tagged_section(crate::by_name(name).map(|m| m.root), ctx, r, v, 2, true)
 }
 
 fn response_header(r: &mut Reader<'_>, v: &mut Out<'_>, hv: i16) -> R {

@@ -4,7 +4,7 @@
 //! [`Source`] of the caller's makes ([`write_instance`]).
 //!
 //! The walks read [`MessageSchema`] descriptions only; they share no code with the generated
-//! encoders and decoders in [`crate::messages`] but the codec's primitives (the reader, the
+//! encoders and decoders in [`kwire::messages`] but the codec's primitives (the reader, the
 //! [`Writer`], and the reader of tagged sections, so that their rules are written once), so they
 //! are a second implementation of the message layouts against which the typed code is checked.
 //!
@@ -31,10 +31,11 @@
 //! nesting of the tables, never by the input.
 
 use super::{DefaultValue, FieldSchema, FieldType, MessageSchema, Primitive, StructSchema};
-use crate::api::ApiKey;
-use crate::codec::{LengthPrefix, Writer};
-use crate::error::{DecodeError, EncodeError};
-use crate::records::{HEADER_LEN, V2Header};
+use kwire::api::ApiKey;
+use kwire::codec::{LengthPrefix, Writer};
+use kwire::error::{DecodeError, EncodeError};
+use kwire::records::crc::crc32c;
+use kwire::records::{CRC_OFFSET, CRC_START, HEADER_LEN};
 
 /// The version and flexibility a body is walked at.
 #[derive(Debug, Clone, Copy)]
@@ -157,21 +158,30 @@ impl EmptyBatch {
     /// The length of the batch on the wire: a v2 batch header and nothing after it.
     pub const LEN: usize = HEADER_LEN;
 
+    /// The batch length field: the bytes after it (the header less the offset and the length).
+    const BATCH_LENGTH: i32 = 49;
+
     /// The batch's bytes, with its CRC-32C.
     fn encode(&self) -> [u8; Self::LEN] {
         let mut buf = [0u8; Self::LEN];
-        let header = V2Header {
-            base_offset: self.base_offset,
-            partition_leader_epoch: self.partition_leader_epoch,
-            attributes: self.attributes,
-            base_timestamp: self.base_timestamp,
-            max_timestamp: self.max_timestamp,
-            producer_id: self.producer_id,
-            producer_epoch: self.producer_epoch,
-            base_sequence: self.base_sequence,
-            records_count: 0,
-        };
-        header.write(&mut buf, &[]);
+        let mut w = Writer::new(&mut buf);
+        w.i64(self.base_offset);
+        w.i32(Self::BATCH_LENGTH);
+        w.i32(self.partition_leader_epoch);
+        w.i8(2);
+        w.u32(0); // the CRC, over what follows it, is filled in below
+        w.i16(self.attributes);
+        w.i32(0); // last offset delta
+        w.i64(self.base_timestamp);
+        w.i64(self.max_timestamp);
+        w.i64(self.producer_id);
+        w.i16(self.producer_epoch);
+        w.i32(self.base_sequence);
+        w.i32(0); // record count
+        let crc = crc32c(buf.get(CRC_START..).unwrap_or_default());
+        if let Some(at) = buf.get_mut(CRC_OFFSET..CRC_START) {
+            at.copy_from_slice(&crc.to_be_bytes());
+        }
         buf
     }
 }
@@ -669,8 +679,8 @@ mod tests {
     use std::vec::Vec;
 
     use super::*;
-    use crate::error::DecodeErrorKind;
-    use crate::schema::{MESSAGES, by_name};
+    use crate::{MESSAGES, by_name};
+    use kwire::error::DecodeErrorKind;
 
     fn minimal(name: &str, version: i16) -> Vec<u8> {
         let schema = by_name(name).unwrap();
@@ -721,7 +731,7 @@ mod tests {
         );
         assert_eq!(&batch[8..12], &[0, 0, 0, 49]);
         assert_eq!(batch[16], 2);
-        let crc = crate::records::crc::crc32c(&batch[21..]);
+        let crc = kwire::records::crc::crc32c(&batch[21..]);
         assert_eq!(&batch[17..21], &crc.to_be_bytes());
         assert!(
             batch
@@ -729,7 +739,7 @@ mod tests {
                 .enumerate()
                 .all(|(i, b)| matches!(i, 11 | 16..=20) || *b == 0)
         );
-        assert_eq!(crate::records::crc::crc32c(b"123456789"), 0xe306_9283);
+        assert_eq!(kwire::records::crc::crc32c(b"123456789"), 0xe306_9283);
     }
 
     #[test]

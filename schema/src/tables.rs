@@ -2,7 +2,7 @@
 //! Static descriptions of every schema: messages, structs and fields.
 
 use super::{DefaultValue, FieldSchema, FieldType, MessageSchema, Primitive, StructSchema};
-use crate::codec::{MessageKind, VersionRange};
+use kwire::codec::{MessageKind, VersionRange};
 
 static ABORTED_TXN__ABORTED_TXN: StructSchema = StructSchema {
     name: "AbortedTxn",

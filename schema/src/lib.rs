@@ -1,29 +1,84 @@
-//! Static descriptions of every schema, and a generic walker over them.
+//! # kwire-schema
 //!
-//! The tables are generated from the same JSON schemas as the typed messages, but the walkers
-//! that interpret them are written by hand and share no code with the generated encoders and
-//! decoders: they are a second, independent implementation of the wire format. One walk reads:
-//! it turns bytes into the nodes of an object tree, which the dissector (`describe`) shows and
-//! [`walker::validate`] walks without visiting. One writes: instances of any message at any
-//! version, the smallest legal one or one whose choices a caller's [`walker::Source`] makes.
+//! Kafka's message schemas as static tables (generated from the same JSON schemas as `kwire`'s
+//! message types), and the hand-written walks over them: a second, independent implementation of
+//! the wire format that shares no code with `kwire`'s generated encoders and decoders.
+//!
+//! * One walk reads: it turns the bytes of any frame, of any API and version, well formed or
+//!   not, into the nodes of an annotated object tree, which the dissector ([`describe`]) shows
+//!   and [`walker::validate`] walks without visiting.
+//! * One writes: instances of any message at any version, the smallest legal one or one whose
+//!   choices a caller's [`walker::Source`] makes ([`walker::write_instance`]).
+//! * [`describe::page`] writes the reference page of an API.
+//!
+//! The codec does not depend on this crate: a program that only encodes and decodes builds
+//! without its tables. `kwire dissect` on the command line is this crate's dissector.
+//!
+//! ```
+//! let frame = [0, 0, 0, 21, 0, 39, 0, 2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+//! let mut text = String::new();
+//! kwire_schema::describe::write_request_frame(&frame, &mut text)?;
+//! assert!(text.contains("= 39 (RenewDelegationToken)"));
+//! assert!(!text.contains("error"));
+//! # Ok::<(), Box<dyn core::error::Error>>(())
+//! ```
+//!
+//! ## Cargo features
+//!
+//! | feature | effect |
+//! |---|---|
+//! | `alloc` | links `alloc`: a dissection of a tree of more than 256 composite nodes stays linear in its size (without it, such a tree is measured by walking each composite node again, and nothing allocates) |
 
+#![no_std]
+#![forbid(unsafe_code)]
+#![deny(
+    missing_docs,
+    missing_debug_implementations,
+    unreachable_pub,
+    rust_2018_idioms
+)]
+#![deny(
+    clippy::missing_errors_doc,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::as_conversions,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::unreachable,
+    clippy::todo,
+    clippy::unimplemented,
+    clippy::alloc_instead_of_core,
+    clippy::std_instead_of_core
+)]
+#![cfg_attr(
+    test,
+    allow(
+        clippy::indexing_slicing,
+        clippy::unwrap_used,
+        clippy::arithmetic_side_effects,
+        clippy::as_conversions,
+        clippy::unreachable,
+        reason = "unit tests may panic; the library may not"
+    )
+)]
+
+#[cfg(feature = "alloc")]
+extern crate alloc;
+#[cfg(test)]
+extern crate std;
+
+pub mod describe;
 mod enums;
 pub(crate) mod read;
 mod tables;
-#[cfg_attr(
-    not(feature = "describe"),
-    allow(
-        unreachable_pub,
-        reason = "the tree's types are public through `describe`; without it, only validation's walk uses them"
-    )
-)]
-pub(crate) mod tree;
+mod tree;
 pub mod walker;
 
 pub use tables::*;
 
-use crate::api::ApiKey;
-use crate::codec::{MessageKind, VersionRange};
+use kwire::api::ApiKey;
+use kwire::codec::{MessageKind, VersionRange};
 
 /// A primitive field or element type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -1,18 +1,16 @@
 //! The object tree a dissection produces: its [`Node`]s, what they hold, and the [`Visit`]or
-//! that receives them. Shown to users as [`crate::describe`] (feature `describe`); the schema
+//! that receives them. Shown to users as [`crate::describe`]; the schema
 //! walker's validation walks the same tree without visiting it.
 
 use core::fmt;
 
-use crate::codec::Str;
-use crate::error::DecodeError;
+use kwire::codec::Str;
+use kwire::error::DecodeError;
 
 /// What part of a frame a node belongs to (for colouring or filtering).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Category {
     /// The frame and its size prefix.
-    #[cfg(feature = "describe")]
     Frame,
     /// The request or response header.
     Header,
@@ -30,7 +28,6 @@ pub enum Category {
 
 /// A node's name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Name<'a> {
     /// A plain name.
     Plain(&'a str),
@@ -52,17 +49,14 @@ impl fmt::Display for Name<'_> {
 
 /// A node's type word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum TypeWord<'a> {
     /// No type (grouping nodes such as `Frame`).
-    #[cfg(feature = "describe")]
     None,
     /// A wire type such as `int32`, `uvarint` or `nullable_string`.
     Wire(&'a str),
     /// An array: `[]Element`.
     Array(&'a str),
     /// The root of a frame: `message vN`.
-    #[cfg(feature = "describe")]
     Message(i16),
     /// A header or batch format version: `vN`.
     Version(i16),
@@ -75,11 +69,9 @@ pub enum TypeWord<'a> {
 impl fmt::Display for TypeWord<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            #[cfg(feature = "describe")]
             Self::None => Ok(()),
             Self::Wire(s) | Self::Named(s) => f.write_str(s),
             Self::Array(s) => write!(f, "[]{s}"),
-            #[cfg(feature = "describe")]
             Self::Message(v) => write!(f, "message v{v}"),
             Self::Version(v) => write!(f, "v{v}"),
             Self::Struct => f.write_str("struct"),
@@ -89,7 +81,6 @@ impl fmt::Display for TypeWord<'_> {
 
 /// How a length or count was encoded, for the note after a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum LenNote {
     /// A classic `int16` length (strings).
     Int16(i32),
@@ -114,7 +105,6 @@ pub const PREVIEW: usize = 32;
 
 /// A node's value.
 #[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub enum Value<'a> {
     /// No value shown.
@@ -132,7 +122,7 @@ pub enum Value<'a> {
     /// A float.
     Float(f64),
     /// A UUID, shown in Kafka's base64 form.
-    Uuid(crate::codec::Uuid),
+    Uuid(kwire::codec::Uuid),
     /// A string (whose bytes need not be UTF-8) and how its length was encoded.
     Str(Str<'a>, LenNote),
     /// Bytes and how their length was encoded.
@@ -170,7 +160,7 @@ pub enum Value<'a> {
         computed: u32,
     },
     /// Record-batch attributes.
-    BatchAttributes(crate::records::Attributes),
+    BatchAttributes(kwire::records::Attributes),
     /// A record set: its length in bytes and how many whole entries it holds.
     Records {
         /// Bytes.
@@ -192,7 +182,7 @@ pub enum Value<'a> {
         headers: usize,
     },
     /// A compressed payload.
-    Compressed(crate::records::Compression, usize),
+    Compressed(kwire::records::Compression, usize),
     /// Bytes left at the end of a records field that do not hold a whole entry.
     Tail(usize),
 }
@@ -239,7 +229,6 @@ fn write_hex_preview(f: &mut fmt::Formatter<'_>, b: &[u8]) -> fmt::Result {
     Ok(())
 }
 
-#[cfg(feature = "describe")]
 impl<'a> Value<'a> {
     /// The integer of an integer value, named or not (an error code, an API key, ...).
     #[must_use]
@@ -312,8 +301,8 @@ impl fmt::Display for Value<'_> {
                     None => write!(f, "codec {}", codec.0)?,
                 }
                 match a.timestamp_type() {
-                    crate::records::TimestampType::CreateTime => f.write_str(", CreateTime")?,
-                    crate::records::TimestampType::LogAppendTime => {
+                    kwire::records::TimestampType::CreateTime => f.write_str(", CreateTime")?,
+                    kwire::records::TimestampType::LogAppendTime => {
                         f.write_str(", LogAppendTime")?;
                     }
                 }
@@ -361,7 +350,6 @@ impl fmt::Display for Value<'_> {
 
 /// One node of the object tree.
 #[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Node<'a> {
     /// Depth: 0 for the root.
     pub depth: usize,
@@ -385,7 +373,6 @@ pub struct Node<'a> {
 
 /// A node's description.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum About {
     /// None.
     None,
@@ -395,7 +382,6 @@ pub enum About {
     Body(i16),
 }
 
-#[cfg(feature = "describe")]
 impl About {
     /// True when there is nothing to show.
     #[must_use]
@@ -426,17 +412,14 @@ pub trait Visit {
 
 /// Why describing failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum DescribeError {
     /// The input is malformed; the tree up to this point has been produced.
     Decode(DecodeError),
     /// The output refused a write.
     Fmt,
     /// The API or version has no schema (or no such version).
-    #[cfg(feature = "describe")]
     UnknownApi,
     /// A scratch buffer was too small for the frame to describe.
-    #[cfg(feature = "describe")]
     ScratchTooSmall {
         /// Bytes needed.
         needed: usize,
@@ -460,9 +443,7 @@ impl fmt::Display for DescribeError {
         match self {
             Self::Decode(e) => fmt::Display::fmt(e, f),
             Self::Fmt => f.write_str("the output refused a write"),
-            #[cfg(feature = "describe")]
             Self::UnknownApi => f.write_str("no schema for this API and version"),
-            #[cfg(feature = "describe")]
             Self::ScratchTooSmall { needed } => {
                 write!(f, "scratch buffer too small ({needed} bytes needed)")
             }

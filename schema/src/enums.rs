@@ -2,7 +2,7 @@
 //! resource, ACL, coordinator and configuration types. The schemas declare these fields as plain
 //! integers; the names are Kafka's, as its clients and tools print them.
 
-use crate::api::{ApiKey, ErrorCode};
+use kwire::api::{ApiKey, ErrorCode};
 
 use super::tree::Category;
 

@@ -4,16 +4,15 @@
 use core::fmt::{self, Write};
 
 use super::{DescribeError, write_request_frame, write_response_frame};
-use crate::api::{ApiInfo, ApiKey};
-use crate::codec::{Encode, VersionRange};
-use crate::error::EncodeError;
-use crate::header::{request_header_version, response_header_version};
-use crate::messages::{RequestHeader, ResponseHeader};
-use crate::schema::{self, walker};
+use crate::walker;
+use kwire::api::{ApiInfo, ApiKey};
+use kwire::codec::{Encode, VersionRange};
+use kwire::error::EncodeError;
+use kwire::header::{request_header_version, response_header_version};
+use kwire::messages::{RequestHeader, ResponseHeader};
 
 /// Which side of an API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Side {
     /// The request.
     Request,
@@ -65,8 +64,8 @@ pub fn write_minimal_frame(
     scratch: &mut [u8],
 ) -> Result<usize, DescribeError> {
     let schema = match side {
-        Side::Request => schema::request(api),
-        Side::Response => schema::response(api),
+        Side::Request => crate::request(api),
+        Side::Response => crate::response(api),
     }
     .ok_or(DescribeError::UnknownApi)?;
     if !schema.valid_versions.contains(version) {
@@ -208,8 +207,8 @@ pub fn page<W: Write + ?Sized>(
         let n = write_minimal_frame(api, version, side, scratch)?;
         let frame = scratch.get(..n).unwrap_or_default();
         let (title, schema) = match side {
-            Side::Request => ("Request", schema::request(api)),
-            Side::Response => ("Response", schema::response(api)),
+            Side::Request => ("Request", crate::request(api)),
+            Side::Response => ("Response", crate::response(api)),
         };
         let name = schema.map_or("", |s| s.name);
         out.write_char('\n')?;
