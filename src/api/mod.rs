@@ -17,15 +17,16 @@ use crate::error::DecodeErrorKind;
 pub use crate::wire::ApiKey;
 pub use error_code::ErrorCode;
 pub use generated::{API_TABLE, Request, Response};
-#[cfg(feature = "alloc")]
+#[cfg(feature = "std")]
 pub(crate) use generated::{BROKER_ADDRESS_FIELDS, names_brokers};
+#[cfg(feature = "ApiVersions")]
+pub(crate) use negotiate::api_versions_fallback;
 pub(crate) use negotiate::common_range;
 pub(crate) use negotiate::decode_body as decode_api_versions_body_at;
 #[cfg(feature = "ApiVersions")]
 pub use negotiate::{ApiVersionsReply, decode_api_versions, decode_api_versions_body};
 pub use negotiate::{
-    MAX_APIS, NegotiateError, UNSUPPORTED_VERSION, Unsupported, VersionTable,
-    api_versions_request_version,
+    MAX_APIS, NegotiateError, Unsupported, VersionTable, api_versions_request_version,
 };
 
 /// The body of the [`Request`] and [`Response`] variant that exists only when no API feature is

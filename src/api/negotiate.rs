@@ -6,9 +6,7 @@ use core::fmt;
 
 use heapless::Vec;
 
-#[cfg(feature = "ApiVersions")]
-use super::ErrorCode;
-use super::{API_TABLE, ApiKey};
+use super::{API_TABLE, ApiKey, ErrorCode};
 use crate::codec::VersionRange;
 use crate::codec::{Decode, Reader};
 use crate::error::DecodeError;
@@ -21,13 +19,9 @@ pub const MAX_APIS: usize = 128;
 // Every key Kafka has assigned has a slot, and keys assigned later have room too.
 const _: () = assert!(API_TABLE.len() <= MAX_APIS);
 
-/// Kafka's `UNSUPPORTED_VERSION` error code: in an ApiVersions response, the broker does not
-/// know the ApiVersions version it was sent.
-pub const UNSUPPORTED_VERSION: i16 = crate::ErrorCode::UNSUPPORTED_VERSION.0;
-
 /// The ApiVersions request version to send first: the highest this crate knows.
 ///
-/// If the broker answers [`UNSUPPORTED_VERSION`], send again at
+/// If the broker answers [`ErrorCode::UNSUPPORTED_VERSION`], send again at
 /// [`NegotiateError::retry_version`].
 #[must_use]
 pub fn api_versions_request_version() -> i16 {
@@ -89,8 +83,8 @@ impl core::error::Error for Unsupported {}
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum NegotiateError {
-    /// Error [`UNSUPPORTED_VERSION`]: the broker does not know the ApiVersions version it was
-    /// sent. Send the request again at [`NegotiateError::retry_version`].
+    /// Error [`ErrorCode::UNSUPPORTED_VERSION`]: the broker does not know the ApiVersions
+    /// version it was sent. Send the request again at [`NegotiateError::retry_version`].
     UnsupportedVersion {
         /// The broker's ApiVersions range, if it listed one (brokers since 2.4 do).
         broker: Option<VersionRange>,
@@ -178,7 +172,8 @@ pub struct ApiVersionsReply<'a> {
 /// empty list. The client retries at the highest version both sides support for ApiVersions
 /// itself, or at version 0 when the broker did not say ([`NegotiateError::retry_version`]).
 /// This is what Kafka's own Java client does; a broker since 0.10 accepts an ApiVersions v0
-/// request.
+/// request. A server on this crate answers so with
+/// [`reject_api_versions`](crate::session::server::reject_api_versions).
 ///
 /// This function reads such a reply robustly. Every ApiVersions body starts with its
 /// `ErrorCode`, and the response header is v0 at every version, so the error code can be read
@@ -261,11 +256,7 @@ pub(crate) fn decode_body<'a, T: Decode<'a>>(
         // Not even an error code: the error of a body at the version sent.
         return decode_exact(r, sent).map(|body| (body, sent));
     };
-    let first = if error_code == UNSUPPORTED_VERSION {
-        0
-    } else {
-        sent
-    };
+    let first = api_versions_fallback(error_code).unwrap_or(sent);
     let second = if first == 0 { sent } else { 0 };
     match decode_exact(r, first) {
         Ok(body) => Ok((body, first)),
@@ -274,6 +265,15 @@ pub(crate) fn decode_body<'a, T: Decode<'a>>(
             .map_err(|_| e),
         Err(e) => Err(e),
     }
+}
+
+/// The fallback of the ApiVersions exchange, the one rule its two sides keep: a response body
+/// with error [`ErrorCode::UNSUPPORTED_VERSION`] (the server does not know the version asked)
+/// is laid out as version 0, whatever version was asked. `Some(0)` for such a body, `None` for
+/// any other, which is laid out at the version asked. [`decode_api_versions`] reads by it,
+/// `session::server::respond_api_versions` writes by it.
+pub(crate) fn api_versions_fallback(error_code: i16) -> Option<i16> {
+    (error_code == ErrorCode::UNSUPPORTED_VERSION).then_some(0)
 }
 
 /// Decodes the body at `version`, requiring it to fill the rest of the reader.
@@ -394,10 +394,9 @@ impl VersionTable {
     ///
     /// # Errors
     ///
-    /// [`NegotiateError::UnsupportedVersion`] for error
-    /// [`UNSUPPORTED_VERSION`](crate::ErrorCode::UNSUPPORTED_VERSION) (retry at
-    /// [`NegotiateError::retry_version`]); [`NegotiateError::ErrorCode`] for any other error;
-    /// [`NegotiateError::DuplicateKey`].
+    /// [`NegotiateError::UnsupportedVersion`] for error [`ErrorCode::UNSUPPORTED_VERSION`]
+    /// (retry at [`NegotiateError::retry_version`]); [`NegotiateError::ErrorCode`] for any other
+    /// error; [`NegotiateError::DuplicateKey`].
     pub fn try_from_response(response: &ApiVersionsResponse<'_>) -> Result<Self, NegotiateError> {
         let mut table = Self::default();
         table.read_response(response)?;

@@ -24,7 +24,9 @@ use super::{FrameBuffer, InFlight, Pending, Sent, SessionError};
 /// from then on [`Client::send`] sends each request at the highest version both the broker and
 /// this build speak (the build's versions are those `KWIRE_VERSIONS` kept). A broker that does
 /// not know the ApiVersions version sent answers in the version 0 layout; the client then asks
-/// again at the version the broker named, or at 0 ([`Event::Retry`]).
+/// again at the version that
+/// [`NegotiateError::retry_version`](crate::api::NegotiateError::retry_version) picks
+/// ([`Event::Retry`]).
 ///
 /// See the [module docs](super) for a whole pipelined exchange.
 #[derive(Debug, Clone)]

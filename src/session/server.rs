@@ -140,9 +140,10 @@ fn respond_with<B: Body>(
 #[cfg(feature = "ApiVersions")]
 /// Encodes an ApiVersions response to `request`: at the request's version, or, when its error
 /// is `UNSUPPORTED_VERSION` (the server does not know the version asked), in the version 0
-/// layout, whatever version was asked, as Kafka's broker answers and every client reads. The
-/// one place that rule is kept: a broker's answer and a relay's re-encoding both come here.
-/// Values of ignorable fields that version 0 cannot carry are left out.
+/// layout, whatever version was asked, as Kafka's broker answers and
+/// [`decode_api_versions`](crate::api::decode_api_versions) reads. The writing side of that
+/// rule: a broker's answer and a relay's re-encoding both come here. Values of ignorable fields
+/// that version 0 cannot carry are left out.
 ///
 /// # Errors
 ///
@@ -152,16 +153,15 @@ pub fn respond_api_versions(
     body: &crate::messages::ApiVersionsResponse<'_>,
     out: &mut [u8],
 ) -> Result<usize, EncodeError> {
-    if body.error_code == crate::ErrorCode::UNSUPPORTED_VERSION.0 {
-        respond_with(request, body, 0, out, frame::encode_response_lenient)
-    } else {
-        respond_with(
+    match crate::api::api_versions_fallback(body.error_code) {
+        Some(layout) => respond_with(request, body, layout, out, frame::encode_response_lenient),
+        None => respond_with(
             request,
             body,
             request.api_version,
             out,
             frame::encode_response,
-        )
+        ),
     }
 }
 

@@ -5,15 +5,15 @@
 use std::fs;
 use std::path::Path;
 
-use kwire::Response;
 use kwire::api::{
-    ApiKey, NegotiateError, UNSUPPORTED_VERSION, Unsupported, VersionTable,
-    api_versions_request_version, decode_api_versions, decode_api_versions_body,
+    ApiKey, NegotiateError, Unsupported, VersionTable, api_versions_request_version,
+    decode_api_versions, decode_api_versions_body,
 };
 use kwire::codec::VersionRange;
 use kwire::frame;
 use kwire::messages::api_versions_response::ApiVersion;
 use kwire::messages::{ApiVersionsResponse, ResponseHeader};
+use kwire::{ErrorCode, Response};
 
 // ---------------------------------------------------------------------------------------------
 // Advertised ranges of old brokers.
@@ -519,7 +519,7 @@ fn broker_reply(
             .filter(|e| kip_511 && e.api_key == ApiKey::API_VERSIONS.0)
             .collect();
         let body = ApiVersionsResponse::default()
-            .with_error_code(UNSUPPORTED_VERSION)
+            .with_error_code(ErrorCode::UNSUPPORTED_VERSION.0)
             .with_api_keys(&own[..]);
         frame::encode_response(&header, &body, 0, &mut out).unwrap()
     };
