@@ -4,11 +4,12 @@
 //! Every frame on a Kafka connection is an `int32` size (the number of bytes that follow),
 //! then a header, then a body.
 
-use crate::api::{ApiKey, Request, Response};
+use crate::api::{Request, Response};
 use crate::codec::{Decode, Drops, Encode, Message, Str, encode_with, refuse_drops};
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, Status};
 use crate::header::{request_header_version, response_header_version};
 use crate::messages::{RequestHeader, ResponseHeader};
+use crate::wire::ApiKey;
 
 pub use crate::codec::framing::SIZE_LEN;
 use crate::codec::framing::{announced_len, header_start, payload};

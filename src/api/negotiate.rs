@@ -6,12 +6,13 @@ use core::fmt;
 
 use heapless::Vec;
 
-use super::{API_TABLE, ApiKey, ErrorCode};
+use super::{API_TABLE, ErrorCode};
 use crate::codec::VersionRange;
 use crate::codec::{Decode, Reader};
 use crate::error::DecodeError;
 #[cfg(feature = "ApiVersions")]
 use crate::messages::{ApiVersionsResponse, ResponseHeader};
+use crate::wire::ApiKey;
 
 /// The most API keys a [`VersionTable`] holds (Kafka assigns fewer than 100).
 pub const MAX_APIS: usize = 128;

@@ -203,7 +203,7 @@ pub fn reject_api_versions(
     use crate::messages::api_versions_response::ApiVersion;
 
     let own = [ApiVersion::default()
-        .with_api_key(crate::ApiKey::API_VERSIONS.0)
+        .with_api_key(crate::wire::ApiKey::API_VERSIONS.0)
         .with_min_version(served.min)
         .with_max_version(served.max)];
     let body = ApiVersionsResponse::default()

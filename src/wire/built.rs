@@ -6,7 +6,7 @@
 //! the version it decodes and encodes at into it, so that a build naming one version folds every
 //! version test of its messages away and links only that version's code.
 
-use super::{ApiKey, VersionRange};
+use crate::wire::{ApiKey, VersionRange};
 
 /// `(API key, lowest, highest)` for every API `KWIRE_VERSIONS` named, in key order; empty
 /// without it.

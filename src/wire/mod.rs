@@ -5,7 +5,8 @@
 //! The module is private: each type is public where it is used, [`ApiKey`] in [`crate::api`]
 //! (and at the crate root, with the other types of `api` that every program names),
 //! [`VersionRange`], [`Uuid`] and [`Str`] in [`crate::codec`], [`Records`] in [`crate::records`], whose
-//! record-batch views it opens.
+//! record-batch views it opens. Inside the crate each is named by its path here
+//! (`crate::wire::ApiKey`), whichever module re-exports it.
 
 mod built;
 mod str;
