@@ -1,6 +1,8 @@
 //! Frames cut out of a connection's two byte streams, and each response paired with its
 //! request by correlation id: the part of a capture that a live tap shares.
 
+use std::net::SocketAddr;
+
 use kwire::frame;
 use kwire::session::{InFlight, Pending};
 use kwire::{ApiKey, ErrorCode, Request as Body, Status};
@@ -10,6 +12,15 @@ use super::source::Time;
 /// The largest frame accepted (a broker's default `socket.request.max.bytes`): a size prefix
 /// above it means the stream is not where a frame starts.
 pub const MAX_FRAME: usize = 100 << 20;
+
+/// The two ends of a connection.
+#[derive(Debug, Clone, Copy)]
+pub struct Ends {
+    /// The client's address.
+    pub client: SocketAddr,
+    /// The broker's address.
+    pub server: SocketAddr,
+}
 
 /// A frame cut out of a stream.
 #[derive(Debug, Clone)]

@@ -14,8 +14,7 @@ use kwire_schema::{
     self as schema, DefaultValue, FieldSchema, FieldType, MessageSchema, StructSchema,
 };
 
-use super::exchange::{Frame, Request, Unanswered};
-use super::print::Ends;
+use super::exchange::{Ends, Frame, Request, Unanswered};
 use super::structs::Structs;
 
 /// How much a finding matters.

@@ -18,8 +18,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use exchange::{Conversation, Event, Unanswered};
-use print::{Ends, Printer, Show};
+use exchange::{Conversation, Ends, Event, Unanswered};
+use print::{Printer, Show};
 use source::Packet;
 use tcp::Reassembler;
 

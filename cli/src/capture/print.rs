@@ -3,11 +3,12 @@
 
 use std::fmt::Write as _;
 use std::io::{self, Write};
-use std::net::SocketAddr;
 
 use kwire::ApiKey;
 use kwire_schema::describe::{self, DescribeError, Visit};
 
+// The ends each line names, for the callers of the printer.
+pub use super::exchange::Ends;
 use super::exchange::{ErrorCodes, Event, Frame, Request, Unanswered};
 use super::lint::{Finding, Level, Linter};
 use super::source::Time;
@@ -61,15 +62,6 @@ pub fn write_tree(
     } else {
         describe::render(out, walk)
     }
-}
-
-/// The two ends of a connection.
-#[derive(Debug, Clone, Copy)]
-pub struct Ends {
-    /// The client's address.
-    pub client: SocketAddr,
-    /// The broker's address.
-    pub server: SocketAddr,
 }
 
 /// What was seen, for the last line.
