@@ -21,7 +21,8 @@ use kwire_schema as schema;
 use kwire_testkit::random::{Random, random_instance};
 
 use super::conn::{CLIENT_ID, Conn, Reply, Target};
-use super::{is_write, negotiate};
+use super::opening::{negotiate, opening_error};
+use super::requests::is_write;
 use crate::Error;
 
 /// How a request was made from its random instance.
@@ -219,7 +220,7 @@ fn send(target: &Target, frame: &[u8]) -> Fate {
     let opened = target.client(false, 0).and_then(|client| {
         let mut conn = Conn::open(target, client)?;
         if target.authenticates() {
-            conn.settle(false).map_err(|e| super::opening_error(&e))?;
+            conn.settle(false).map_err(|e| opening_error(&e))?;
         }
         Ok(conn)
     });
@@ -298,7 +299,7 @@ pub struct Run {
 /// data as long as its random `max_wait_ms` says, which is no hang.
 const LONG_POLLS: &[ApiKey] = &[ApiKey::FETCH, ApiKey::SHARE_FETCH];
 
-/// APIs whose random instances write unless `--allow-writes`, beyond [`super::WRITES`]: a
+/// APIs whose random instances write unless `--allow-writes`, beyond [`super::requests::WRITES`]: a
 /// Produce carries record batches, a Metadata may ask for topics to be created.
 const FUZZ_WRITES: &[ApiKey] = &[ApiKey::PRODUCE, ApiKey::METADATA];
 

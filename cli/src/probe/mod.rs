@@ -12,31 +12,45 @@
 //! the advertised range must be refused, with UNSUPPORTED_VERSION or by closing the connection
 //! (a fresh connection is opened after a close). The result is a matrix of API, version and
 //! verdict, as a table or a JSON document; any finding makes the command fail.
+//!
+//! This module reads the command line and runs the matrix; the rest, each depending only on
+//! those listed before it:
+//!
+//! - `conn`: one connection to the broker, and the replies read from it;
+//! - `verdict`: what a reply says about the broker;
+//! - `opening`: a connection's ApiVersions and SASL exchanges;
+//! - `requests`: what the probe sends;
+//! - `report`: the matrix, as a table or a JSON document;
+//! - [`fuzz`]: `--fuzz` and `--replay`.
 
 mod conn;
 pub mod fuzz;
+mod opening;
 mod report;
+mod requests;
 mod verdict;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use kwire::api::API_TABLE;
 use kwire::codec::VersionRange;
 use kwire::header::request_header_version;
 use kwire::session::Client;
 use kwire::{ApiKey, Request, frame};
-use kwire_schema::describe::{self, Side};
 
 use crate::security::Security;
 use crate::{Error, parse_api};
 
 pub use conn::{CLIENT_ID, Reply};
-pub use report::{ApiReport, Probe, VersionReport, parse_json};
+pub use opening::Hello;
+pub use report::{ApiReport, Probe, VersionReport, parse_json, range_text};
+pub use requests::{Versions, WRITES, is_write, minimal_request};
 pub use verdict::{Outcome, Verdict, judge, judge_frame};
 
-use conn::{Conn, Opening, Target};
+use conn::{Conn, Target};
+use opening::{negotiate, reopen_conn};
 
 /// The command line of `kwire probe`.
 #[derive(Debug, Args)]
@@ -87,103 +101,6 @@ pub struct ProbeArgs {
     /// TLS and SASL towards the broker.
     #[command(flatten)]
     pub security: Security,
-}
-
-/// Which versions the probe sends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Versions {
-    /// The versions the broker advertises.
-    Advertised,
-    /// Every version kwire knows, advertised or not.
-    All,
-}
-
-/// The APIs whose requests create, delete or alter something on the server, or take part in
-/// the cluster's own replication, quorum and registration: skipped unless `--allow-writes`.
-pub const WRITES: &[&str] = &[
-    "LeaderAndIsr",
-    "StopReplica",
-    "UpdateMetadata",
-    "ControlledShutdown",
-    "OffsetCommit",
-    "JoinGroup",
-    "SyncGroup",
-    "LeaveGroup",
-    "CreateTopics",
-    "DeleteTopics",
-    "DeleteRecords",
-    "InitProducerId",
-    "AddPartitionsToTxn",
-    "AddOffsetsToTxn",
-    "EndTxn",
-    "WriteTxnMarkers",
-    "TxnOffsetCommit",
-    "CreateAcls",
-    "DeleteAcls",
-    "AlterConfigs",
-    "AlterReplicaLogDirs",
-    "CreatePartitions",
-    "CreateDelegationToken",
-    "RenewDelegationToken",
-    "ExpireDelegationToken",
-    "DeleteGroups",
-    "ElectLeaders",
-    "IncrementalAlterConfigs",
-    "AlterPartitionReassignments",
-    "OffsetDelete",
-    "AlterClientQuotas",
-    "AlterUserScramCredentials",
-    "Vote",
-    "BeginQuorumEpoch",
-    "EndQuorumEpoch",
-    "AlterPartition",
-    "UpdateFeatures",
-    "Envelope",
-    "BrokerRegistration",
-    "BrokerHeartbeat",
-    "UnregisterBroker",
-    "AllocateProducerIds",
-    "ConsumerGroupHeartbeat",
-    "ControllerRegistration",
-    "PushTelemetry",
-    "AssignReplicasToDirs",
-    "ShareGroupHeartbeat",
-    "ShareFetch",
-    "ShareAcknowledge",
-    "AddRaftVoter",
-    "RemoveRaftVoter",
-    "UpdateRaftVoter",
-    "InitializeShareGroupState",
-    "WriteShareGroupState",
-    "DeleteShareGroupState",
-    "StreamsGroupHeartbeat",
-    "AlterShareGroupOffsets",
-    "DeleteShareGroupOffsets",
-    "StreamsGroupTopologyDescriptionUpdate",
-    "UnregisterController",
-];
-
-/// Whether requests of `api` create, delete or alter something ([`WRITES`]).
-#[must_use]
-pub fn is_write(api: ApiKey) -> bool {
-    api.info().is_some_and(|i| WRITES.contains(&i.name))
-}
-
-/// The smallest legal request frame of `api` at `version` (correlation id 0, empty client id),
-/// as [`describe::write_minimal_frame`] writes it. `None` when kwire has no such version.
-#[must_use]
-pub fn minimal_request(api: ApiKey, version: i16) -> Option<Vec<u8>> {
-    let mut out = vec![0u8; 1 << 12];
-    let n = match describe::write_minimal_frame(api, version, Side::Request, &mut out) {
-        Ok(n) => n,
-        Err(describe::DescribeError::ScratchTooSmall { needed }) => {
-            out = vec![0u8; needed];
-            describe::write_minimal_frame(api, version, Side::Request, &mut out).ok()?
-        }
-        Err(_) => return None,
-    };
-    out.truncate(n);
-    Some(out)
 }
 
 /// Runs `kwire probe`.
@@ -311,64 +228,6 @@ pub fn run(args: &ProbeArgs, out: &mut dyn std::io::Write) -> Result<(), Error> 
     Ok(())
 }
 
-/// A fresh connection, its correlation ids starting at `next_id`, authenticated if the probe
-/// has a login.
-fn reopen_conn(target: &Target, next_id: i32) -> Result<Conn, String> {
-    let mut conn = Conn::open(target, target.client(false, next_id)?)?;
-    if target.authenticates() {
-        conn.settle(false).map_err(|e| opening_error(&e))?;
-    }
-    Ok(conn)
-}
-
-/// What the ApiVersions exchange took: the versions asked, in order, and the one answered.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Hello {
-    /// The ApiVersions versions asked, in order: more than one when the broker refused the
-    /// first.
-    pub asked: Vec<i16>,
-}
-
-impl Hello {
-    /// The exchange in a sentence.
-    #[must_use]
-    pub fn sentence(&self) -> String {
-        match self.asked.as_slice() {
-            [only] => format!("ApiVersions v{only} answered"),
-            [first, .., last] => format!(
-                "ApiVersions v{first} refused, the session fell back to v{last}, which was answered"
-            ),
-            [] => "no ApiVersions exchange".into(),
-        }
-    }
-}
-
-/// Connects and runs the ApiVersions exchange, and SASL's when the probe has a login.
-fn negotiate(target: &Target, verbose: bool) -> Result<(Conn, Hello), Error> {
-    let mut conn = Conn::open(target, target.client(true, 0).map_err(Error::Failed)?)
-        .map_err(Error::Failed)?;
-    match conn.settle(verbose) {
-        Ok(asked) => Ok((conn, Hello { asked })),
-        Err(e) => Err(Error::Failed(opening_error(&e))),
-    }
-}
-
-/// Why the session's opening failed, in a sentence.
-fn opening_error(e: &Opening) -> String {
-    match e {
-        Opening::Failed(why) => why.clone(),
-        Opening::Reply {
-            reply,
-            api,
-            version,
-        } => format!(
-            "the {} exchange failed: {}",
-            api.info().map_or("?", |i| i.name),
-            judge(reply, *api, *version, true).detail
-        ),
-    }
-}
-
 /// Sends the smallest request of `api` at `version` on `conn` and judges the answer. The
 /// second value says whether the connection must be replaced: after a close, a timeout or a
 /// stream that cannot be read further.
@@ -430,38 +289,5 @@ fn answered(request: Request<'_>) -> Request<'_> {
     match request {
         Request::Produce(p) => Request::Produce(p.with_acks(1)),
         other => other,
-    }
-}
-
-/// The versions of `range` as `min-max` (or `none`).
-#[must_use]
-pub fn range_text(range: Option<VersionRange>) -> String {
-    range.map_or_else(|| "none".into(), |r| r.to_string())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_write_is_an_api() {
-        for name in WRITES {
-            assert!(ApiKey::from_name(name).is_some(), "{name}");
-        }
-        assert!(is_write(ApiKey::CREATE_TOPICS));
-        assert!(!is_write(ApiKey::METADATA));
-    }
-
-    #[test]
-    fn every_minimal_request_reads_back() {
-        for info in API_TABLE {
-            for v in info.request_versions.min..=info.request_versions.max {
-                if info.request_versions.is_empty() {
-                    break;
-                }
-                let bytes = minimal_request(info.key, v).expect("a minimal request");
-                assert!(frame::decode_request(&bytes).is_ok(), "{} v{v}", info.name);
-            }
-        }
     }
 }

@@ -6,7 +6,9 @@ use kwire::ApiKey;
 use kwire::codec::VersionRange;
 use serde_json::Value;
 
-use super::{Hello, Outcome, Verdict, Versions, range_text};
+use super::opening::Hello;
+use super::requests::Versions;
+use super::verdict::{Outcome, Verdict};
 
 /// What a probe found.
 #[derive(Debug, Clone)]
@@ -230,6 +232,12 @@ impl Probe {
         );
         j
     }
+}
+
+/// The versions of `range` as `min-max` (or `none`).
+#[must_use]
+pub fn range_text(range: Option<VersionRange>) -> String {
+    range.map_or_else(|| "none".into(), |r| r.to_string())
 }
 
 /// A JSON document [`Probe::json`] wrote, read back for `kwire site --probe`.
