@@ -100,7 +100,7 @@ const APIS: &[(&str, i16, i16, i16)] = &[
     ("UnregisterController", 94, 0, 0),
 ];
 
-/// The APIs (cargo features) whose responses name brokers, which `session::address`
+/// The APIs (cargo features) whose responses name brokers, which `io::relay::address`
 /// rewrites.
 const BROKER_APIS: &[&str] = &[
     "Produce",

@@ -37,6 +37,7 @@
 extern crate std;
 
 // The system's random source makes its nonces: none on a WebAssembly page.
+pub mod relay;
 #[cfg(all(feature = "sasl", not(target_family = "wasm")))]
 mod sasl;
 #[cfg(feature = "tls")]

@@ -272,8 +272,8 @@
 //! | [`messages`] | generated: one struct per message and nested struct, for all versions |
 //! | [`api`], [`header`], [`control`] | the version tables, [`Request`] and [`Response`] by key, version negotiation; header versions; control record values |
 //! | [`frame`] | size-prefixed frames: encoding and decoding them whole, finding them in a stream buffer |
-//! | [`session`] | the protocol session without I/O: a client's correlation ids, requests in flight, version negotiation and SASL authentication, frames out of received chunks, a server's responses, broker addresses rewritten for a relay |
-//! | `io` (feature `std`) | a blocking connection over any byte stream |
+//! | [`session`] | the protocol session without I/O: a client's correlation ids, requests in flight, version negotiation and SASL authentication, frames out of received chunks, a server's responses |
+//! | `io` (feature `std`) | a blocking connection over any byte stream; a relay of connections frame by frame, with the broker addresses responses tell clients pointed at it |
 //!
 //! ## Guarantees
 //!

@@ -3,7 +3,7 @@
 //! told at itself, so that clients stay on the tap.
 
 use std::collections::HashMap;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -12,11 +12,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use clap::Args;
 use kwire::ApiKey;
 use kwire::frame;
+use kwire::io::relay::{self, Closed, Frames, address};
 use kwire::io::tls::{
     self, Duplex,
     rustls::{ClientConfig, ServerConfig},
 };
-use kwire::session::address;
 
 use crate::capture::exchange::{Conversation, Event, Unanswered};
 use crate::capture::print::{Ends, Printer, Show};
@@ -225,7 +225,7 @@ fn accept(tap: &Arc<Tap>, listener: &TcpListener, upstream: &str) {
     }
 }
 
-/// Relays one client connection: requests on this thread, responses on a second one.
+/// Relays one client connection to `upstream`.
 fn connection(tap: &Arc<Tap>, client: TcpStream, upstream: &str) -> io::Result<()> {
     let server = TcpStream::connect(upstream)?;
     client.set_nodelay(true)?;
@@ -234,110 +234,76 @@ fn connection(tap: &Arc<Tap>, client: TcpStream, upstream: &str) -> io::Result<(
         client: client.peer_addr()?,
         server: server.peer_addr()?,
     };
-    // The address the client reached the tap at: the one to tell it for every broker.
-    let host = client.local_addr()?.ip().to_string();
-    let client = Duplex::accepted(client, tap.listen_tls.as_ref())?;
-    let server = Duplex::connected(server, upstream, tap.upstream_tls.as_ref())?;
     let flow = tap.pcap.as_ref().map_or(Ok(None), |w| {
         Flow::open(&mut lock(w), now(), ends.client, ends.server).map(Some)
     })?;
-    let flow = Arc::new(Mutex::new(flow));
-    let conversation = Arc::new(Mutex::new(Conversation::opened()));
-    // Who stopped first: what the requests still waiting were left by.
-    let closed_by: Arc<Mutex<Option<Unanswered>>> = Arc::default();
-
-    let Duplex {
-        read: mut client_read,
-        write: client_write,
-    } = client;
-    let Duplex {
-        read: mut from,
-        write: server_write,
-    } = server;
-    let client_write = Arc::new(client_write);
-    let responses = {
-        let to = Arc::clone(&client_write);
-        let (tap, flow, conversation, closed_by) = (
-            Arc::clone(tap),
-            Arc::clone(&flow),
-            Arc::clone(&conversation),
-            Arc::clone(&closed_by),
-        );
-        std::thread::spawn(move || {
-            let result = relay(&mut from, |chunk| {
-                let t = now();
-                tap.record(|w| match &mut *lock(&flow) {
-                    Some(f) => f.data(w, t, false, chunk),
-                    None => Ok(()),
-                });
-                let events = lock(&conversation).server_bytes(t, chunk, 0);
-                for e in &events {
-                    let frame = match e {
-                        Event::Exchange(req, resp) => {
-                            rerouted(&tap, req.api_key, req.version, &resp.bytes, &host)
-                                .unwrap_or_else(|| resp.bytes.clone())
-                        }
-                        Event::Orphan(f, _) => f.bytes.clone(),
-                        Event::Lost { .. } => {
-                            tap.print(ends, &events);
-                            return Err(io::Error::new(
-                                io::ErrorKind::InvalidData,
-                                "the broker sent bytes that are not a frame",
-                            ));
-                        }
-                        Event::Unanswered(..) | Event::BadRequest(..) => continue,
-                    };
-                    (&*to).write_all(&frame)?;
-                }
-                tap.print(ends, &events);
-                Ok(())
-            });
-            lock(&closed_by).get_or_insert(Unanswered::BrokerClosed);
-            to.close();
-            result
-        })
+    let exchanges = Exchanges {
+        tap,
+        ends,
+        // The address the client reached the tap at: the one to tell it for every broker.
+        host: client.local_addr()?.ip().to_string(),
+        flow: Mutex::new(flow),
+        conversation: Mutex::new(Conversation::opened()),
     };
-    let to = &server_write;
-    let result = relay(&mut client_read, |chunk| {
-        let t = now();
-        tap.record(|w| match &mut *lock(&flow) {
-            Some(f) => f.data(w, t, true, chunk),
-            None => Ok(()),
-        });
-        // Recorded before it is sent: its response cannot come first.
-        let events = lock(&conversation).client_bytes(t, chunk, 0);
-        (&*to).write_all(chunk)?;
-        tap.print(ends, &events);
-        Ok(())
-    });
-    lock(&closed_by).get_or_insert(Unanswered::ClientClosed);
-    server_write.close();
-    let _ = responses.join();
-    client_write.close();
-    let why = lock(&closed_by).unwrap_or(Unanswered::ClientClosed);
-    let conversation = std::mem::take(&mut *lock(&conversation));
+    let client = Duplex::accepted(client, tap.listen_tls.as_ref())?;
+    let server = Duplex::connected(server, upstream, tap.upstream_tls.as_ref())?;
+    let (closed, result) = relay::run(
+        (client.read, client.write),
+        (server.read, server.write),
+        &exchanges,
+    );
+    let why = match closed {
+        Closed::ByClient => Unanswered::ClientClosed,
+        Closed::ByBroker => Unanswered::BrokerClosed,
+    };
+    let conversation = std::mem::take(&mut *lock(&exchanges.conversation));
     tap.print(ends, &conversation.close(why));
-    let t = now();
-    tap.record(|w| match &mut *lock(&flow) {
-        Some(f) => f.close(w, t),
-        None => Ok(()),
-    });
+    exchanges.record(|f, w| f.close(w, now()));
     result
 }
 
-/// Reads `from` until it ends, handing each chunk to `each`.
-fn relay(from: &mut dyn Read, mut each: impl FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
-    let mut chunk = vec![0u8; 64 * 1024];
-    loop {
-        let n = match from.read(&mut chunk) {
-            Ok(0) => return Ok(()),
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            // A connection reset by the other side ends it as a close does.
-            Err(e) if e.kind() == io::ErrorKind::ConnectionReset => return Ok(()),
-            Err(e) => return Err(e),
-        };
-        each(&chunk[..n])?;
+/// One relayed connection: its exchanges printed and recorded as its frames pass.
+struct Exchanges<'t> {
+    tap: &'t Arc<Tap>,
+    ends: Ends,
+    /// The address the client reached the tap at.
+    host: String,
+    flow: Mutex<Option<Flow>>,
+    conversation: Mutex<Conversation>,
+}
+
+impl Exchanges<'_> {
+    /// Writes to the connection's flow in the capture file, if the tap writes one.
+    fn record(&self, f: impl FnOnce(&mut Flow, &mut PcapWriter) -> io::Result<()>) {
+        self.tap.record(|w| match &mut *lock(&self.flow) {
+            Some(flow) => f(flow, w),
+            None => Ok(()),
+        });
+    }
+}
+
+impl Frames for Exchanges<'_> {
+    fn request(&self, frame: &[u8], _: &mut Vec<u8>) {
+        let t = now();
+        self.record(|f, w| f.data(w, t, true, frame));
+        // Recorded before it is sent: its response cannot come first.
+        let events = lock(&self.conversation).client_bytes(t, frame, 0);
+        self.tap.print(self.ends, &events);
+    }
+
+    fn response(&self, frame: &[u8], out: &mut Vec<u8>) {
+        let t = now();
+        self.record(|f, w| f.data(w, t, false, frame));
+        let events = lock(&self.conversation).server_bytes(t, frame, 0);
+        for e in &events {
+            if let Event::Exchange(req, _) = e
+                && let Some(rewritten) =
+                    rerouted(self.tap, req.api_key, req.version, frame, &self.host)
+            {
+                *out = rewritten;
+            }
+        }
+        self.tap.print(self.ends, &events);
     }
 }
 

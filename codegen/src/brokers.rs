@@ -10,7 +10,7 @@
 //!
 //! The generator writes what this finds twice: the APIs, for the build script's cfg
 //! `kwire_names_brokers`, and the fields with the versions that have them, for the library's
-//! `session::address`, which rewrites them.
+//! `io::relay::address`, which rewrites them.
 
 use std::collections::BTreeMap;
 
@@ -23,7 +23,7 @@ pub struct BrokerStruct {
     pub api_key: i16,
     /// The API name (the cargo feature).
     pub api: String,
-    /// The struct's schema path, as `session::address` names it: the response, then each field
+    /// The struct's schema path, as `io::relay::address` names it: the response, then each field
     /// down to it (`MetadataResponse.Brokers`, or `FindCoordinatorResponse` for its top level).
     pub path: String,
     /// The versions in which the response has the struct with its three fields, open-ended

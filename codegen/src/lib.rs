@@ -368,7 +368,7 @@ fn emit_build_apis(messages: &[Message]) -> Result<String, String> {
         );
     }
     out.push_str("];\n\n");
-    out.push_str("/// The APIs (cargo features) whose responses name brokers, which `session::address`\n/// rewrites.\n");
+    out.push_str("/// The APIs (cargo features) whose responses name brokers, which `io::relay::address`\n/// rewrites.\n");
     out.push_str("const BROKER_APIS: &[&str] = &[\n");
     for (_, name, _) in brokers::broker_apis(&brokers::broker_structs(messages)?) {
         let _ = writeln!(out, "    {name:?},");
@@ -378,13 +378,13 @@ fn emit_build_apis(messages: &[Message]) -> Result<String, String> {
 }
 
 /// The fields of the responses that name brokers, and the versions that have them (see
-/// [`brokers`]), for `session::address`.
+/// [`brokers`]), for `io::relay::address`.
 fn emit_broker_addresses(messages: &[Message]) -> Result<String, String> {
     let structs = brokers::broker_structs(messages)?;
     let mut out = String::new();
-    out.push_str("/// The schema path of every field of a response that names a broker a client connects to:\n/// the `Host` and `Port` of each struct (or top level) that has them beside a broker id, in an\n/// API that brokers serve. By API key, then in field order. For `session::address`.\n");
+    out.push_str("/// The schema path of every field of a response that names a broker a client connects to:\n/// the `Host` and `Port` of each struct (or top level) that has them beside a broker id, in an\n/// API that brokers serve. By API key, then in field order. For `io::relay::address`.\n");
     out.push_str(
-        "#[cfg(feature = \"alloc\")]\npub(crate) const BROKER_ADDRESS_FIELDS: &[&str] = &[\n",
+        "#[cfg(feature = \"std\")]\npub(crate) const BROKER_ADDRESS_FIELDS: &[&str] = &[\n",
     );
     for s in &structs {
         let _ = writeln!(
@@ -395,7 +395,7 @@ fn emit_broker_addresses(messages: &[Message]) -> Result<String, String> {
         );
     }
     out.push_str("];\n\n");
-    out.push_str("/// True if a response of `api_key` at `version` has a field of `BROKER_ADDRESS_FIELDS`,\n/// whether or not the API's feature is enabled. For `session::address`.\n#[cfg(feature = \"alloc\")]\n#[must_use]\npub(crate) const fn names_brokers(api_key: ApiKey, version: i16) -> bool {\n");
+    out.push_str("/// True if a response of `api_key` at `version` has a field of `BROKER_ADDRESS_FIELDS`,\n/// whether or not the API's feature is enabled. For `io::relay::address`.\n#[cfg(feature = \"std\")]\n#[must_use]\npub(crate) const fn names_brokers(api_key: ApiKey, version: i16) -> bool {\n");
     let apis = brokers::broker_apis(&structs);
     if apis.iter().all(|(_, _, ranges)| ranges == &[Range::ALL]) {
         out.push_str("let _ = version;\n");

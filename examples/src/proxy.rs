@@ -1,20 +1,18 @@
 //! The proxy: relays client connections to one upstream broker, decoding, logging and
 //! re-encoding every frame (see the `proxy` example for the command line).
 
-use std::io::{self, Read, Write};
+use std::io;
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 
 use kwire::codec::Str;
 use kwire::frame::{self, Body, RequestInfo};
-use kwire::io::tls::{self, Duplex, DuplexWriter};
+use kwire::io::relay::address::{self, Rewritten};
+use kwire::io::relay::{self, Frames};
+use kwire::io::tls::{self, Duplex};
 use kwire::messages::{RequestHeader, ResponseHeader};
-use kwire::session::address::{self, Rewritten};
 use kwire::session::{self, Pending, server};
-use kwire::{ApiKey, EncodeError, Response, Status};
-
-/// The largest frame forwarded.
-const MAX_FRAME: usize = 256 * 1024 * 1024;
+use kwire::{ApiKey, EncodeError, Response};
 
 /// What the proxy is told on its command line, and the address it listens on.
 #[derive(Debug, Clone)]
@@ -37,7 +35,7 @@ pub struct Config {
 
 /// Requests sent upstream and not yet answered, oldest first; past as many, a request is
 /// forwarded without being kept (its response is relayed as it comes).
-type InFlight = Arc<Mutex<session::InFlight<1024>>>;
+type InFlight = Mutex<session::InFlight<1024>>;
 
 /// Remembers a request forwarded, if it gets a response.
 fn remember(n: usize, in_flight: &InFlight, info: &RequestInfo<'_>) {
@@ -89,60 +87,41 @@ pub fn serve(listener: &TcpListener, config: Config) {
     }
 }
 
-/// Relays one client connection: requests on this thread, responses on a second one.
-fn connection(n: usize, client: TcpStream, config: &Arc<Config>) -> io::Result<()> {
+/// Relays one client connection.
+fn connection(n: usize, client: TcpStream, config: &Config) -> io::Result<()> {
     let upstream = TcpStream::connect(&config.upstream)?;
     client.set_nodelay(true)?;
     upstream.set_nodelay(true)?;
     let client = Duplex::accepted(client, config.listen_tls.as_ref())?;
     let upstream = Duplex::connected(upstream, &config.upstream, config.upstream_tls.as_ref())?;
-    let (client_write, upstream_write) = (Arc::new(client.write), upstream.write);
-    let in_flight: InFlight = Arc::default();
-    let responses = {
-        let (from, to) = (upstream.read, Arc::clone(&client_write));
-        let (config, in_flight) = (Arc::clone(config), Arc::clone(&in_flight));
-        std::thread::spawn(move || {
-            let result = relay(from, &to, |f, out| response(n, f, out, &config, &in_flight));
-            to.close();
-            result
-        })
+    let proxied = Proxied {
+        n,
+        config,
+        in_flight: InFlight::default(),
     };
-    let result = relay(client.read, &upstream_write, |f, out| {
-        request(n, f, out, config, &in_flight)
-    });
-    upstream_write.close();
-    let _ = responses.join();
-    client_write.close();
-    result
+    relay::run(
+        (client.read, client.write),
+        (upstream.read, upstream.write),
+        &proxied,
+    )
+    .1
 }
 
-/// Reads frames from `from`, passes each through `transform` and writes the result to `to`.
-fn relay(
-    mut from: impl Read,
-    mut to: &DuplexWriter,
-    mut transform: impl FnMut(&[u8], &mut Vec<u8>),
-) -> io::Result<()> {
-    let mut buf: Vec<u8> = Vec::with_capacity(64 * 1024);
-    let mut chunk = vec![0u8; 64 * 1024];
-    let mut out = Vec::new();
-    loop {
-        match frame::split(&buf, MAX_FRAME) {
-            Ok(Status::Complete(f)) => {
-                let len = f.len();
-                out.clear();
-                transform(f, &mut out);
-                to.write_all(&out)?;
-                buf.drain(..len);
-            }
-            Ok(Status::Incomplete { .. }) => {
-                let n = from.read(&mut chunk)?;
-                if n == 0 {
-                    return Ok(());
-                }
-                buf.extend_from_slice(&chunk[..n]);
-            }
-            Err(e) => return Err(io::Error::new(io::ErrorKind::InvalidData, e.to_string())),
-        }
+/// One connection's frames, each decoded, logged and re-encoded.
+struct Proxied<'c> {
+    /// The connection's number, in the log.
+    n: usize,
+    config: &'c Config,
+    in_flight: InFlight,
+}
+
+impl Frames for Proxied<'_> {
+    fn request(&self, frame: &[u8], out: &mut Vec<u8>) {
+        request(self.n, frame, out, self.config, &self.in_flight);
+    }
+
+    fn response(&self, frame: &[u8], out: &mut Vec<u8>) {
+        response(self.n, frame, out, self.config, &self.in_flight);
     }
 }
 

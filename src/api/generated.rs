@@ -105,8 +105,8 @@ use crate::messages as m;
 
 /// The schema path of every field of a response that names a broker a client connects to:
 /// the `Host` and `Port` of each struct (or top level) that has them beside a broker id, in an
-/// API that brokers serve. By API key, then in field order. For `session::address`.
-#[cfg(feature = "alloc")]
+/// API that brokers serve. By API key, then in field order. For `io::relay::address`.
+#[cfg(feature = "std")]
 pub(crate) const BROKER_ADDRESS_FIELDS: &[&str] = &[
     "ProduceResponse.NodeEndpoints.Host",
     "ProduceResponse.NodeEndpoints.Port",
@@ -127,8 +127,8 @@ pub(crate) const BROKER_ADDRESS_FIELDS: &[&str] = &[
 ];
 
 /// True if a response of `api_key` at `version` has a field of `BROKER_ADDRESS_FIELDS`,
-/// whether or not the API's feature is enabled. For `session::address`.
-#[cfg(feature = "alloc")]
+/// whether or not the API's feature is enabled. For `io::relay::address`.
+#[cfg(feature = "std")]
 #[must_use]
 pub(crate) const fn names_brokers(api_key: ApiKey, version: i16) -> bool {
     match api_key {

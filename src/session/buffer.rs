@@ -242,6 +242,46 @@ impl<S: AsRef<[u8]> + AsMut<[u8]>> FrameBuffer<S> {
     }
 }
 
+#[cfg(feature = "alloc")]
+impl FrameBuffer<alloc::vec::Vec<u8>> {
+    /// A buffer that starts with `initial` bytes of storage and grows, when
+    /// [`FrameBuffer::reserve_frame`] is called, to hold frames of up to `max_frame` bytes after
+    /// the size prefix: for a program that relays frames of any size without holding room for
+    /// the largest on every connection.
+    #[must_use]
+    pub fn growing(initial: usize, max_frame: usize) -> Self {
+        let mut buffer = Self::new(alloc::vec![0; initial.max(SIZE_LEN)]);
+        buffer.max_frame = max_frame;
+        buffer
+    }
+
+    /// Grows the storage, if it must, so that the next frame fits whole once its size prefix
+    /// has been read; [`FrameBuffer::spare`] then has room for the bytes it still needs.
+    ///
+    /// ```
+    /// use kwire::session::FrameBuffer;
+    ///
+    /// let mut rx = FrameBuffer::growing(8, 1 << 20);
+    /// rx.push(&[0, 0, 1, 0]); // a frame of 256 bytes
+    /// rx.reserve_frame()?;
+    /// assert!(rx.spare().len() >= 256);
+    /// # Ok::<(), kwire::session::SessionError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`FrameBuffer::next_frame`]: a size prefix over the largest frame accepted.
+    pub fn reserve_frame(&mut self) -> Result<(), SessionError> {
+        let missing = self.missing()?;
+        let room = self.spare().len();
+        if missing > room {
+            let len = self.end.saturating_add(missing);
+            self.storage.resize(len, 0);
+        }
+        Ok(())
+    }
+}
+
 /// Moves `storage[start..end]` to the start of `storage`, a byte at a time from the front, so
 /// that every byte is read before it is overwritten.
 fn move_to_front(storage: &mut [u8], start: usize, end: usize) {

@@ -102,8 +102,6 @@ mod error;
 mod in_flight;
 pub mod server;
 
-#[cfg(feature = "alloc")]
-pub mod address;
 #[cfg(feature = "sasl")]
 pub mod sasl;
 

@@ -1,4 +1,4 @@
-//! Broker address rewriting (`kwire::session::address`) against the schemas: every field of every
+//! Broker address rewriting (`kwire::io::relay::address`) against the schemas: every field of every
 //! schema that names a host or a port is classified, and every response that can name a broker
 //! is rewritten at every version.
 
@@ -11,6 +11,7 @@ use std::{format, vec};
 use kwire::codec::MessageKind;
 use kwire::codec::{Reader, VersionRange};
 use kwire::frame::{self, Body};
+use kwire::io::relay::address::*;
 use kwire::messages::ResponseHeader;
 use kwire::messages::{
     DescribeClusterResponse, FetchResponse, FindCoordinatorResponse, HeartbeatResponse,
@@ -18,7 +19,6 @@ use kwire::messages::{
     describe_cluster_response, fetch_response, find_coordinator_response, metadata_response,
     produce_response, share_acknowledge_response, share_fetch_response,
 };
-use kwire::session::address::*;
 use kwire::{ApiKey, EncodeError, Response};
 use kwire_schema::describe::{Category, Name, Node, TypeWord, Value, Visit};
 use kwire_schema::walker::{EmptyBatch, Slot, Source, Spot, write_instance};

@@ -27,6 +27,7 @@ mod records;
 mod records_differential;
 mod records_prop;
 mod reference_pages;
+mod relay;
 mod roundtrip;
 mod sasl;
 mod session;

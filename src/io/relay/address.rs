@@ -16,7 +16,7 @@
 //! ```
 //! use kwire::messages::metadata_response::MetadataResponseBroker;
 //! use kwire::messages::{MetadataResponse, ResponseHeader};
-//! use kwire::session::address::{self, Rewritten};
+//! use kwire::io::relay::address::{self, Rewritten};
 //! use kwire::{ApiKey, Response, frame};
 //!
 //! // A Metadata v12 response, as a broker sends it.
