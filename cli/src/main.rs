@@ -124,30 +124,25 @@ Requests that create, delete or alter something are skipped unless --allow-write
     Probe(probe::ProbeArgs),
 }
 
-/// Runs a command that writes to `out`.
-fn run(command: &Command, out: &mut dyn Write) -> Result<(), Error> {
-    match command {
-        Command::Page(args) => page::run(args, out),
-        Command::List(args) => list::run(args, out),
-        Command::Catalog(args) => catalog::run(args, out),
-        Command::Dissect(args) => dissect::run(args, out),
-        Command::Site(args) => site::run(args, out),
-        Command::Capture(args) => capture::run(args, out),
-        Command::Tap(args) => tap::run(args),
-        Command::Probe(args) => probe::run(args, out),
-    }
+/// Writes to standard output through `run`, holding it for the whole command.
+fn printed(run: impl FnOnce(&mut dyn Write) -> Result<(), Error>) -> Result<(), Error> {
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    run(&mut out).and_then(|()| out.flush().map_err(Error::Io))
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
+        Command::Page(args) => printed(|out| page::run(args, out)),
+        Command::List(args) => printed(|out| list::run(args, out)),
+        Command::Catalog(args) => printed(|out| catalog::run(args, out)),
+        Command::Dissect(args) => printed(|out| dissect::run(args, out)),
+        Command::Site(args) => printed(|out| site::run(args, out)),
+        Command::Capture(args) => printed(|out| capture::run(args, out)),
         // The tap prints from the threads of its connections: standard output is not held.
         Command::Tap(args) => tap::run(args),
-        command => {
-            let stdout = io::stdout();
-            let mut out = stdout.lock();
-            run(command, &mut out).and_then(|()| out.flush().map_err(Error::Io))
-        }
+        Command::Probe(args) => printed(|out| probe::run(args, out)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
