@@ -444,7 +444,7 @@ fn emit_api(messages: &[Message]) -> Result<String, String> {
     let any = format!("#[cfg({any})]\n");
     let _ = write!(
         out,
-        "use super::{{ApiInfo, ApiKey}};\nuse crate::codec::{{self as c, VersionRange}};\nuse crate::error::{{DecodeError, EncodeError}};\n{any}use crate::messages as m;\n\n"
+        "use super::ApiInfo;\nuse crate::codec::{{self as c, VersionRange}};\nuse crate::error::{{DecodeError, EncodeError}};\n{any}use crate::messages as m;\nuse crate::wire::ApiKey;\n\n"
     );
     out.push_str(&emit_broker_addresses(messages)?);
     out.push_str("impl ApiKey {\n");

@@ -40,9 +40,9 @@
 //!
 //! With the `perf` feature, the reads and writes every field calls are inlined into the generated
 //! code. Without it (firmware), most of them are `inline(never)`: one copy of each serves every
-//! field, which is what the small builds measure (the embedded producer's `.text` went from 40.7 KB
-//! to 32.4 KB with these and the records changes). Which ones are kept out of line was decided by
-//! measuring that build: some are larger there out of line than inlined.
+//! field, which is what the small builds measure (the guide's chapter on embedded use gives the
+//! producer's section sizes). Which ones are kept out of line was decided by measuring that
+//! build: some are larger there out of line than inlined.
 
 mod array;
 mod fast_reader;
@@ -498,7 +498,9 @@ pub trait Message {
     }
 }
 
-/// Records the error for a version outside a message's valid range in `r`, at its offset.
+/// Records the error for a version outside a message's valid range in `r`, at its offset: the
+/// generated decoders' version check, out of line.
+#[doc(hidden)]
 #[cold]
 #[inline(never)]
 pub fn version_error(

@@ -1,4 +1,6 @@
-//! [`Reader`]: the only code that reads input bytes.
+//! [`Reader`]: the cursor every decode reads input with, recording where and why it failed.
+//! (The fast reader steps over input already known to be good, and the record batch view reads
+//! its fixed header in place, through `zerocopy`.)
 
 use crate::error::{DecodeError, DecodeErrorKind};
 

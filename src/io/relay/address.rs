@@ -50,11 +50,12 @@
 
 use alloc::vec::Vec;
 
-use crate::api::{ApiKey, Response};
+use crate::api::Response;
 use crate::codec::Str;
 use crate::error::EncodeError;
 use crate::frame::{self, Body};
 use crate::messages::ResponseHeader;
+use crate::wire::ApiKey;
 
 /// The schema path of every field that [`rewrite_response`] rewrites: the broker addresses a
 /// client connects to when a response names them.
