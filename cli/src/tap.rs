@@ -18,8 +18,8 @@ use kwire::io::tls::{
     rustls::{ClientConfig, ServerConfig},
 };
 
-use crate::capture::exchange::{Conversation, Event, Unanswered};
-use crate::capture::print::{Ends, Printer, Show};
+use crate::capture::exchange::{Conversation, Ends, Event, Unanswered};
+use crate::capture::print::{Printer, Show};
 use crate::capture::source::Time;
 use crate::capture::write::{Flow, PcapWriter};
 use crate::security::Security;

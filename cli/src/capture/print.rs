@@ -8,7 +8,7 @@ use kwire::ApiKey;
 use kwire_schema::describe::{self, DescribeError, Visit};
 
 // The ends each line names, for the callers of the printer.
-pub use super::exchange::Ends;
+use super::exchange::Ends;
 use super::exchange::{ErrorCodes, Event, Frame, Request, Unanswered};
 use super::lint::{Finding, Level, Linter};
 use super::source::Time;
