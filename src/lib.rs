@@ -265,15 +265,15 @@
 //!
 //! | module | holds |
 //! |---|---|
-//! | `wire` (private) | the wire's primitive types, each public where it is used: [`ApiKey`] (in [`api`] and here), [`codec::VersionRange`] and [`codec::Uuid`], the span of a `records` field ([`records::Records`]) |
+//! | `wire` | private: the wire's primitive types, each public where it is used: [`ApiKey`] (in [`api`] and here), [`codec::VersionRange`] and [`codec::Uuid`], the span of a `records` field ([`records::Records`]) |
 //! | [`error`] | [`DecodeError`] (offset, kind, field path), [`EncodeError`], [`Status`] |
 //! | [`codec`] | [`codec::Reader`], [`codec::Writer`], [`codec::Array`], tagged fields, the [`Decode`]/[`Encode`] traits |
 //! | [`records`] | record batches: the v2 batch view and builder, records, control record keys, legacy message sets, CRCs, the compression hook |
 //! | [`messages`] | generated: one struct per message and nested struct, for all versions |
-//! | [`api`], [`header`], [`control`] | the version tables, [`Request`] and [`Response`] by key, version negotiation; header versions; control record values |
+//! | [`api`] | the version tables, [`Request`] and [`Response`] by key, version negotiation; header versions ([`header`]); control record values ([`control`]) |
 //! | [`frame`] | size-prefixed frames: encoding and decoding them whole, finding them in a stream buffer |
 //! | [`session`] | the protocol session without I/O: a client's correlation ids, requests in flight, version negotiation and SASL authentication, frames out of received chunks, a server's responses |
-//! | `io` (feature `std`) | a blocking connection over any byte stream; a relay of connections frame by frame, with the broker addresses responses tell clients pointed at it |
+//! | `io` | with the `std` feature: a blocking connection over any byte stream; a relay of connections frame by frame, with the broker addresses responses tell clients pointed at it |
 //!
 //! ## Guarantees
 //!
@@ -379,10 +379,8 @@ extern crate std;
 
 pub mod api;
 pub mod codec;
-pub mod control;
 pub mod error;
 pub mod frame;
-pub mod header;
 #[cfg(feature = "std")]
 pub mod io;
 /// Generated message types: one module per schema, one struct per message and per nested
@@ -460,7 +458,7 @@ mod wire;
 /// (`Array::from(&vec)`) need no version matched by hand.
 pub use heapless;
 
-pub use api::{ErrorCode, Request, Response};
+pub use api::{ErrorCode, Request, Response, control, header};
 pub use codec::{Decode, Encode, Message};
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, Status};
 pub use frame::Body;

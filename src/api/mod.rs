@@ -3,8 +3,10 @@
 //! `ApiVersions` feature `decode_api_versions`, at which the exchange with a broker, including
 //! its fallback to an ApiVersions v0 body, is described).
 
+pub mod control;
 mod error_code;
 mod generated;
+pub mod header;
 mod negotiate;
 
 use core::convert::Infallible;

@@ -1,6 +1,7 @@
 //! The library's layers, as its imports keep them: each module may name modules of the layers
-//! below it, never one of its own layer or above. The table is the crate docs' "Layers" table; a
-//! module this test does not know fails it, so a new module is placed on purpose. A module's
+//! below it, never one of its own layer or above. The layers are read from the crate docs'
+//! "Layers" table (`src/lib.rs`), and `docs/architecture.md` must draw the same; a module the
+//! table does not place fails the test, so a new module is placed on purpose. A module's
 //! names are what the compiler resolves: `crate::` and `$crate::` paths anywhere in its code,
 //! the crate root's re-exports by the module they come from, and `super::` in a top-level file,
 //! which is the crate root.
@@ -8,21 +9,34 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// Bottom first.
-const LAYERS: &[&[&str]] = &[
-    &["wire"],
-    &["error"],
-    &["codec"],
-    &["records"],
-    &["messages"],
-    &["api", "header", "control"],
-    &["frame"],
-    &["session"],
-    &["io"],
-];
+/// The layers, bottom first, as the "Layers" table of the crate docs lists them: the modules
+/// named in backquotes in each row's first cell.
+fn layers() -> Vec<Vec<String>> {
+    let lib = fs::read_to_string(src().join("lib.rs")).unwrap();
+    let table = lib
+        .split("//! ## Layers")
+        .nth(1)
+        .and_then(|rest| rest.split("//! ## ").next())
+        .expect("lib.rs has a Layers section");
+    let rows: Vec<Vec<String>> = table
+        .lines()
+        .filter_map(|line| line.strip_prefix("//! | "))
+        .filter_map(|row| row.split(" | ").next())
+        .map(|cell| {
+            cell.split('`')
+                .skip(1)
+                .step_by(2)
+                .map(String::from)
+                .collect::<Vec<_>>()
+        })
+        .filter(|names| !names.is_empty())
+        .collect();
+    assert!(rows.len() >= 8, "the Layers table has {} rows", rows.len());
+    rows
+}
 
-fn layer_of(module: &str) -> Option<usize> {
-    LAYERS.iter().position(|l| l.contains(&module))
+fn layer_of(layers: &[Vec<String>], module: &str) -> Option<usize> {
+    layers.iter().position(|l| l.iter().any(|m| m == module))
 }
 
 fn src() -> PathBuf {
@@ -122,6 +136,7 @@ fn named_modules(code: &str, roots: &[(String, String)], top_level: bool) -> Vec
 
 #[test]
 fn every_module_imports_only_its_layer_and_those_below() {
+    let layers = layers();
     let roots = root_reexports();
     assert!(
         roots.iter().any(|(n, m)| n == "ApiKey" && m == "wire"),
@@ -145,7 +160,7 @@ fn every_module_imports_only_its_layer_and_those_below() {
         if module == "lib" || module == "testdata" {
             continue;
         }
-        let Some(own) = layer_of(module) else {
+        let Some(own) = layer_of(&layers, module) else {
             violations.push(format!("{}: module {module} is in no layer", rel.display()));
             continue;
         };
@@ -153,7 +168,7 @@ fn every_module_imports_only_its_layer_and_those_below() {
         let top_level = rel.components().count() == 1
             || rel.ends_with("mod.rs") && rel.components().count() == 2;
         for named in named_modules(&code(&text), &roots, top_level) {
-            match layer_of(&named) {
+            match layer_of(&layers, &named) {
                 Some(l) if l < own || named == module => {}
                 Some(l) if l == own => violations.push(format!(
                     "{}: {module} imports {named}, a module of its own layer",
@@ -171,6 +186,29 @@ fn every_module_imports_only_its_layer_and_those_below() {
     }
     assert!(checked > 200, "only {checked} files checked");
     assert!(violations.is_empty(), "{}", violations.join("\n"));
+}
+
+/// The drawing of `docs/architecture.md` names the table's modules, top first.
+#[test]
+fn the_architecture_drawing_is_the_table() {
+    let doc = fs::read_to_string(src().join("../docs/architecture.md")).unwrap();
+    let drawing = doc
+        .split("```text\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("docs/architecture.md draws the layers");
+    // A layer's line starts with its modules, two spaces in; the lines that go on start deeper.
+    let mut drawn: Vec<Vec<String>> = drawing
+        .lines()
+        .filter_map(|line| line.strip_prefix("  "))
+        .filter(|line| line.starts_with(|c: char| c.is_ascii_lowercase()))
+        .map(|line| {
+            let names = line.split("  ").next().unwrap_or_default();
+            names.split_whitespace().map(String::from).collect()
+        })
+        .collect();
+    drawn.reverse();
+    assert_eq!(drawn, layers());
 }
 
 #[test]
