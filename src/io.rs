@@ -71,6 +71,7 @@ pub const FIRST_SEND_BUFFER: usize = 4 << 10;
 /// The session's clock for a connection opened `elapsed` ago: the milliseconds since, wrapping
 /// as the session's clock may ([`Client::handle_timeout`]).
 #[must_use]
+#[doc(hidden)]
 pub fn clock(elapsed: Duration) -> u32 {
     let ms = elapsed.as_millis() & u128::from(u32::MAX);
     u32::try_from(ms).unwrap_or_default()
@@ -186,12 +187,14 @@ impl Storage for &mut [u8] {
 /// The checks [`Connection::call`] makes before it sends `body`: a request that gets no
 /// response cannot be called, and a call waits for no answer but its own.
 ///
-/// This and [`check_idle`], [`encode`], [`ended`] and [`answer`] are the I/O-free parts of a
-/// connection, for a connection over another I/O model (`kwire-tokio`'s is one) to share.
+/// This and [`check_idle`], [`encode`], [`ended`], [`answer`] and [`clock`] are the I/O-free
+/// parts of a connection, for a connection over another I/O model (`kwire-tokio`'s) to share;
+/// they are hidden from the documentation, since a program calls the connections instead.
 ///
 /// # Errors
 ///
 /// [`Error::NoResponse`]; [`Error::Busy`] while requests are in flight.
+#[doc(hidden)]
 pub fn check_call<R: Body, const N: usize>(client: &Client<'_, N>, body: &R) -> Result<(), Error> {
     if !body.expects_response() {
         return Err(Error::NoResponse {
@@ -207,6 +210,7 @@ pub fn check_call<R: Body, const N: usize>(client: &Client<'_, N>, body: &R) -> 
 /// # Errors
 ///
 /// [`Error::Busy`] while requests are in flight.
+#[doc(hidden)]
 pub fn check_idle<const N: usize>(client: &Client<'_, N>) -> Result<(), Error> {
     match client.in_flight() {
         0 => Ok(()),
@@ -220,6 +224,7 @@ pub fn check_idle<const N: usize>(client: &Client<'_, N>) -> Result<(), Error> {
 /// # Errors
 ///
 /// [`Error::Session`] as [`Client::send_at`] refuses the request.
+#[doc(hidden)]
 pub fn encode<R: Body, B: Storage, const N: usize>(
     client: &mut Client<'_, N>,
     body: &R,
@@ -239,6 +244,7 @@ pub fn encode<R: Body, B: Storage, const N: usize>(
 /// The error of a stream that ended (a read of no bytes) while an answer was awaited: the
 /// session's when a frame was cut off or requests are unanswered, else an unexpected end.
 #[must_use]
+#[doc(hidden)]
 pub fn ended<S: AsRef<[u8]> + AsMut<[u8]>, const N: usize>(
     client: &Client<'_, N>,
     rx: &FrameBuffer<S>,
@@ -256,6 +262,7 @@ pub fn ended<S: AsRef<[u8]> + AsMut<[u8]>, const N: usize>(
 ///
 /// As [`Client::receive`]; [`Error::Idle`] for an event of the session's own exchange, which is
 /// over once a connection is open.
+#[doc(hidden)]
 pub fn answer<'r, S: AsRef<[u8]> + AsMut<[u8]>, const N: usize>(
     client: &mut Client<'_, N>,
     rx: &'r mut FrameBuffer<S>,
