@@ -5,6 +5,7 @@ use core::mem::offset_of;
 use zerocopy::byteorder::big_endian::{I16, I32, I64, U32};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
+use super::compression::{CompressionError, Decompressor};
 use super::crc::crc32c;
 use super::record::RecordIter;
 use crate::error::{DecodeError, DecodeErrorKind};
@@ -662,6 +663,71 @@ impl<'a> RecordBatch<'a> {
         payload: &'p [u8],
     ) -> Result<RecordIter<'p>, DecodeError> {
         self.records_in_at(payload, 0)
+    }
+
+    /// Checks the batch's CRC, decompresses the payload into `buf` with `decompressor` and
+    /// iterates the records.
+    ///
+    /// An uncompressed batch is read in place, without touching `buf` (as
+    /// [`RecordBatch::records`]). Record positions in errors count from the start of `buf`.
+    /// Damaged bytes never reach the decompressor: the CRC covers the compressed payload. To
+    /// read without the CRC check, decompress [`RecordBatch::payload`] and iterate with
+    /// [`RecordBatch::records_in_unchecked`].
+    ///
+    /// ```
+    /// # #[cfg(feature = "lz4")] {
+    /// use kwire::records::compression::BuiltinCodecs;
+    /// use kwire::records::{BatchBuilder, Compression, NewRecord, RecordBatch};
+    ///
+    /// let records = [NewRecord::new(b"hello hello hello hello").with_timestamp(5)];
+    /// let (mut scratch, mut out) = ([0u8; 256], [0u8; 256]);
+    /// let n = BatchBuilder::new().write_compressed(
+    ///     &records,
+    ///     Compression::LZ4,
+    ///     &mut BuiltinCodecs::new(),
+    ///     &mut scratch,
+    ///     &mut out,
+    /// )?;
+    ///
+    /// let batch = RecordBatch::parse(&out[..n])?;
+    /// assert_eq!(batch.compression(), Compression::LZ4);
+    /// let mut buf = [0u8; 256];
+    /// for record in batch.decompress_into(&mut BuiltinCodecs::new(), &mut buf)? {
+    ///     assert_eq!(record?.value(), Some(&b"hello hello hello hello"[..]));
+    /// }
+    /// # }
+    /// # Ok::<(), Box<dyn core::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`CompressionError::Decode`] with `CrcMismatch` for a damaged batch; what the
+    /// decompressor returns (`OutputTooSmall` when `buf` is too short: retry with a larger one);
+    /// [`CompressionError::Decode`] when `recordsCount` is negative.
+    pub fn decompress_into<'b, D>(
+        &self,
+        decompressor: &mut D,
+        buf: &'b mut [u8],
+    ) -> Result<RecordIter<'b>, CompressionError>
+    where
+        D: Decompressor + ?Sized,
+        'a: 'b,
+    {
+        // The CRC covers the compressed bytes: nothing damaged reaches the decompressor.
+        self.verify_crc()?;
+        let codec = self.compression();
+        if codec == Compression::NONE {
+            return Ok(self.records_unchecked()?);
+        }
+        let n = decompressor.decompress(codec, self.payload(), buf)?;
+        let payload: &'b [u8] = buf;
+        let Some(payload) = payload.get(..n) else {
+            return Err(CompressionError::Codec {
+                codec,
+                reason: "the decompressor reported more bytes than its output holds",
+            });
+        };
+        Ok(self.records_in_unchecked(payload)?)
     }
 
     fn records_in_at<'p>(

@@ -5,6 +5,7 @@ use core::borrow::Borrow;
 use super::batch::{
     Attributes, CRC_OFFSET, CRC_START, Compression, HEADER_LEN, LOG_OVERHEAD, TimestampType,
 };
+use super::compression::{CompressionError, Compressor};
 use super::control_record::{ControlRecordType, TxnMarker};
 use crate::codec::{Writer, varint_len, varlong_len};
 use crate::error::EncodeError;
@@ -305,6 +306,89 @@ impl BatchBuilder {
             });
         };
         self.write_header(&plan, Compression::NONE, head, payload);
+        Ok(total)
+    }
+
+    /// Bytes of the uncompressed records section for `records`: the scratch length
+    /// [`BatchBuilder::write_compressed`] needs (the batch length minus the 61-byte header).
+    ///
+    /// # Errors
+    ///
+    /// As [`BatchBuilder::encoded_len`].
+    pub fn records_len<'r, I>(&self, records: I) -> Result<usize, EncodeError>
+    where
+        I: IntoIterator,
+        I::Item: Borrow<NewRecord<'r>>,
+    {
+        Ok(self.plan(records)?.records_len)
+    }
+
+    /// Writes a batch whose records are compressed with `codec` into `out` and returns its
+    /// length.
+    ///
+    /// The records are first written uncompressed into `scratch` (it needs
+    /// [`BatchBuilder::records_len`] bytes), then compressed by `compressor` into `out` after
+    /// the 61-byte header; the header, with `codec` in its attributes, and the CRC-32C come
+    /// last. With [`Compression::NONE`] this is [`BatchBuilder::write`] and `scratch` is not
+    /// used. An `out` of 61 bytes plus [`Compressor::max_compressed_len`] always suffices.
+    ///
+    /// # Errors
+    ///
+    /// [`CompressionError::Encode`] as [`BatchBuilder::write`] (`BufferTooSmall` when `scratch`
+    /// cannot hold the uncompressed records); [`CompressionError::OutputTooSmall`] with lengths
+    /// counted for the whole of `out` when the compressed batch does not fit; what the
+    /// compressor returns otherwise. The contents of `out` are unspecified after an error.
+    pub fn write_compressed<'r, I, C>(
+        &self,
+        records: I,
+        codec: Compression,
+        compressor: &mut C,
+        scratch: &mut [u8],
+        out: &mut [u8],
+    ) -> Result<usize, CompressionError>
+    where
+        I: IntoIterator,
+        I::Item: Borrow<NewRecord<'r>>,
+        C: Compressor + ?Sized,
+    {
+        if codec == Compression::NONE {
+            return Ok(self.write(records, out)?);
+        }
+        let available = scratch.len();
+        let plan = self.write_records(records, scratch)?;
+        batch_len(plan.records_len)?;
+        let Some(raw) = scratch.get(..plan.records_len) else {
+            return Err(CompressionError::Encode(EncodeError::BufferTooSmall {
+                required: plan.records_len,
+                available,
+            }));
+        };
+        let out_len = out.len();
+        let too_small = |needed: Option<usize>| CompressionError::OutputTooSmall {
+            available: out_len,
+            needed: needed.map(|n| n.saturating_add(HEADER_LEN)),
+        };
+        let Some((head, body)) = out.split_at_mut_checked(HEADER_LEN) else {
+            return Err(too_small(compressor.max_compressed_len(codec, raw.len())));
+        };
+        let n = match compressor.compress(codec, raw, body) {
+            Ok(n) => n,
+            Err(CompressionError::OutputTooSmall { needed, .. }) => {
+                return Err(too_small(
+                    needed.or_else(|| compressor.max_compressed_len(codec, raw.len())),
+                ));
+            }
+            Err(err) => return Err(err),
+        };
+        let body: &[u8] = body;
+        let Some(payload) = body.get(..n) else {
+            return Err(CompressionError::Codec {
+                codec,
+                reason: "the compressor reported more bytes than its output holds",
+            });
+        };
+        let total = batch_len(n)?;
+        self.write_header(&plan, codec, head, payload);
         Ok(total)
     }
 
