@@ -9,10 +9,9 @@
 //! ApiVersions responses header 0 at every version, so that a client can read the error of a
 //! response to a version the broker does not know.
 //!
-//! [`header_versions`] answers either way, from the map or derived. The library derives at run
-//! time, from the flexible versions of its API table, so the generator refuses a map that
-//! departs from what it derives ([`check_derivable`]): a schema that moves an API to another
-//! header is where the API table must start carrying header versions.
+//! [`header_versions`] answers either way, from the map or derived, and the API table carries
+//! the answer ([`first_versions`]): the library reads the header version of each version there,
+//! with no rule of its own.
 
 use std::fmt::Write as _;
 
@@ -236,19 +235,26 @@ pub fn shown(spans: &[HeaderSpan]) -> String {
     out
 }
 
-/// Refuses a request or response whose `headerVersions` maps a version to another header than
-/// the one the library derives from the flexible versions ([`derived`]): its API table carries
-/// the flexible versions, not the header versions.
-pub fn check_derivable(m: &Message) -> Result<(), String> {
-    let (said, derived) = (coalesce(&header_versions(m)), derived(m));
-    if said == derived {
-        return Ok(());
+/// The highest header version the library's `HeaderVersions` holds: request header v3 is the
+/// newest Kafka has prepared.
+pub const MAX_HEADER: i16 = 3;
+
+/// The header versions of a request or response as the library's `api::HeaderVersions` holds
+/// them: for header versions 0 to [`MAX_HEADER`], the first version framed with it, `i16::MAX`
+/// for one no version uses. A header version past [`MAX_HEADER`] is refused.
+pub fn first_versions(m: &Message) -> Result<[i16; 4], String> {
+    let mut from = [i16::MAX; 4];
+    for s in coalesce(&header_versions(m)) {
+        let slot = usize::try_from(s.header)
+            .ok()
+            .and_then(|h| from.get_mut(h))
+            .ok_or_else(|| {
+                format!(
+                    "{}: header v{} at versions {}: the library knows header versions up to v{MAX_HEADER}",
+                    m.file, s.header, s.versions
+                )
+            })?;
+        *slot = (*slot).min(s.versions.min);
     }
-    Err(format!(
-        "{}: headerVersions {} departs from {}, the header versions the library derives from the flexible versions {} (src/header.rs); the API table would have to carry them",
-        m.file,
-        shown(&said),
-        shown(&derived),
-        m.flexible
-    ))
+    Ok(from)
 }

@@ -344,7 +344,7 @@ fn apis(messages: &[Message]) -> Result<Vec<Api<'_>>, String> {
             return Err(format!("API {} lacks a request or response schema", a.name));
         }
         for m in a.request.iter().chain(&a.response) {
-            header::check_derivable(m)?;
+            header::first_versions(m)?;
         }
     }
     Ok(list)
@@ -444,7 +444,7 @@ fn emit_api(messages: &[Message]) -> Result<String, String> {
     let any = format!("#[cfg({any})]\n");
     let _ = write!(
         out,
-        "use super::ApiInfo;\nuse crate::codec::{{self as c, VersionRange}};\nuse crate::error::{{DecodeError, EncodeError}};\n{any}use crate::messages as m;\nuse crate::wire::ApiKey;\n\n"
+        "use super::{{ApiInfo, HeaderVersions}};\nuse crate::codec::{{self as c, VersionRange}};\nuse crate::error::{{DecodeError, EncodeError}};\n{any}use crate::messages as m;\nuse crate::wire::ApiKey;\n\n"
     );
     out.push_str(&emit_broker_addresses(messages)?);
     out.push_str("impl ApiKey {\n");
@@ -473,7 +473,7 @@ fn emit_api(messages: &[Message]) -> Result<String, String> {
         let (rq, rs) = (a.request.unwrap(), a.response.unwrap());
         let _ = writeln!(
             out,
-            "ApiInfo {{ key: ApiKey({}), name: {:?}, request_versions: {}, response_versions: {}, current_request_versions: {}, current_response_versions: {}, request_flexible: {}, response_flexible: {} }},",
+            "ApiInfo {{ key: ApiKey({}), name: {:?}, request_versions: {}, response_versions: {}, current_request_versions: {}, current_response_versions: {}, request_flexible: {}, response_flexible: {}, request_headers: HeaderVersions::new({:?}), response_headers: HeaderVersions::new({:?}) }},",
             a.key,
             a.name,
             rq.valid.rust(),
@@ -492,6 +492,8 @@ fn emit_api(messages: &[Message]) -> Result<String, String> {
                 rs.flexible
             }
             .rust(),
+            header::first_versions(rq).unwrap_or([i16::MAX; 4]),
+            header::first_versions(rs).unwrap_or([i16::MAX; 4]),
         );
     }
     out.push_str("];\n\n");

@@ -6,49 +6,83 @@
 //! [`ResponseHeader`](crate::messages::ResponseHeader) (v0: correlation id; v1 adds a tagged-field
 //! section).
 //!
-//! The header version is derived from the flexible versions of the API table, as below. A schema
-//! may also state it, version by version (`headerVersions`); the generator reads that and refuses
-//! a schema whose header versions depart from what these functions derive, so that the flexible
-//! versions stay all they need.
+//! The header version of each version of a request and a response is the API table's
+//! ([`ApiInfo::request_headers`](crate::api::ApiInfo::request_headers) and
+//! [`ApiInfo::response_headers`](crate::api::ApiInfo::response_headers)): the schema's
+//! `headerVersions` where it states them, else Kafka's rule, which the generator applies. A
+//! request is framed with header 1 below its flexible versions and 2 from them, a response with
+//! header 0 and then 1; ControlledShutdown's v0 request has header 0 (no client id), and
+//! ApiVersions responses have header 0 at every version, so that a client can read the error of
+//! a response to a version the broker does not know.
 
 use crate::wire::ApiKey;
 
-/// The request header version for `version` of `api_key`: 2 when the request version is
-/// flexible, else 1; 0 for ControlledShutdown v0 (the only request without a client id; the
-/// API was removed in Kafka 4.0, and its versions come from the 3.9 schemas).
+/// The header versions of a request or a response, version by version: a step function, since
+/// a later version never goes back to an older header. It also answers for versions outside the
+/// valid range, as Kafka's mapping does (a broker must read the header of an ApiVersions request
+/// of any version).
 ///
-/// Like Kafka's own mapping, this is a threshold on the flexible versions, so it also answers for
-/// versions outside the valid range (a broker must read the header of an ApiVersions request of
-/// any version). Unknown keys map to 1.
-#[must_use]
-pub fn request_header_version(api_key: ApiKey, version: i16) -> i16 {
-    if api_key == ApiKey::CONTROLLED_SHUTDOWN && version == 0 {
-        return 0;
+/// ```
+/// use kwire::ApiKey;
+///
+/// let info = ApiKey::METADATA.info().unwrap();
+/// assert_eq!(info.request_headers.at(8), 1);
+/// assert_eq!(info.request_headers.at(9), 2);
+/// assert_eq!(info.request_headers.first_version(2), Some(9));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct HeaderVersions {
+    /// For header versions 0 to 3, the first version framed with it; [`Self::NEVER`] for one
+    /// that no version uses.
+    from: [i16; 4],
+}
+
+impl HeaderVersions {
+    /// The entry of a header version no version uses.
+    pub const NEVER: i16 = i16::MAX;
+
+    /// For header versions 0 to 3, the first version framed with it, [`Self::NEVER`] for one no
+    /// version uses. The entries in use must grow with the header version, and one of them be 0.
+    #[must_use]
+    pub const fn new(from: [i16; 4]) -> Self {
+        Self { from }
     }
-    match api_key.info() {
-        Some(info) if !info.request_flexible.is_empty() && version >= info.request_flexible.min => {
-            2
+
+    /// The header version of `version`: the newest header whose first version is `version` or
+    /// before it (the header of version 0 for a negative version).
+    #[must_use]
+    pub fn at(self, version: i16) -> i16 {
+        let version = version.max(0);
+        let mut header = 0;
+        for (h, &from) in (0i16..).zip(&self.from) {
+            if from <= version {
+                header = h;
+            }
         }
-        _ => 1,
+        header
+    }
+
+    /// The first version framed with header version `header`, if any is.
+    #[must_use]
+    pub fn first_version(self, header: i16) -> Option<i16> {
+        let from = *self.from.get(usize::try_from(header).ok()?)?;
+        (from != Self::NEVER).then_some(from)
     }
 }
 
-/// The response header version for `version` of `api_key`: 1 when the response version is
-/// flexible, else 0. ApiVersions responses always use header v0, so that a client can read the
-/// correlation id and error code of a response to a version the broker does not know.
+/// The request header version for `version` of `api_key` ([`HeaderVersions`]); 1 for a key
+/// Kafka has not assigned.
+#[must_use]
+pub fn request_header_version(api_key: ApiKey, version: i16) -> i16 {
+    api_key.info().map_or(1, |i| i.request_headers.at(version))
+}
+
+/// The response header version for `version` of `api_key` ([`HeaderVersions`]); 0 for a key
+/// Kafka has not assigned.
 #[must_use]
 pub fn response_header_version(api_key: ApiKey, version: i16) -> i16 {
-    if api_key == ApiKey::API_VERSIONS {
-        return 0;
-    }
-    match api_key.info() {
-        Some(info)
-            if !info.response_flexible.is_empty() && version >= info.response_flexible.min =>
-        {
-            1
-        }
-        _ => 0,
-    }
+    api_key.info().map_or(0, |i| i.response_headers.at(version))
 }
 
 impl<'a> crate::messages::RequestHeader<'a> {
@@ -82,6 +116,52 @@ impl<'a> crate::messages::RequestHeader<'a> {
 mod tests {
     use super::*;
     use crate::codec::Str;
+
+    /// The API table's header versions are Kafka's rule over the flexible versions, for every
+    /// key and version, while no schema states other ones. (A negative version, which no key
+    /// has, is framed as version 0.)
+    #[test]
+    fn the_table_follows_the_flexible_versions() {
+        for info in crate::api::API_TABLE.iter() {
+            for version in 0..=info.request_versions.max.saturating_add(2) {
+                let flexible = |r: crate::codec::VersionRange| !r.is_empty() && version >= r.min;
+                let request = match (info.key, version) {
+                    (ApiKey::CONTROLLED_SHUTDOWN, 0) => 0,
+                    _ if flexible(info.request_flexible) => 2,
+                    _ => 1,
+                };
+                let response = match info.key {
+                    ApiKey::API_VERSIONS => 0,
+                    _ if flexible(info.response_flexible) => 1,
+                    _ => 0,
+                };
+                assert_eq!(
+                    request_header_version(info.key, version),
+                    request,
+                    "{} v{version}",
+                    info.name
+                );
+                assert_eq!(
+                    response_header_version(info.key, version),
+                    response,
+                    "{} v{version}",
+                    info.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn steps() {
+        let h = HeaderVersions::new([HeaderVersions::NEVER, 0, 9, 11]);
+        assert_eq!(
+            [-1, 0, 8, 9, 10, 11, 99].map(|v| h.at(v)),
+            [1, 1, 1, 2, 2, 3, 3]
+        );
+        assert_eq!(h.first_version(0), None);
+        assert_eq!(h.first_version(3), Some(11));
+        assert_eq!(h.first_version(4), None);
+    }
 
     #[test]
     fn header_versions() {

@@ -21,6 +21,7 @@ pub use error_code::ErrorCode;
 pub use generated::{API_TABLE, Request, Response};
 #[cfg(feature = "std")]
 pub(crate) use generated::{BROKER_ADDRESS_FIELDS, names_brokers};
+pub use header::HeaderVersions;
 #[cfg(feature = "ApiVersions")]
 pub(crate) use negotiate::api_versions_fallback;
 pub(crate) use negotiate::common_range;
@@ -97,6 +98,10 @@ pub struct ApiInfo {
     pub request_flexible: VersionRange,
     /// Versions of the response using the flexible encoding.
     pub response_flexible: VersionRange,
+    /// The request header version of each request version.
+    pub request_headers: HeaderVersions,
+    /// The response header version of each response version.
+    pub response_headers: HeaderVersions,
 }
 
 impl ApiKey {

@@ -2,10 +2,11 @@
 //! checked, and the header versions derived from the flexible versions without one. The schemas
 //! are small ones written here.
 
-use kwire_codegen::header::{
-    HeaderSpan, check_derivable, derived, header_version, header_versions,
-};
+use kwire_codegen::header::{HeaderSpan, derived, first_versions, header_version, header_versions};
 use kwire_codegen::spec::{Message, Range, parse_message};
+
+/// The first version of a header version no version uses.
+const NEVER: i16 = i16::MAX;
 
 /// A `kind` schema of API `key`, flexible from `flexible`, with `extra` top-level keys.
 fn schema(kind: &str, key: i16, flexible: &str, extra: &str) -> Result<Message, String> {
@@ -46,7 +47,7 @@ fn a_map_gives_each_version_its_header() {
     assert_eq!(header_version(&m, 12), Some(2));
     // It says what the flexible versions say: the library's rule holds.
     assert_eq!(derived(&m), header_versions(&m));
-    check_derivable(&m).expect("the map is the derived one");
+    assert_eq!(first_versions(&m), Ok([NEVER, 0, 9, NEVER]));
 
     // Ranges split where the header does not change are the same map.
     let m = with_map(
@@ -57,7 +58,7 @@ fn a_map_gives_each_version_its_header() {
     )
     .expect("a sound map");
     assert_eq!(header_version(&m, 5), Some(0));
-    check_derivable(&m).expect("the map is the derived one");
+    assert_eq!(first_versions(&m), Ok([0, 9, NEVER, NEVER]));
 }
 
 #[test]
@@ -82,8 +83,8 @@ fn without_a_map_the_header_follows_the_flexible_versions() {
 }
 
 #[test]
-fn a_map_another_header_than_the_library_derives_is_refused() {
-    // Sound as a map, but the library's API table carries flexible versions, not headers.
+fn a_map_another_header_than_the_rule_gives_goes_to_the_api_table() {
+    // Request header v3 from version 11: the API table carries it, as the map says.
     let m = with_map(
         "request",
         99,
@@ -92,15 +93,19 @@ fn a_map_another_header_than_the_library_derives_is_refused() {
     )
     .expect("a sound map");
     assert_eq!(header_version(&m, 11), Some(3));
-    let err = check_derivable(&m).unwrap_err();
+    assert_ne!(derived(&m), header_versions(&m));
+    assert_eq!(first_versions(&m), Ok([NEVER, 0, 9, 11]));
+    // A header version past the newest the library knows is refused, naming the schema.
+    let m = with_map("request", 99, "9+", r#"{"0-8": "1", "9+": "4"}"#).expect("a sound map");
+    let err = first_versions(&m).unwrap_err();
     assert!(err.starts_with("TestRequest.json: "), "{err}");
-    assert!(err.contains(r#""11+": "3""#), "{err}");
+    assert!(err.contains("header v4"), "{err}");
 }
 
 #[test]
 fn the_api_versions_response_keeps_header_0_at_flexible_versions() {
     let m = with_map("response", 18, "3+", r#"{"0+": "0"}"#).expect("the one exception");
-    check_derivable(&m).expect("the map is the derived one");
+    assert_eq!(first_versions(&m), Ok([0, NEVER, NEVER, NEVER]));
     let err = with_map("response", 17, "3+", r#"{"0+": "0"}"#).unwrap_err();
     assert!(err.contains("header v1 or later"), "{err}");
 }
