@@ -119,6 +119,18 @@ pub(crate) struct Ctx {
     pub(crate) body: Category,
 }
 
+impl Ctx {
+    /// A node of the body at `depth`, last of its siblings or not, named `name`.
+    fn place(self, depth: usize, last: bool, name: Name<'_>) -> Place<'_> {
+        Place {
+            depth,
+            last,
+            name,
+            category: self.body,
+        }
+    }
+}
+
 /// Bytes a walk over a copy of `r` consumes, or `None` if it fails.
 fn measure<'a>(
     r: &Reader<'a>,
@@ -130,10 +142,11 @@ fn measure<'a>(
     Some(probe.offset().saturating_sub(start))
 }
 
-/// Emits a leaf covering the bytes from `start` to the reader's position.
+/// Emits a leaf covering the bytes from `start` to the reader's position, described by `about`
+/// (none when empty): the form in which the frame's and headers' fields are written.
 #[allow(
     clippy::too_many_arguments,
-    reason = "the walk threads its reader, visitor, depth and the field's wire facts through each step; bundling them would only move the list into a struct built at every call"
+    reason = "the frame and header walk of `describe` gives each field's facts in this order"
 )]
 pub(crate) fn leaf(
     v: &mut Out<'_>,
@@ -152,18 +165,54 @@ pub(crate) fn leaf(
     } else {
         About::Text(about)
     };
-    v.node(&Node {
+    let at = Place {
         depth,
         last,
         name,
-        ty,
-        value,
-        offset: start,
-        size: Some(r.offset().saturating_sub(start)),
-        about,
         category,
+    };
+    v.node(&Node {
+        about,
+        ..node_at(at, start, since(start, r), ty, value)
     })?;
     Ok(())
+}
+
+/// Where a node goes in the tree: its depth, whether no sibling follows it, its name, and the
+/// part of the message it belongs to.
+#[derive(Debug, Clone, Copy)]
+struct Place<'n> {
+    depth: usize,
+    last: bool,
+    name: Name<'n>,
+    category: Category,
+}
+
+/// The node at `at` covering `size` bytes from `offset` (`None` when they do not read), without
+/// a description.
+fn node_at<'n>(
+    at: Place<'n>,
+    offset: usize,
+    size: Option<usize>,
+    ty: TypeWord<'n>,
+    value: Value<'n>,
+) -> Node<'n> {
+    Node {
+        depth: at.depth,
+        last: at.last,
+        name: at.name,
+        ty,
+        value,
+        offset,
+        size,
+        about: About::None,
+        category: at.category,
+    }
+}
+
+/// The size of the bytes from `start` to the reader's position.
+fn since(start: usize, r: &Reader<'_>) -> Option<usize> {
+    Some(r.offset().saturating_sub(start))
 }
 
 /// Reads a length prefix again, after the value it prefixes was read successfully, for the note.
@@ -230,20 +279,20 @@ pub(crate) fn body_at(
     };
     let child = depth.saturating_add(1);
     let offset = r.offset();
-    let node = |size| Node {
+    let at = Place {
         depth,
         last: true,
         name: Name::Plain(schema.name),
-        ty: TypeWord::Struct,
-        value: Value::None,
-        offset,
-        size,
-        about: if matches!(category, Category::RequestBody | Category::ResponseBody) {
-            About::Body(version)
-        } else {
-            About::None
-        },
         category,
+    };
+    let about = if matches!(category, Category::RequestBody | Category::ResponseBody) {
+        About::Body(version)
+    } else {
+        About::None
+    };
+    let node = |size| Node {
+        about,
+        ..node_at(at, offset, size, TypeWord::Struct, Value::None)
     };
     composite(v, r, node, |r, v| fields(schema.root, ctx, r, v, child))
 }
@@ -258,17 +307,8 @@ fn fields(s: &StructSchema, ctx: Ctx, r: &mut Reader<'_>, v: &mut Out<'_>, depth
     let count = s.fields.iter().filter(present).count();
     for (i, f) in s.fields.iter().filter(present).enumerate() {
         let last = !ctx.flexible && i.saturating_add(1) == count;
-        field(
-            f,
-            Name::Plain(f.name),
-            s.path,
-            ctx,
-            false,
-            r,
-            v,
-            depth,
-            last,
-        )?;
+        let at = ctx.place(depth, last, Name::Plain(f.name));
+        field(f, Wire::of(f, ctx, s.path, false), r, v, at)?;
     }
     if ctx.flexible {
         tagged_section(Some(s), ctx, r, v, depth, true)?;
@@ -276,59 +316,44 @@ fn fields(s: &StructSchema, ctx: Ctx, r: &mut Reader<'_>, v: &mut Out<'_>, depth
     Ok(())
 }
 
-/// One field's value as a node (and its children).
-#[allow(
-    clippy::too_many_arguments,
-    reason = "the walk threads its reader, visitor, depth and the field's wire facts through each step; bundling them would only move the list into a struct built at every call"
-)]
-fn field(
-    f: &FieldSchema,
-    name: Name<'_>,
-    path: &'static str,
+/// How one field is read: the walk's context, the path its errors name, whether it is the value
+/// of a tagged entry, and its encoding at the walk's version.
+#[derive(Debug, Clone, Copy)]
+struct Wire {
     ctx: Ctx,
+    path: &'static str,
     tagged: bool,
-    r: &mut Reader<'_>,
-    v: &mut Out<'_>,
-    depth: usize,
-    last: bool,
-) -> R {
-    let compact = f.is_compact(ctx.version, ctx.flexible);
-    let nullable = f.is_nullable(ctx.version);
-    let child = depth.saturating_add(1);
-    match f.ty {
-        FieldType::Primitive(Primitive::Records) => {
-            records_field(name, path, compact, nullable, ctx, r, v, depth, last)
-        }
-        FieldType::Primitive(p) => primitive(
-            p,
-            name,
-            p.name(),
-            path,
-            compact,
-            nullable,
+    /// Lengths and counts are unsigned varints of the length plus one.
+    compact: bool,
+    /// The value may be null.
+    nullable: bool,
+}
+
+impl Wire {
+    /// Field `f` of the struct at `path`, read with `ctx` (as a tagged entry's value if `tagged`).
+    fn of(f: &FieldSchema, ctx: Ctx, path: &'static str, tagged: bool) -> Self {
+        Self {
             ctx,
-            r,
-            v,
-            depth,
-            last,
-        ),
+            path,
+            tagged,
+            compact: f.is_compact(ctx.version, ctx.flexible),
+            nullable: f.is_nullable(ctx.version),
+        }
+    }
+}
+
+/// One field's value as a node (and its children).
+fn field(f: &FieldSchema, w: Wire, r: &mut Reader<'_>, v: &mut Out<'_>, at: Place<'_>) -> R {
+    let child = at.depth.saturating_add(1);
+    match f.ty {
+        FieldType::Primitive(Primitive::Records) => records_field(w, r, v, at),
+        FieldType::Primitive(p) => primitive(p, w, r, v, at),
         FieldType::Struct(s) => {
             let offset = r.offset();
-            let null = nullable && !marker(&mut r.clone(), tagged, path).unwrap_or(true);
-            let node = |size| Node {
-                depth,
-                last,
-                name,
-                ty: TypeWord::Named(s.name),
-                value: if null { Value::Absent } else { Value::Struct },
-                offset,
-                size,
-                about: About::None,
-                category: ctx.body,
-            };
-            composite(v, r, node, |r, v| {
-                nullable_struct(s, path, ctx, tagged, nullable, r, v, child)
-            })
+            let null = w.nullable && !marker(&mut r.clone(), w.tagged, w.path).unwrap_or(true);
+            let value = if null { Value::Absent } else { Value::Struct };
+            let node = |size| node_at(at, offset, size, TypeWord::Named(s.name), value);
+            composite(v, r, node, |r, v| nullable_struct(s, w, r, v, child))
         }
         FieldType::Array(_) | FieldType::StructArray(_) => {
             let elem = match f.ty {
@@ -338,23 +363,12 @@ fn field(
                 FieldType::Struct(s) => s.name,
             };
             let offset = r.offset();
-            let count = count(&mut r.clone(), compact, nullable, path)
+            let count = count(&mut r.clone(), w.compact, w.nullable, w.path)
                 .ok()
                 .flatten();
-            let node = |size| Node {
-                depth,
-                last,
-                name,
-                ty: TypeWord::Array(elem),
-                value: count.map_or(Value::Absent, Value::Elements),
-                offset,
-                size,
-                about: About::None,
-                category: ctx.body,
-            };
-            composite(v, r, node, |r, v| {
-                array(f, path, ctx, compact, nullable, r, v, child)
-            })
+            let value = count.map_or(Value::Absent, Value::Elements);
+            let node = |size| node_at(at, offset, size, TypeWord::Array(elem), value);
+            composite(v, r, node, |r, v| array(f, w, r, v, child))
         }
     }
 }
@@ -370,46 +384,30 @@ fn marker(r: &mut Reader<'_>, tagged: bool, path: &'static str) -> Result<bool, 
     })
 }
 
-#[allow(
-    clippy::too_many_arguments,
-    reason = "the walk threads its reader, visitor, depth and the field's wire facts through each step; bundling them would only move the list into a struct built at every call"
-)]
 fn nullable_struct(
     s: &StructSchema,
-    path: &'static str,
-    ctx: Ctx,
-    tagged: bool,
-    nullable: bool,
+    w: Wire,
     r: &mut Reader<'_>,
     v: &mut Out<'_>,
     depth: usize,
 ) -> R {
-    if nullable {
-        let at = r.offset();
+    if w.nullable {
+        let start = r.offset();
         let mut probe = r.clone();
-        let present = marker(r, tagged, path)?;
-        let raw = if tagged {
-            Value::Uint(u64::from(probe.uvarint(path).unwrap_or(0)))
+        let present = marker(r, w.tagged, w.path)?;
+        let raw = if w.tagged {
+            Value::Uint(u64::from(probe.uvarint(w.path).unwrap_or(0)))
         } else {
-            Value::Marker(probe.i8(path).unwrap_or(0))
+            Value::Marker(probe.i8(w.path).unwrap_or(0))
         };
-        leaf(
-            v,
-            r,
-            at,
-            depth,
-            !present,
-            Name::Plain("marker"),
-            TypeWord::Wire(if tagged { "uvarint" } else { "int8" }),
-            raw,
-            "",
-            ctx.body,
-        )?;
+        let at = w.ctx.place(depth, !present, Name::Plain("marker"));
+        let ty = TypeWord::Wire(if w.tagged { "uvarint" } else { "int8" });
+        v.node(&node_at(at, start, since(start, r), ty, raw))?;
         if !present {
             return Ok(());
         }
     }
-    fields(s, ctx, r, v, depth)
+    fields(s, w.ctx, r, v, depth)
 }
 
 /// Reads an array count; `None` for a null array.
@@ -428,24 +426,12 @@ fn count(
     })
 }
 
-#[allow(
-    clippy::too_many_arguments,
-    reason = "the walk threads its reader, visitor, depth and the field's wire facts through each step; bundling them would only move the list into a struct built at every call"
-)]
-fn array(
-    f: &FieldSchema,
-    path: &'static str,
-    ctx: Ctx,
-    compact: bool,
-    nullable: bool,
-    r: &mut Reader<'_>,
-    v: &mut Out<'_>,
-    depth: usize,
-) -> R {
-    let at = r.offset();
+fn array(f: &FieldSchema, w: Wire, r: &mut Reader<'_>, v: &mut Out<'_>, depth: usize) -> R {
+    let (ctx, path) = (w.ctx, w.path);
+    let offset = r.offset();
     let start = r.clone();
-    let n = count(r, compact, nullable, path)?;
-    let (ty, value) = if compact {
+    let n = count(r, w.compact, w.nullable, path)?;
+    let (ty, value) = if w.compact {
         let raw = start.clone().uvarint(path).unwrap_or(0);
         ("uvarint", Value::CompactCount(raw))
     } else {
@@ -455,52 +441,31 @@ fn array(
         )
     };
     let n = n.unwrap_or(0);
-    leaf(
-        v,
-        r,
+    let at = ctx.place(depth, n == 0, Name::Plain("length"));
+    v.node(&node_at(
         at,
-        depth,
-        n == 0,
-        Name::Plain("length"),
+        offset,
+        since(offset, r),
         TypeWord::Wire(ty),
         value,
-        "",
-        ctx.body,
-    )?;
+    ))?;
     let child = depth.saturating_add(1);
     for i in 0..n {
         let last = i.saturating_add(1) == n;
         match f.ty {
             FieldType::StructArray(s) => {
                 let offset = r.offset();
-                let node = |size| Node {
-                    depth,
-                    last,
-                    name: Name::Indexed(s.name, i),
-                    ty: TypeWord::Named(s.name),
-                    value: Value::Struct,
-                    offset,
-                    size,
-                    about: About::None,
-                    category: ctx.body,
-                };
+                let at = ctx.place(depth, last, Name::Indexed(s.name, i));
+                let node = |size| node_at(at, offset, size, TypeWord::Named(s.name), Value::Struct);
                 composite(v, r, node, |r, v| fields(s, ctx, r, v, child))?;
             }
             FieldType::Array(p) | FieldType::Primitive(p) => {
-                let name = Name::Indexed(f.name, i);
-                primitive(
-                    p,
-                    name,
-                    p.name(),
-                    path,
-                    compact,
-                    false,
-                    ctx,
-                    r,
-                    v,
-                    depth,
-                    last,
-                )?;
+                let at = ctx.place(depth, last, Name::Indexed(f.name, i));
+                let element = Wire {
+                    nullable: false,
+                    ..w
+                };
+                primitive(p, element, r, v, at)?;
             }
             FieldType::Struct(_) => {}
         }
@@ -509,24 +474,9 @@ fn array(
 }
 
 /// A primitive value as a leaf.
-#[allow(
-    clippy::too_many_arguments,
-    reason = "the walk threads its reader, visitor, depth and the field's wire facts through each step; bundling them would only move the list into a struct built at every call"
-)]
-fn primitive(
-    p: Primitive,
-    name: Name<'_>,
-    ty: &'static str,
-    path: &'static str,
-    compact: bool,
-    nullable: bool,
-    ctx: Ctx,
-    r: &mut Reader<'_>,
-    v: &mut Out<'_>,
-    depth: usize,
-    last: bool,
-) -> R {
-    let at = r.offset();
+fn primitive(p: Primitive, w: Wire, r: &mut Reader<'_>, v: &mut Out<'_>, at: Place<'_>) -> R {
+    let (path, compact) = (w.path, w.compact);
+    let offset = r.offset();
     let start = r.clone();
     let value = match p {
         Primitive::Bool => Value::Bool(r.decode_with(|r| r.bool(path))?),
@@ -539,7 +489,7 @@ fn primitive(
         Primitive::Float64 => Value::Float(r.decode_with(|r| r.f64(path))?),
         Primitive::Uuid => Value::Uuid(r.decode_with(|r| r.uuid(path))?),
         Primitive::String => {
-            let s = if nullable {
+            let s = if w.nullable {
                 r.decode_with(|r| r.nullable_string(compact, path))?
             } else {
                 Some(r.decode_with(|r| r.string(compact, path))?)
@@ -548,7 +498,7 @@ fn primitive(
             s.map_or(Value::Null(note), |s| Value::Str(s, note))
         }
         Primitive::Bytes | Primitive::Records => {
-            let b = if nullable {
+            let b = if w.nullable {
                 r.decode_with(|r| r.nullable_bytes(compact, path))?
             } else {
                 Some(r.decode_with(|r| r.bytes(compact, path))?)
@@ -557,19 +507,10 @@ fn primitive(
             b.map_or(Value::Null(note), |b| Value::Bytes(b, note))
         }
     };
-    let value = named(ctx, name, value);
-    leaf(
-        v,
-        r,
-        at,
-        depth,
-        last,
-        name,
-        TypeWord::Wire(ty),
-        value,
-        "",
-        ctx.body,
-    )
+    let value = named(w.ctx, at.name, value);
+    let ty = TypeWord::Wire(p.name());
+    v.node(&node_at(at, offset, since(offset, r), ty, value))?;
+    Ok(())
 }
 
 /// `value` with the name the protocol gives it, when field `name` is an enumeration.
@@ -638,28 +579,28 @@ pub(crate) fn tagged_section(
     last: bool,
 ) -> R {
     let path = s.map_or("tagged fields", |s| s.path);
-    let at = r.offset();
+    let offset = r.offset();
     let n = r.clone().decode_with(|r| r.uvarint(path))?;
     let about = About::Text(if ctx.body == Category::Header {
         "number of tagged fields in the header"
     } else {
         "number of tagged fields in this struct"
     });
-    let node = |size| Node {
+    let at = Place {
         depth,
         last,
         name: Name::Plain("tagged_fields"),
-        ty: TypeWord::Wire("uvarint"),
-        value: Value::Uint(u64::from(n)),
-        offset: at,
-        size,
-        about,
         category: Category::Tagged,
+    };
+    let value = Value::Uint(u64::from(n));
+    let node = |size| Node {
+        about,
+        ..node_at(at, offset, size, TypeWord::Wire("uvarint"), value)
     };
     if n == 0 {
         // One byte when minimal; the decoders accept a longer varint too.
         r.decode_with(|r| r.uvarint(path))?;
-        v.node(&node(Some(r.offset().saturating_sub(at))))?;
+        v.node(&node(since(offset, r)))?;
         return Ok(());
     }
     let child = depth.saturating_add(1);
@@ -677,36 +618,42 @@ fn tagged_entries(
     depth: usize,
 ) -> R {
     let path = s.map_or("tagged fields", |s| s.path);
-    let at = r.offset();
+    let offset = r.offset();
     let defined = s.map_or(0, StructSchema::tag_count);
     let mut section = r.decode_with(|r| TaggedSection::begin(r, defined, path))?;
     let n = section.remaining();
-    leaf(
-        v,
-        r,
-        at,
+    let at = Place {
         depth,
-        false,
-        Name::Plain("count"),
+        last: false,
+        name: Name::Plain("count"),
+        category: Category::Tagged,
+    };
+    let value = Value::Uint(u64::from(n));
+    v.node(&node_at(
+        at,
+        offset,
+        since(offset, r),
         TypeWord::Wire("uvarint"),
-        Value::Uint(u64::from(n)),
-        "",
-        Category::Tagged,
-    )?;
+        value,
+    ))?;
     let child = depth.saturating_add(1);
     while let Some(entry) = r.decode_with(|r| section.entry(r))? {
         let known = s.and_then(|s| s.fields.iter().find(|f| f.tag == Some(entry.tag)));
-        v.node(&Node {
+        let at = Place {
             depth,
             last: section.remaining() == 0,
             name: known.map_or(Name::UnknownTag(entry.tag), |f| Name::Plain(f.name)),
-            ty: TypeWord::Wire("tagged"),
-            value: Value::Uint(u64::from(entry.size)),
-            offset: entry.offset,
-            size: Some(r.offset().saturating_sub(entry.offset)),
-            about: About::None,
             category: Category::Tagged,
-        })?;
+        };
+        let value = Value::Uint(u64::from(entry.size));
+        let size = since(entry.offset, r);
+        v.node(&node_at(
+            at,
+            entry.offset,
+            size,
+            TypeWord::Wire("tagged"),
+            value,
+        ))?;
         tagged_entry(&section, entry, known, path, ctx, v, child)?;
     }
     Ok(())
@@ -731,33 +678,36 @@ fn tagged_entry(
         mut payload,
     } = entry;
     let at = payload.offset();
-    let cat = Category::Tagged;
-    let uvarint = |name, value, offset: usize, end: usize| Node {
+    let place = |last, name| Place {
         depth,
-        last: false,
+        last,
         name: Name::Plain(name),
-        ty: TypeWord::Wire("uvarint"),
-        value: Value::Uint(u64::from(value)),
-        offset,
-        size: Some(end.saturating_sub(offset)),
-        about: About::None,
-        category: cat,
+        category: Category::Tagged,
+    };
+    let uvarint = |name, value, offset: usize, end: usize| {
+        let size = Some(end.saturating_sub(offset));
+        let value = Value::Uint(u64::from(value));
+        node_at(
+            place(false, name),
+            offset,
+            size,
+            TypeWord::Wire("uvarint"),
+            value,
+        )
     };
     v.node(&uvarint("tag", tag, offset, size_offset))?;
     v.node(&uvarint("size", size, size_offset, at))?;
     let Some(f) = known else {
         let bytes = payload.rest();
-        v.node(&Node {
-            depth,
-            last: true,
-            name: Name::Plain("data"),
-            ty: TypeWord::Wire("bytes"),
-            value: Value::Bytes(bytes, LenNote::Compact(size.saturating_add(1))),
-            offset: at,
-            size: Some(bytes.len()),
-            about: About::None,
-            category: cat,
-        })?;
+        let value = Value::Bytes(bytes, LenNote::Compact(size.saturating_add(1)));
+        let ty = TypeWord::Wire("bytes");
+        v.node(&node_at(
+            place(true, "data"),
+            at,
+            Some(bytes.len()),
+            ty,
+            value,
+        ))?;
         return Ok(());
     };
     if !f.is_tagged(ctx.version) {
@@ -765,17 +715,8 @@ fn tagged_entry(
         let e = r.decode_with(|r| Err::<(), _>(section.not_in_version(r, tag, ctx.version)));
         return e.map_err(DescribeError::Decode);
     }
-    let value = field(
-        f,
-        Name::Plain("value"),
-        path,
-        ctx,
-        true,
-        &mut payload,
-        v,
-        depth,
-        true,
-    );
+    let value_at = ctx.place(depth, true, Name::Plain("value"));
+    let value = field(f, Wire::of(f, ctx, path, true), &mut payload, v, value_at);
     value.map_err(|e| match e {
         DescribeError::Decode(e) => DescribeError::Decode(section.value_error(e, tag, path)),
         other => other,
@@ -792,60 +733,35 @@ fn tagged_entry(
 // Records
 // ---------------------------------------------------------------------------------------------
 
-#[allow(
-    clippy::too_many_arguments,
-    reason = "the walk threads its reader, visitor, depth and the field's wire facts through each step; bundling them would only move the list into a struct built at every call"
-)]
-fn records_field(
-    name: Name<'_>,
-    path: &'static str,
-    compact: bool,
-    nullable: bool,
-    ctx: Ctx,
-    r: &mut Reader<'_>,
-    v: &mut Out<'_>,
-    depth: usize,
-    last: bool,
-) -> R {
-    let at = r.offset();
+fn records_field(w: Wire, r: &mut Reader<'_>, v: &mut Out<'_>, at: Place<'_>) -> R {
+    let (path, compact) = (w.path, w.compact);
+    let offset = r.offset();
     let start = r.clone();
-    let records = if nullable {
+    let records = if w.nullable {
         r.decode_with(|r| r.nullable_records(compact, path))?
     } else {
         Some(r.decode_with(|r| r.records(compact, path))?)
     };
     let note = len_note(start.clone(), compact, false);
+    let ty = TypeWord::Wire("records");
     let Some(records) = records else {
-        return leaf(
-            v,
-            r,
+        v.node(&node_at(
             at,
-            depth,
-            last,
-            name,
-            TypeWord::Wire("records"),
+            offset,
+            since(offset, r),
+            ty,
             Value::Null(note),
-            "",
-            ctx.body,
-        );
+        ))?;
+        return Ok(());
     };
     let entries = records.batches().take_while(Result::is_ok).count();
-    v.node(&Node {
-        depth,
-        last,
-        name,
-        ty: TypeWord::Wire("records"),
-        value: Value::Records {
-            len: records.len(),
-            entries,
-            note,
-        },
-        offset: at,
-        size: Some(r.offset().saturating_sub(at)),
-        about: About::None,
-        category: ctx.body,
-    })?;
-    let child = depth.saturating_add(1);
+    let value = Value::Records {
+        len: records.len(),
+        entries,
+        note,
+    };
+    v.node(&node_at(at, offset, since(offset, r), ty, value))?;
+    let child = at.depth.saturating_add(1);
     let mut len_reader = start;
     let (ty, value) = if compact {
         (
@@ -858,19 +774,11 @@ fn records_field(
             Value::Int(i64::from(len_reader.decode_with(|r| r.i32(path))?)),
         )
     };
-    let empty = records.is_empty();
-    leaf(
-        v,
-        &len_reader,
-        at,
-        child,
-        empty,
-        Name::Plain("length"),
-        TypeWord::Wire(ty),
-        value,
-        "",
-        ctx.body,
-    )?;
+    let length = w
+        .ctx
+        .place(child, records.is_empty(), Name::Plain("length"));
+    let size = since(offset, &len_reader);
+    v.node(&node_at(length, offset, size, TypeWord::Wire(ty), value))?;
     if v.batches {
         visit_records(records, v, child)?;
     }
@@ -896,16 +804,16 @@ fn visit_records(records: Records<'_>, v: &mut Out<'_>, depth: usize) -> R {
     }
     let tail = batches.remainder();
     if !tail.is_empty() {
-        v.node(&Node {
+        let at = Place {
             depth,
             last: true,
             name: Name::Plain("tail"),
-            ty: TypeWord::Wire("bytes"),
-            value: Value::Tail(tail.len()),
-            offset: batches.byte_offset(),
-            size: Some(tail.len()),
-            about: About::Text("the broker cut the last batch short"),
             category: Category::RecordBatch,
+        };
+        let (ty, value) = (TypeWord::Wire("bytes"), Value::Tail(tail.len()));
+        v.node(&Node {
+            about: About::Text("the broker cut the last batch short"),
+            ..node_at(at, batches.byte_offset(), Some(tail.len()), ty, value)
         })?;
     }
     Ok(())
@@ -914,16 +822,16 @@ fn visit_records(records: Records<'_>, v: &mut Out<'_>, depth: usize) -> R {
 fn v2_batch(b: &RecordBatch<'_>, v: &mut Out<'_>, depth: usize, last: bool) -> R {
     let at = b.offset();
     let cat = Category::RecordBatch;
-    v.node(&Node {
+    let place = |depth, last, name| Place {
         depth,
         last,
-        name: Name::Plain("RecordBatch"),
-        ty: TypeWord::Version(2),
-        value: Value::None,
-        offset: at,
-        size: Some(b.len()),
-        about: About::Text("record batch, magic 2"),
+        name,
         category: cat,
+    };
+    let batch = place(depth, last, Name::Plain("RecordBatch"));
+    v.node(&Node {
+        about: About::Text("record batch, magic 2"),
+        ..node_at(batch, at, Some(b.len()), TypeWord::Version(2), Value::None)
     })?;
     let child = depth.saturating_add(1);
     // The values and notes of the header's fields, in the order of `HEADER_FIELDS`.
@@ -977,16 +885,15 @@ fn v2_batch(b: &RecordBatch<'_>, v: &mut Out<'_>, depth: usize, last: bool) -> R
     ];
     let payload = b.payload();
     for (i, (field, (value, about))) in HEADER_FIELDS.iter().zip(values).enumerate() {
+        let last = payload.is_empty() && i.saturating_add(1) == HEADER_FIELDS.len();
+        let field_at = place(child, last, Name::Plain(field.name));
+        let (offset, ty) = (
+            at.saturating_add(field.offset),
+            TypeWord::Wire(field.wire_type),
+        );
         v.node(&Node {
-            depth: child,
-            last: payload.is_empty() && i.saturating_add(1) == HEADER_FIELDS.len(),
-            name: Name::Plain(field.name),
-            ty: TypeWord::Wire(field.wire_type),
-            value,
-            offset: at.saturating_add(field.offset),
-            size: Some(field.size),
             about: About::Text(about),
-            category: cat,
+            ..node_at(field_at, offset, Some(field.size), ty, value)
         })?;
     }
     if payload.is_empty() {
@@ -995,16 +902,15 @@ fn v2_batch(b: &RecordBatch<'_>, v: &mut Out<'_>, depth: usize, last: bool) -> R
     let payload_at = at.saturating_add(HEADER_LEN);
     let compression = b.compression();
     if compression != kwire::records::Compression::NONE {
-        v.node(&Node {
-            depth: child,
-            last: true,
-            name: Name::Plain("records"),
-            ty: TypeWord::Wire("bytes"),
-            value: Value::Compressed(compression, payload.len()),
-            offset: payload_at,
-            size: Some(payload.len()),
-            about: About::Text("compressed records"),
+        let records_at = Place {
             category: Category::Record,
+            ..place(child, true, Name::Plain("records"))
+        };
+        let (size, ty) = (Some(payload.len()), TypeWord::Wire("bytes"));
+        let value = Value::Compressed(compression, payload.len());
+        v.node(&Node {
+            about: About::Text("compressed records"),
+            ..node_at(records_at, payload_at, size, ty, value)
         })?;
         return Ok(());
     }
@@ -1013,22 +919,19 @@ fn v2_batch(b: &RecordBatch<'_>, v: &mut Out<'_>, depth: usize, last: bool) -> R
     while let Some((i, record)) = records.next() {
         let record = record?;
         let last = records.peek().is_none();
-        v.node(&Node {
-            depth: child,
-            last,
-            name: Name::Indexed("Record", i),
-            ty: TypeWord::Wire("record"),
-            value: Value::Record {
-                offset: record.offset(),
-                key: record.key().map(<[u8]>::len),
-                value: record.value().map(<[u8]>::len),
-                headers: record.headers().len(),
-            },
-            offset: record.position(),
-            size: Some(record.as_bytes().len()),
-            about: About::None,
+        let record_at = Place {
             category: Category::Record,
-        })?;
+            ..place(child, last, Name::Indexed("Record", i))
+        };
+        let value = Value::Record {
+            offset: record.offset(),
+            key: record.key().map(<[u8]>::len),
+            value: record.value().map(<[u8]>::len),
+            headers: record.headers().len(),
+        };
+        let size = Some(record.as_bytes().len());
+        let ty = TypeWord::Wire("record");
+        v.node(&node_at(record_at, record.position(), size, ty, value))?;
     }
     Ok(())
 }
@@ -1036,16 +939,19 @@ fn v2_batch(b: &RecordBatch<'_>, v: &mut Out<'_>, depth: usize, last: bool) -> R
 fn legacy(m: &LegacyMessage<'_>, v: &mut Out<'_>, depth: usize, last: bool) -> R {
     let at = m.position();
     let cat = Category::RecordBatch;
-    v.node(&Node {
+    let message = Place {
         depth,
         last,
         name: Name::Plain("Message"),
-        ty: TypeWord::Version(i16::from(m.magic())),
-        value: Value::None,
-        offset: at,
-        size: Some(m.as_bytes().len()),
-        about: About::Text("legacy message"),
         category: cat,
+    };
+    let (size, ty) = (
+        Some(m.as_bytes().len()),
+        TypeWord::Version(i16::from(m.magic())),
+    );
+    v.node(&Node {
+        about: About::Text("legacy message"),
+        ..node_at(message, at, size, ty, Value::None)
     })?;
     let child = depth.saturating_add(1);
     let mut r = Reader::with_offset(m.as_bytes(), at);
@@ -1055,18 +961,19 @@ fn legacy(m: &LegacyMessage<'_>, v: &mut Out<'_>, depth: usize, last: bool) -> R
                     ty: &'static str,
                     value: Value<'_>,
                     last: bool| {
-        leaf(
-            v,
-            r,
-            start,
-            child,
+        let place = Place {
+            depth: child,
             last,
-            Name::Plain(name),
+            name: Name::Plain(name),
+            category: cat,
+        };
+        v.node(&node_at(
+            place,
+            start,
+            since(start, r),
             TypeWord::Wire(ty),
             value,
-            "",
-            cat,
-        )
+        ))
     };
     // The fixed fields: name, wire type, width, value; the timestamp from magic 1 on.
     let header = [
