@@ -2,7 +2,7 @@
 //! schema that names a host or a port is classified, and every response that can name a broker
 //! is rewritten at every version.
 
-#![cfg(feature = "all-apis")]
+#![cfg(all(feature = "all-apis", feature = "std"))]
 
 use std::string::{String, ToString};
 use std::vec::Vec;
