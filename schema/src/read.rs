@@ -142,55 +142,19 @@ fn measure<'a>(
     Some(probe.offset().saturating_sub(start))
 }
 
-/// Emits a leaf covering the bytes from `start` to the reader's position, described by `about`
-/// (none when empty): the form in which the frame's and headers' fields are written.
-#[allow(
-    clippy::too_many_arguments,
-    reason = "the frame and header walk of `describe` gives each field's facts in this order"
-)]
-pub(crate) fn leaf(
-    v: &mut Out<'_>,
-    r: &Reader<'_>,
-    start: usize,
-    depth: usize,
-    last: bool,
-    name: Name<'_>,
-    ty: TypeWord<'_>,
-    value: Value<'_>,
-    about: &'static str,
-    category: Category,
-) -> R {
-    let about = if about.is_empty() {
-        About::None
-    } else {
-        About::Text(about)
-    };
-    let at = Place {
-        depth,
-        last,
-        name,
-        category,
-    };
-    v.node(&Node {
-        about,
-        ..node_at(at, start, since(start, r), ty, value)
-    })?;
-    Ok(())
-}
-
 /// Where a node goes in the tree: its depth, whether no sibling follows it, its name, and the
 /// part of the message it belongs to.
 #[derive(Debug, Clone, Copy)]
-struct Place<'n> {
-    depth: usize,
-    last: bool,
-    name: Name<'n>,
-    category: Category,
+pub(crate) struct Place<'n> {
+    pub(crate) depth: usize,
+    pub(crate) last: bool,
+    pub(crate) name: Name<'n>,
+    pub(crate) category: Category,
 }
 
 /// The node at `at` covering `size` bytes from `offset` (`None` when they do not read), without
 /// a description.
-fn node_at<'n>(
+pub(crate) fn node_at<'n>(
     at: Place<'n>,
     offset: usize,
     size: Option<usize>,
@@ -211,7 +175,7 @@ fn node_at<'n>(
 }
 
 /// The size of the bytes from `start` to the reader's position.
-fn since(start: usize, r: &Reader<'_>) -> Option<usize> {
+pub(crate) fn since(start: usize, r: &Reader<'_>) -> Option<usize> {
     Some(r.offset().saturating_sub(start))
 }
 

@@ -4,7 +4,8 @@
 
 use crate::MessageSchema;
 use crate::read::{
-    Ctx, Noop, Out, R, Sizes, body_at, body_category, composite, leaf, len_note, tagged_section,
+    Ctx, Noop, Out, Place, R, Sizes, body_at, body_category, composite, len_note, node_at,
+    tagged_section,
 };
 use crate::tree::{About, Category, DescribeError, Name, Node, TypeWord, Value, Visit};
 use kwire::api::ApiKey;
@@ -270,31 +271,33 @@ fn request_header(r: &mut Reader<'_>, v: &mut Out<'_>, hv: i16) -> R {
     let c = Category::Header;
     let at = r.offset();
     let key = r.decode_with(|r| r.i16("RequestHeader.RequestApiKey"))?;
-    leaf(
+    header_field(
         v,
-        r,
-        at,
-        2,
-        false,
-        Name::Plain("request_api_key"),
+        Place {
+            depth: 2,
+            last: false,
+            name: Name::Plain("request_api_key"),
+            category: c,
+        },
+        at..r.offset(),
         TypeWord::Wire("int16"),
         Value::ApiKey(key, ApiKey(key).name()),
         "numeric id of the API being invoked",
-        c,
     )?;
     let at = r.offset();
     let version = r.decode_with(|r| r.i16("RequestHeader.RequestApiVersion"))?;
-    leaf(
+    header_field(
         v,
-        r,
-        at,
-        2,
-        false,
-        Name::Plain("request_api_version"),
+        Place {
+            depth: 2,
+            last: false,
+            name: Name::Plain("request_api_version"),
+            category: c,
+        },
+        at..r.offset(),
         TypeWord::Wire("int16"),
         Value::Int(i64::from(version)),
         "version of the API being invoked",
-        c,
     )?;
     correlation_id(
         r,
@@ -308,17 +311,18 @@ fn request_header(r: &mut Reader<'_>, v: &mut Out<'_>, hv: i16) -> R {
         let start = r.clone();
         let client = r.decode_with(|r| r.nullable_string(false, "RequestHeader.ClientId"))?;
         let note = len_note(start, false, true);
-        leaf(
+        header_field(
             v,
-            r,
-            at,
-            2,
-            hv < 2,
-            Name::Plain("client_id"),
+            Place {
+                depth: 2,
+                last: hv < 2,
+                name: Name::Plain("client_id"),
+                category: c,
+            },
+            at..r.offset(),
             TypeWord::Wire("nullable_string"),
             client.map_or(Value::Null(note), |s| Value::Str(s, note)),
             "always a non-flexible int16-prefixed string",
-            c,
         )?;
     }
     if hv >= 2 {
@@ -337,17 +341,18 @@ fn correlation_id(
 ) -> R {
     let at = r.offset();
     let id = r.decode_with(|r| r.i32(path))?;
-    leaf(
+    header_field(
         v,
-        r,
-        at,
-        2,
-        last,
-        Name::Plain("correlation_id"),
+        Place {
+            depth: 2,
+            last,
+            name: Name::Plain("correlation_id"),
+            category: Category::Header,
+        },
+        at..r.offset(),
         TypeWord::Wire("int32"),
         Value::Int(i64::from(id)),
         about,
-        Category::Header,
     )
 }
 
@@ -384,4 +389,22 @@ fn body(
     v: &mut Out<'_>,
 ) -> R {
     body_at(schema, version, category, r, v, 1)
+}
+
+/// A field of the frame or a header: its node at `at`, covering the bytes `span`, described by
+/// `about`.
+fn header_field(
+    v: &mut Out<'_>,
+    at: Place<'_>,
+    span: core::ops::Range<usize>,
+    ty: TypeWord<'_>,
+    value: Value<'_>,
+    about: &'static str,
+) -> R {
+    let size = span.end.saturating_sub(span.start);
+    v.node(&Node {
+        about: About::Text(about),
+        ..node_at(at, span.start, Some(size), ty, value)
+    })?;
+    Ok(())
 }
