@@ -3,9 +3,9 @@
 //!
 //! A schema may say it in `headerVersions`, a map from version ranges, in the schemas' notation,
 //! to a header version written as a string: `{"0-8": "1", "9+": "2"}`. Without one, the header
-//! version is derived from the flexible versions, as the library's `src/header.rs` derives it
-//! at run time: request header 1 below the flexible versions and 2 from them, response header 0
-//! below them and 1 from them; ControlledShutdown v0 requests take header 0 (no client id), and
+//! version is derived from the flexible versions, by Kafka's rule: request header 1 below the
+//! flexible versions and 2 from them, response header 0 below them and 1 from them;
+//! ControlledShutdown v0 requests take header 0 (no client id), and
 //! ApiVersions responses header 0 at every version, so that a client can read the error of a
 //! response to a version the broker does not know.
 //!
@@ -158,7 +158,7 @@ pub fn header_version(m: &Message, version: i16) -> Option<i16> {
 }
 
 /// The header versions of a request or response derived from its flexible versions, the rule of
-/// the library's `src/header.rs` (see the [module](self) docs): a threshold at the first flexible
+/// Kafka's (see the [module](self) docs): a threshold at the first flexible
 /// version, with ControlledShutdown's v0 request and the ApiVersions response apart. Adjacent
 /// spans have different header versions.
 pub fn derived(m: &Message) -> Vec<HeaderSpan> {
