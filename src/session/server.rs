@@ -207,7 +207,7 @@ pub fn reject_api_versions(
         .with_min_version(served.min)
         .with_max_version(served.max)];
     let body = ApiVersionsResponse::default()
-        .with_error_code(crate::ErrorCode::UNSUPPORTED_VERSION.0)
+        .with_error_code(crate::api::ErrorCode::UNSUPPORTED_VERSION.0)
         .with_api_keys(&own);
     respond_api_versions(request, &body, out)
 }
