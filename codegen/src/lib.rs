@@ -343,9 +343,6 @@ fn apis(messages: &[Message]) -> Result<Vec<Api<'_>>, String> {
         if a.request.is_none() || a.response.is_none() {
             return Err(format!("API {} lacks a request or response schema", a.name));
         }
-        for m in a.request.iter().chain(&a.response) {
-            header::first_versions(m)?;
-        }
     }
     Ok(list)
 }
@@ -492,8 +489,8 @@ fn emit_api(messages: &[Message]) -> Result<String, String> {
                 rs.flexible
             }
             .rust(),
-            header::first_versions(rq).unwrap_or([i16::MAX; 4]),
-            header::first_versions(rs).unwrap_or([i16::MAX; 4]),
+            header::first_versions(rq)?,
+            header::first_versions(rs)?,
         );
     }
     out.push_str("];\n\n");
