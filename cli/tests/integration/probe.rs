@@ -615,9 +615,12 @@ fn a_hostile_api_versions_answer_is_a_plain_failure() {
 fn a_broker_that_stops_taking_connections_ends_the_probe() {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let addr = listener.local_addr().expect("local addr").to_string();
-    // One connection: DescribeCluster v1 closes it, and nothing listens any more.
+    // One connection: DescribeCluster v1 closes it, and nothing listens any more. The listener
+    // is closed before the connection is served, so no later connection can reach its backlog.
     std::thread::spawn(move || {
-        if let Some(Ok(stream)) = listener.incoming().next() {
+        let accepted = listener.accept();
+        drop(listener);
+        if let Ok((stream, _)) = accepted {
             fake_connection(stream);
         }
     });
