@@ -388,6 +388,22 @@ pub enum EncodeError {
         /// and the lenient frame encoders leave out instead of failing.
         ignorable: bool,
     },
+    /// A topic's name (or id) is set, at a version that names topics only by id (or only by
+    /// name), and the field that does is not set: Produce and Fetch name topics by id from
+    /// version 13, OffsetCommit from 10. Set both, and an encode writes the one its version
+    /// carries. Leaving the value out would send a request for no topic, so no encode does,
+    /// the lenient ones included.
+    TopicNamedBy {
+        /// Schema path of the field that is set, such as `"ProduceRequest.TopicData.Name"`.
+        path: &'static str,
+        /// The version being encoded.
+        version: i16,
+        /// The versions that have the field.
+        versions: VersionRange,
+        /// Schema path of the field that names the topic at `version`, such as
+        /// `"ProduceRequest.TopicData.TopicId"`.
+        by: &'static str,
+    },
     /// A null value is held by a field that is not nullable at this version.
     NullNotAllowed {
         /// Schema path of the field.
@@ -459,6 +475,21 @@ impl fmt::Display for EncodeError {
                     )?;
                 }
                 Ok(())
+            }
+            Self::TopicNamedBy {
+                path,
+                version,
+                versions,
+                by,
+            } => {
+                let field = by.rsplit('.').next().unwrap_or(by);
+                write!(
+                    f,
+                    "{path} holds a value that version {version} cannot carry (the field is in \
+                     versions {versions} only): at version {version} the topic is named by \
+                     `{field}` ({by}), which is not set; set both, and the encode writes the \
+                     one its version carries"
+                )
             }
             Self::NullNotAllowed { path, version } => {
                 write!(f, "{path} is null but not nullable at version {version}")

@@ -65,7 +65,8 @@ fn frame_size(size: usize, path: &'static str) -> Result<i32, EncodeError> {
 /// A value the version cannot carry is refused, not lost: a field the version has no room for
 /// that holds a value other than its default fails with `FieldNotInVersion`, naming the field
 /// and the versions that have it ([`encode_request_lenient`] leaves out the values of ignorable
-/// fields instead).
+/// fields instead), and a topic named only by the name (or id) the version lacks fails with
+/// `TopicNamedBy`.
 ///
 /// ```
 /// use kwire::codec::Uuid;
@@ -73,21 +74,23 @@ fn frame_size(size: usize, path: &'static str) -> Result<i32, EncodeError> {
 /// use kwire::messages::{ProduceRequest, RequestHeader};
 /// use kwire::{ApiKey, EncodeError, frame};
 ///
-/// // Produce v13 names a topic by its id; the name has no field there.
+/// // Produce v13 names a topic by its id: a name alone is refused, naming the field that does.
 /// let topics = [TopicProduceData::default().with_name("events")];
 /// let body = ProduceRequest::default().with_topic_data(&topics);
 /// let mut out = [0u8; 64];
 /// let v13 = RequestHeader::new(ApiKey::PRODUCE, 13, 1);
-/// let Err(EncodeError::FieldNotInVersion { path, versions, .. }) =
+/// let Err(EncodeError::TopicNamedBy { path, by, .. }) =
 ///     frame::encode_request(&v13, &body, &mut out)
 /// else {
-///     panic!("a topic name at v13 is refused");
+///     panic!("a topic name alone at v13 is refused");
 /// };
-/// assert_eq!((path, versions.to_string().as_str()), ("ProduceRequest.TopicData.Name", "0-12"));
+/// assert_eq!((path, by), ("ProduceRequest.TopicData.Name", "ProduceRequest.TopicData.TopicId"));
 ///
+/// // Given both, the encode writes the one its version carries.
 /// let id = Uuid::from_u128(7);
-/// let topics = [TopicProduceData::default().with_topic_id(id)];
+/// let topics = [TopicProduceData::default().with_name("events").with_topic_id(id)];
 /// let body = ProduceRequest::default().with_topic_data(&topics);
+/// assert!(frame::encode_request(&v13.with_request_api_version(12), &body, &mut out).is_ok());
 /// assert!(frame::encode_request(&v13, &body, &mut out).is_ok());
 /// ```
 ///

@@ -395,9 +395,12 @@ pub mod io;
 /// * **Its default** (named in the field's documentation when it is not the type's zero: 0,
 ///   `false`, empty, null or the zero UUID): nothing is lost, and the encode goes on.
 /// * **Another value**: the value would be lost, so the encode fails with
-///   [`EncodeError::FieldNotInVersion`], naming the field and the versions that have it. A
-///   Produce v13 request names its topics by id: a topic name there is refused, not sent as an
-///   empty topic id.
+///   [`EncodeError::FieldNotInVersion`], naming the field and the versions that have it.
+/// * **A topic's name or id**: Produce and Fetch name a topic by its name up to version 12 and
+///   by its id from 13 (OffsetCommit from 10, TxnOffsetCommit from 6). Set both, and an encode
+///   writes the one its version carries; one alone at a version that carries the other is
+///   refused by every encode with [`EncodeError::TopicNamedBy`], naming the field to set: a
+///   Produce v13 with a topic name alone is not sent for the zero topic id.
 /// * **The one exception, on request**: Kafka's schema marks some fields *ignorable* (their
 ///   documentation ends with "Ignorable."): hints the receiver can do without (a client's
 ///   software name, a rack id, a leader epoch for fencing), which Kafka's own serializer drops

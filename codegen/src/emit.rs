@@ -182,6 +182,58 @@ fn cond_not(r: Range, hull: Range) -> Cond {
     })
 }
 
+/// The check that a topic's name or id (`x`) is not set alone where only its
+/// [partner](StructDef::topic_partner) is on the wire: `body` where the version carries the
+/// partner, `x` holds a value and the partner holds its default. Nothing for other fields.
+fn partner_check(
+    s: &StructDef,
+    fields: &[F<'_>],
+    x: &F<'_>,
+    hull: Range,
+    body: &str,
+) -> Result<String, String> {
+    let Some(p) = s.topic_partner(x.f) else {
+        return Ok(String::new());
+    };
+    let y = fields
+        .iter()
+        .find(|y| y.f.name == p.name)
+        .ok_or_else(|| format!("{}: no field {}", s.path, p.name))?;
+    let pred = format!("{} && {}", non_default(x)?, negate(&non_default(y)?));
+    Ok(guarded(&cond(y.f.versions, hull), &pred, body))
+}
+
+/// The negation of a [`non_default`] test, as simple as its form allows.
+fn negate(test: &str) -> String {
+    let simple = |e: &str| !e.contains(' ');
+    if let Some(inner) = test.strip_prefix('!')
+        && simple(inner)
+    {
+        return inner.to_string();
+    }
+    if let Some((a, b)) = test.split_once(" != ")
+        && simple(a)
+        && simple(b)
+    {
+        return format!("{a} == {b}");
+    }
+    format!("!({test})")
+}
+
+/// The error of [`partner_check`]: `x` holds a value the version cannot carry, and its
+/// partner, which names the topic at this version, is not set.
+fn partner_error(s: &StructDef, fields: &[F<'_>], x: &F<'_>) -> String {
+    let by = s
+        .topic_partner(x.f)
+        .and_then(|p| fields.iter().find(|y| y.f.name == p.name))
+        .map_or_else(String::new, |y| y.path.clone());
+    format!(
+        "return Err(EncodeError::TopicNamedBy {{ path: {:?}, version, versions: c::{}, by: {by:?} }});",
+        x.path,
+        x.f.versions.rust()
+    )
+}
+
 /// `if <cond> && <pred> { <body> }`, folded when the condition is constant.
 fn guarded(c: &Cond, pred: &str, body: &str) -> String {
     match c {
@@ -1273,6 +1325,14 @@ fn emit_declaration(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
     let _ = writeln!(out, "pub struct {name}<'a> {{");
     for x in fields {
         out.push_str(&field_doc(x));
+        if let Some(p) = s.topic_partner(x.f) {
+            let _ = writeln!(
+                out,
+                "///\n/// At versions {} the topic is named by [`Self::{}`] instead. Set both: an encode writes the one its version carries, and refuses a version whose one is not set.",
+                p.versions,
+                field_ident(&p.name)
+            );
+        }
         let _ = writeln!(out, "pub {}: {},", x.ident, rust_type(x)?);
     }
     out.push_str("/// Tagged fields this struct does not define, kept as read and written back in tag order.\n");
@@ -1707,7 +1767,7 @@ fn emit_encode(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
     out.push_str("}\n");
     let drops = drop_versions(structs, &s.name);
     if !drops.is_empty() {
-        emit_dropped_field(out, structs, fields, *hull, &drops)?;
+        emit_dropped_field(out, structs, s, fields, *hull, &drops)?;
     }
     out.push_str("}\n\n");
     Ok(())
@@ -1792,6 +1852,10 @@ fn encoded_len_body(c: &StructCtx<'_>, tagged_fields: &[&F<'_>]) -> Result<Strin
         if let Some(check) = check {
             let _ = writeln!(sizes, "{}", guarded(&absent, &nd, &check));
         }
+        let check = partner_check(s, fields, x, hull, &partner_error(s, fields, x))?;
+        if !check.is_empty() {
+            let _ = writeln!(sizes, "{check}");
+        }
     }
     if *flex != Cond::Never {
         let mut sec = String::new();
@@ -1866,9 +1930,17 @@ fn write_body(c: &StructCtx<'_>, tagged_fields: &[&F<'_>]) -> Result<String, Str
     body.push_str(flex_let);
     // A value other than its default in a field the version lacks, unless the field is
     // ignorable (`dropped_field` finds those; an encode that may drop them leaves them out).
-    for x in fields.iter().filter(|x| !x.f.ignorable) {
-        let absent = cond_not(x.f.versions, *hull);
-        let check = guarded(&absent, &non_default(x)?, "w.refuse();");
+    // A topic's name or id set alone where only its partner is on the wire.
+    for x in fields {
+        let check = if x.f.ignorable {
+            partner_check(s, fields, x, *hull, "w.refuse();")?
+        } else {
+            guarded(
+                &cond_not(x.f.versions, *hull),
+                &non_default(x)?,
+                "w.refuse();",
+            )
+        };
         if !check.is_empty() {
             let _ = writeln!(body, "{check}");
         }
@@ -2031,7 +2103,8 @@ fn is_element(structs: &Structs, name: &str) -> bool {
 }
 
 /// The versions of its hull at which a struct's `Encode::dropped_field` can find a value: where
-/// one of its ignorable fields is absent, or a struct it holds at that version can find one.
+/// one of its ignorable fields is absent (a topic's name or id: where its partner is absent
+/// too), or a struct it holds at that version can find one.
 fn drop_versions(structs: &Structs, name: &str) -> Vec<i16> {
     let hull = structs.hull.get(name).copied().unwrap_or(Range::NONE);
     let Some(def) = structs.list.iter().find(|d| d.name == name) else {
@@ -2046,7 +2119,7 @@ fn drop_versions(structs: &Structs, name: &str) -> Vec<i16> {
         .filter(|&v| {
             def.fields
                 .iter()
-                .any(|f| f.ignorable && !f.versions.contains(v))
+                .any(|f| f.ignorable && !def.carried(f).contains(v))
                 || nested
                     .iter()
                     .any(|(present, inner)| present.contains(v) && inner.contains(&v))
@@ -2078,6 +2151,7 @@ fn drops_test(
 fn emit_dropped_field(
     out: &mut String,
     structs: &Structs,
+    s: &StructDef,
     fields: &[F<'_>],
     hull: Range,
     drops: &[i16],
@@ -2093,7 +2167,8 @@ fn emit_dropped_field(
                 x.path,
                 x.f.versions.rust()
             );
-            let absent = cond_not(x.f.versions, hull);
+            // A topic's name or id is dropped only where neither it nor its partner is.
+            let absent = cond_not(s.carried(x.f), hull);
             let _ = writeln!(body, "{}", guarded(&absent, &non_default(x)?, &stmt));
         }
         let Some(sn) = x.f.ty.struct_name() else {

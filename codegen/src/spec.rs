@@ -226,6 +226,37 @@ pub struct StructDef {
     pub is_root: bool,
 }
 
+impl StructDef {
+    /// The sibling that names the same topic as `f` where `f` is absent: a topic's name
+    /// (`"entityType": "topicName"`) and its `TopicId` uuid, whose versions meet without
+    /// overlapping (Produce and Fetch name topics by id from version 13, OffsetCommit from 10).
+    /// `None` for every other field, and for a name and an id that coexist (Metadata,
+    /// DeleteTopics), where each is a value of its own.
+    pub fn topic_partner(&self, f: &Field) -> Option<&Field> {
+        let names = |f: &Field| {
+            matches!(f.ty, Ty::Prim(Prim::String)) && f.entity_type.as_deref() == Some("topicName")
+        };
+        let id = |f: &Field| matches!(f.ty, Ty::Prim(Prim::Uuid)) && f.name == "TopicId";
+        let meet = |a: Range, b: Range| {
+            !a.is_empty()
+                && !b.is_empty()
+                && (a.max.checked_add(1) == Some(b.min) || b.max.checked_add(1) == Some(a.min))
+        };
+        self.fields
+            .iter()
+            .find(|g| ((names(f) && id(g)) || (id(f) && names(g))) && meet(f.versions, g.versions))
+    }
+
+    /// The versions at which `f`'s value is carried: its own, and its
+    /// [topic partner](Self::topic_partner)'s.
+    pub fn carried(&self, f: &Field) -> Range {
+        match self.topic_partner(f) {
+            Some(g) => f.versions.hull(g.versions),
+            None => f.versions,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     Request,

@@ -294,7 +294,7 @@ pub trait Encode {
     /// # Errors
     ///
     /// `UnsupportedVersion`, `FieldNotInVersion` (for a field that is not ignorable),
-    /// `NullNotAllowed`, `LengthOverflow`, `TaggedFieldsNotInVersion`, `InvalidUnknownTag`.
+    /// `TopicNamedBy`, `NullNotAllowed`, `LengthOverflow`, `TaggedFieldsNotInVersion`, `InvalidUnknownTag`.
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError>;
 
     /// Writes the encoding at `version`, leaving out the values [`Encode::dropped_field`] finds.

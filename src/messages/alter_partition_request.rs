@@ -277,15 +277,6 @@ impl c::Encode for AlterPartitionRequest<'_> {
         self.topics.write(w, version, true);
         self.unknown_tagged_fields.write_section(w, 0);
     }
-
-    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        if let Some(d) = self.topics.dropped_field(version) {
-            return Some(d);
-        }
-        None
-    }
 }
 
 c::struct_element!(AlterPartitionRequest);
@@ -296,8 +287,12 @@ c::struct_element!(AlterPartitionRequest);
 #[non_exhaustive]
 pub struct TopicData<'a> {
     /// `TopicName`: `string`, versions 0-1. Ignorable.
+    ///
+    /// At versions 2+ the topic is named by [`Self::topic_id`] instead. Set both: an encode writes the one its version carries, and refuses a version whose one is not set.
     pub topic_name: c::Str<'a>,
     /// `TopicId`: `uuid`, versions 2+. Ignorable.
+    ///
+    /// At versions 0-1 the topic is named by [`Self::topic_name`] instead. Set both: an encode writes the one its version carries, and refuses a version whose one is not set.
     pub topic_id: c::Uuid,
     /// `Partitions`: `[]PartitionData`, versions 0+.
     pub partitions: c::Array<'a, PartitionData<'a>>,
@@ -551,8 +546,24 @@ impl c::Encode for TopicData<'_> {
                 "AlterPartitionRequest.Topics.TopicName",
             )?);
         }
+        if version >= 2 && !self.topic_name.is_empty() && self.topic_id == c::Uuid::ZERO {
+            return Err(EncodeError::TopicNamedBy {
+                path: "AlterPartitionRequest.Topics.TopicName",
+                version,
+                versions: c::VersionRange::new(0, 1),
+                by: "AlterPartitionRequest.Topics.TopicId",
+            });
+        }
         if version >= 2 {
             n = n.saturating_add(16);
+        }
+        if version <= 1 && self.topic_id != c::Uuid::ZERO && self.topic_name.is_empty() {
+            return Err(EncodeError::TopicNamedBy {
+                path: "AlterPartitionRequest.Topics.TopicId",
+                version,
+                versions: c::VersionRange::new(2, 32767),
+                by: "AlterPartitionRequest.Topics.TopicName",
+            });
         }
         n = n.saturating_add(self.partitions.encoded_len(
             version,
@@ -579,6 +590,12 @@ impl c::Encode for TopicData<'_> {
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if version >= 2 && !self.topic_name.is_empty() && self.topic_id == c::Uuid::ZERO {
+            w.refuse();
+        }
+        if version <= 1 && self.topic_id != c::Uuid::ZERO && self.topic_name.is_empty() {
+            w.refuse();
+        }
         if version <= 1 {
             w.string(self.topic_name, true);
         }
@@ -587,24 +604,6 @@ impl c::Encode for TopicData<'_> {
         }
         self.partitions.write(w, version, true);
         self.unknown_tagged_fields.write_section(w, 0);
-    }
-
-    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        if version > 1 && !self.topic_name.is_empty() {
-            return Some(c::DroppedField {
-                path: "AlterPartitionRequest.Topics.TopicName",
-                versions: c::VersionRange::new(0, 1),
-            });
-        }
-        if version < 2 && self.topic_id != c::Uuid::ZERO {
-            return Some(c::DroppedField {
-                path: "AlterPartitionRequest.Topics.TopicId",
-                versions: c::VersionRange::new(2, 32767),
-            });
-        }
-        None
     }
 }
 

@@ -692,6 +692,9 @@ impl c::Encode for FetchRequest<'_> {
     fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b111111111111111111, version) {
+            return None;
+        }
         if version < 12 && self.cluster_id.is_some() {
             return Some(c::DroppedField {
                 path: "FetchRequest.ClusterId",
@@ -723,11 +726,6 @@ impl c::Encode for FetchRequest<'_> {
             });
         }
         if let Some(d) = self.topics.dropped_field(version) {
-            return Some(d);
-        }
-        if version >= 7
-            && let Some(d) = self.forgotten_topics_data.dropped_field(version)
-        {
             return Some(d);
         }
         if version < 11 && !self.rack_id.is_empty() {
@@ -978,8 +976,12 @@ c::struct_element!(ReplicaState);
 #[non_exhaustive]
 pub struct FetchTopic<'a> {
     /// `Topic`: `string`, versions 0-12. Ignorable.
+    ///
+    /// At versions 13+ the topic is named by [`Self::topic_id`] instead. Set both: an encode writes the one its version carries, and refuses a version whose one is not set.
     pub topic: c::Str<'a>,
     /// `TopicId`: `uuid`, versions 13+. Ignorable.
+    ///
+    /// At versions 0-12 the topic is named by [`Self::topic`] instead. Set both: an encode writes the one its version carries, and refuses a version whose one is not set.
     pub topic_id: c::Uuid,
     /// `Partitions`: `[]FetchPartition`, versions 0+.
     pub partitions: c::Array<'a, FetchPartition<'a>>,
@@ -1244,8 +1246,24 @@ impl c::Encode for FetchTopic<'_> {
                 "FetchRequest.Topics.Topic",
             )?);
         }
+        if version >= 13 && !self.topic.is_empty() && self.topic_id == c::Uuid::ZERO {
+            return Err(EncodeError::TopicNamedBy {
+                path: "FetchRequest.Topics.Topic",
+                version,
+                versions: c::VersionRange::new(0, 12),
+                by: "FetchRequest.Topics.TopicId",
+            });
+        }
         if version >= 13 {
             n = n.saturating_add(16);
+        }
+        if version <= 12 && self.topic_id != c::Uuid::ZERO && self.topic.is_empty() {
+            return Err(EncodeError::TopicNamedBy {
+                path: "FetchRequest.Topics.TopicId",
+                version,
+                versions: c::VersionRange::new(13, 32767),
+                by: "FetchRequest.Topics.Topic",
+            });
         }
         n = n.saturating_add(self.partitions.encoded_len(
             version,
@@ -1280,6 +1298,12 @@ impl c::Encode for FetchTopic<'_> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
+        if version >= 13 && !self.topic.is_empty() && self.topic_id == c::Uuid::ZERO {
+            w.refuse();
+        }
+        if version <= 12 && self.topic_id != c::Uuid::ZERO && self.topic.is_empty() {
+            w.refuse();
+        }
         if version <= 12 {
             w.string(self.topic, flexible);
         }
@@ -1297,21 +1321,11 @@ impl c::Encode for FetchTopic<'_> {
     fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if version > 12 && !self.topic.is_empty() {
-            return Some(c::DroppedField {
-                path: "FetchRequest.Topics.Topic",
-                versions: c::VersionRange::new(0, 12),
-            });
+        if !c::drops_at(0b111111111111111111, version) {
+            return None;
         }
-        if version < 13 && self.topic_id != c::Uuid::ZERO {
-            return Some(c::DroppedField {
-                path: "FetchRequest.Topics.TopicId",
-                versions: c::VersionRange::new(13, 32767),
-            });
-        }
-        if c::drops_at(0b111111111111111111, version)
-            && let Some(d) = self.partitions.dropped_field(version)
-        {
+
+        if let Some(d) = self.partitions.dropped_field(version) {
             return Some(d);
         }
         None
@@ -2204,8 +2218,12 @@ c::struct_element!(FetchPartition; 18, 17, 12..=16, 9..=11, 5..=8);
 #[non_exhaustive]
 pub struct ForgottenTopic<'a> {
     /// `Topic`: `string`, versions 7-12. Ignorable.
+    ///
+    /// At versions 13+ the topic is named by [`Self::topic_id`] instead. Set both: an encode writes the one its version carries, and refuses a version whose one is not set.
     pub topic: c::Str<'a>,
     /// `TopicId`: `uuid`, versions 13+. Ignorable.
+    ///
+    /// At versions 7-12 the topic is named by [`Self::topic`] instead. Set both: an encode writes the one its version carries, and refuses a version whose one is not set.
     pub topic_id: c::Uuid,
     /// `Partitions`: `[]int32`, versions 7+.
     pub partitions: c::Array<'a, i32>,
@@ -2475,8 +2493,24 @@ impl c::Encode for ForgottenTopic<'_> {
                 "FetchRequest.ForgottenTopicsData.Topic",
             )?);
         }
+        if version >= 13 && !self.topic.is_empty() && self.topic_id == c::Uuid::ZERO {
+            return Err(EncodeError::TopicNamedBy {
+                path: "FetchRequest.ForgottenTopicsData.Topic",
+                version,
+                versions: c::VersionRange::new(7, 12),
+                by: "FetchRequest.ForgottenTopicsData.TopicId",
+            });
+        }
         if version >= 13 {
             n = n.saturating_add(16);
+        }
+        if version <= 12 && self.topic_id != c::Uuid::ZERO && self.topic.is_empty() {
+            return Err(EncodeError::TopicNamedBy {
+                path: "FetchRequest.ForgottenTopicsData.TopicId",
+                version,
+                versions: c::VersionRange::new(13, 32767),
+                by: "FetchRequest.ForgottenTopicsData.Topic",
+            });
         }
         n = n.saturating_add(self.partitions.encoded_len(
             version,
@@ -2511,6 +2545,12 @@ impl c::Encode for ForgottenTopic<'_> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
+        if version >= 13 && !self.topic.is_empty() && self.topic_id == c::Uuid::ZERO {
+            w.refuse();
+        }
+        if version <= 12 && self.topic_id != c::Uuid::ZERO && self.topic.is_empty() {
+            w.refuse();
+        }
         if version <= 12 {
             w.string(self.topic, flexible);
         }
@@ -2523,24 +2563,6 @@ impl c::Encode for ForgottenTopic<'_> {
         } else if !self.unknown_tagged_fields.is_empty() {
             w.refuse();
         }
-    }
-
-    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        if version > 12 && !self.topic.is_empty() {
-            return Some(c::DroppedField {
-                path: "FetchRequest.ForgottenTopicsData.Topic",
-                versions: c::VersionRange::new(7, 12),
-            });
-        }
-        if version < 13 && self.topic_id != c::Uuid::ZERO {
-            return Some(c::DroppedField {
-                path: "FetchRequest.ForgottenTopicsData.TopicId",
-                versions: c::VersionRange::new(13, 32767),
-            });
-        }
-        None
     }
 }
 

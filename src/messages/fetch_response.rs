@@ -447,6 +447,9 @@ impl c::Encode for FetchResponse<'_> {
     fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b1111111, version) {
+            return None;
+        }
         if version < 1 && self.throttle_time_ms != 0 {
             return Some(c::DroppedField {
                 path: "FetchResponse.ThrottleTimeMs",
@@ -459,7 +462,9 @@ impl c::Encode for FetchResponse<'_> {
                 versions: c::VersionRange::new(7, 32767),
             });
         }
-        if let Some(d) = self.responses.dropped_field(version) {
+        if c::drops_at(0b11111, version)
+            && let Some(d) = self.responses.dropped_field(version)
+        {
             return Some(d);
         }
         None
@@ -474,8 +479,12 @@ c::struct_element!(FetchResponse);
 #[non_exhaustive]
 pub struct FetchableTopicResponse<'a> {
     /// `Topic`: `string`, versions 0-12. Ignorable.
+    ///
+    /// At versions 13+ the topic is named by [`Self::topic_id`] instead. Set both: an encode writes the one its version carries, and refuses a version whose one is not set.
     pub topic: c::Str<'a>,
     /// `TopicId`: `uuid`, versions 13+. Ignorable.
+    ///
+    /// At versions 0-12 the topic is named by [`Self::topic`] instead. Set both: an encode writes the one its version carries, and refuses a version whose one is not set.
     pub topic_id: c::Uuid,
     /// `Partitions`: `[]PartitionData`, versions 0+.
     pub partitions: c::Array<'a, PartitionData<'a>>,
@@ -740,8 +749,24 @@ impl c::Encode for FetchableTopicResponse<'_> {
                 "FetchResponse.Responses.Topic",
             )?);
         }
+        if version >= 13 && !self.topic.is_empty() && self.topic_id == c::Uuid::ZERO {
+            return Err(EncodeError::TopicNamedBy {
+                path: "FetchResponse.Responses.Topic",
+                version,
+                versions: c::VersionRange::new(0, 12),
+                by: "FetchResponse.Responses.TopicId",
+            });
+        }
         if version >= 13 {
             n = n.saturating_add(16);
+        }
+        if version <= 12 && self.topic_id != c::Uuid::ZERO && self.topic.is_empty() {
+            return Err(EncodeError::TopicNamedBy {
+                path: "FetchResponse.Responses.TopicId",
+                version,
+                versions: c::VersionRange::new(13, 32767),
+                by: "FetchResponse.Responses.Topic",
+            });
         }
         n = n.saturating_add(self.partitions.encoded_len(
             version,
@@ -776,6 +801,12 @@ impl c::Encode for FetchableTopicResponse<'_> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
+        if version >= 13 && !self.topic.is_empty() && self.topic_id == c::Uuid::ZERO {
+            w.refuse();
+        }
+        if version <= 12 && self.topic_id != c::Uuid::ZERO && self.topic.is_empty() {
+            w.refuse();
+        }
         if version <= 12 {
             w.string(self.topic, flexible);
         }
@@ -793,21 +824,11 @@ impl c::Encode for FetchableTopicResponse<'_> {
     fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if version > 12 && !self.topic.is_empty() {
-            return Some(c::DroppedField {
-                path: "FetchResponse.Responses.Topic",
-                versions: c::VersionRange::new(0, 12),
-            });
+        if !c::drops_at(0b11111, version) {
+            return None;
         }
-        if version < 13 && self.topic_id != c::Uuid::ZERO {
-            return Some(c::DroppedField {
-                path: "FetchResponse.Responses.TopicId",
-                versions: c::VersionRange::new(13, 32767),
-            });
-        }
-        if c::drops_at(0b11111, version)
-            && let Some(d) = self.partitions.dropped_field(version)
-        {
+
+        if let Some(d) = self.partitions.dropped_field(version) {
             return Some(d);
         }
         None

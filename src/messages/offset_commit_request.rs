@@ -458,7 +458,9 @@ impl c::Encode for OffsetCommitRequest<'_> {
                 versions: c::VersionRange::new(2, 4),
             });
         }
-        if let Some(d) = self.topics.dropped_field(version) {
+        if c::drops_at(0b111111, version)
+            && let Some(d) = self.topics.dropped_field(version)
+        {
             return Some(d);
         }
         None
@@ -473,8 +475,12 @@ c::struct_element!(OffsetCommitRequest);
 #[non_exhaustive]
 pub struct OffsetCommitRequestTopic<'a> {
     /// `Name`: `string`, versions 0-9. Ignorable.
+    ///
+    /// At versions 10+ the topic is named by [`Self::topic_id`] instead. Set both: an encode writes the one its version carries, and refuses a version whose one is not set.
     pub name: c::Str<'a>,
     /// `TopicId`: `uuid`, versions 10+. Ignorable.
+    ///
+    /// At versions 0-9 the topic is named by [`Self::name`] instead. Set both: an encode writes the one its version carries, and refuses a version whose one is not set.
     pub topic_id: c::Uuid,
     /// `Partitions`: `[]OffsetCommitRequestPartition`, versions 0+.
     pub partitions: c::Array<'a, OffsetCommitRequestPartition<'a>>,
@@ -750,8 +756,24 @@ impl c::Encode for OffsetCommitRequestTopic<'_> {
                 "OffsetCommitRequest.Topics.Name",
             )?);
         }
+        if version >= 10 && !self.name.is_empty() && self.topic_id == c::Uuid::ZERO {
+            return Err(EncodeError::TopicNamedBy {
+                path: "OffsetCommitRequest.Topics.Name",
+                version,
+                versions: c::VersionRange::new(0, 9),
+                by: "OffsetCommitRequest.Topics.TopicId",
+            });
+        }
         if version >= 10 {
             n = n.saturating_add(16);
+        }
+        if version <= 9 && self.topic_id != c::Uuid::ZERO && self.name.is_empty() {
+            return Err(EncodeError::TopicNamedBy {
+                path: "OffsetCommitRequest.Topics.TopicId",
+                version,
+                versions: c::VersionRange::new(10, 32767),
+                by: "OffsetCommitRequest.Topics.Name",
+            });
         }
         n = n.saturating_add(self.partitions.encoded_len(
             version,
@@ -786,6 +808,12 @@ impl c::Encode for OffsetCommitRequestTopic<'_> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
+        if version >= 10 && !self.name.is_empty() && self.topic_id == c::Uuid::ZERO {
+            w.refuse();
+        }
+        if version <= 9 && self.topic_id != c::Uuid::ZERO && self.name.is_empty() {
+            w.refuse();
+        }
         if version <= 9 {
             w.string(self.name, flexible);
         }
@@ -803,21 +831,11 @@ impl c::Encode for OffsetCommitRequestTopic<'_> {
     fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if version > 9 && !self.name.is_empty() {
-            return Some(c::DroppedField {
-                path: "OffsetCommitRequest.Topics.Name",
-                versions: c::VersionRange::new(0, 9),
-            });
+        if !c::drops_at(0b111111, version) {
+            return None;
         }
-        if version < 10 && self.topic_id != c::Uuid::ZERO {
-            return Some(c::DroppedField {
-                path: "OffsetCommitRequest.Topics.TopicId",
-                versions: c::VersionRange::new(10, 32767),
-            });
-        }
-        if c::drops_at(0b111111, version)
-            && let Some(d) = self.partitions.dropped_field(version)
-        {
+
+        if let Some(d) = self.partitions.dropped_field(version) {
             return Some(d);
         }
         None

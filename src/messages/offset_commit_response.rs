@@ -295,14 +295,14 @@ impl c::Encode for OffsetCommitResponse<'_> {
     fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b111, version) {
+            return None;
+        }
         if version < 3 && self.throttle_time_ms != 0 {
             return Some(c::DroppedField {
                 path: "OffsetCommitResponse.ThrottleTimeMs",
                 versions: c::VersionRange::new(3, 32767),
             });
-        }
-        if let Some(d) = self.topics.dropped_field(version) {
-            return Some(d);
         }
         None
     }
@@ -316,8 +316,12 @@ c::struct_element!(OffsetCommitResponse);
 #[non_exhaustive]
 pub struct OffsetCommitResponseTopic<'a> {
     /// `Name`: `string`, versions 0-9. Ignorable.
+    ///
+    /// At versions 10+ the topic is named by [`Self::topic_id`] instead. Set both: an encode writes the one its version carries, and refuses a version whose one is not set.
     pub name: c::Str<'a>,
     /// `TopicId`: `uuid`, versions 10+. Ignorable.
+    ///
+    /// At versions 0-9 the topic is named by [`Self::name`] instead. Set both: an encode writes the one its version carries, and refuses a version whose one is not set.
     pub topic_id: c::Uuid,
     /// `Partitions`: `[]OffsetCommitResponsePartition`, versions 0+.
     pub partitions: c::Array<'a, OffsetCommitResponsePartition<'a>>,
@@ -593,8 +597,24 @@ impl c::Encode for OffsetCommitResponseTopic<'_> {
                 "OffsetCommitResponse.Topics.Name",
             )?);
         }
+        if version >= 10 && !self.name.is_empty() && self.topic_id == c::Uuid::ZERO {
+            return Err(EncodeError::TopicNamedBy {
+                path: "OffsetCommitResponse.Topics.Name",
+                version,
+                versions: c::VersionRange::new(0, 9),
+                by: "OffsetCommitResponse.Topics.TopicId",
+            });
+        }
         if version >= 10 {
             n = n.saturating_add(16);
+        }
+        if version <= 9 && self.topic_id != c::Uuid::ZERO && self.name.is_empty() {
+            return Err(EncodeError::TopicNamedBy {
+                path: "OffsetCommitResponse.Topics.TopicId",
+                version,
+                versions: c::VersionRange::new(10, 32767),
+                by: "OffsetCommitResponse.Topics.Name",
+            });
         }
         n = n.saturating_add(self.partitions.encoded_len(
             version,
@@ -629,6 +649,12 @@ impl c::Encode for OffsetCommitResponseTopic<'_> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
+        if version >= 10 && !self.name.is_empty() && self.topic_id == c::Uuid::ZERO {
+            w.refuse();
+        }
+        if version <= 9 && self.topic_id != c::Uuid::ZERO && self.name.is_empty() {
+            w.refuse();
+        }
         if version <= 9 {
             w.string(self.name, flexible);
         }
@@ -641,24 +667,6 @@ impl c::Encode for OffsetCommitResponseTopic<'_> {
         } else if !self.unknown_tagged_fields.is_empty() {
             w.refuse();
         }
-    }
-
-    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        if version > 9 && !self.name.is_empty() {
-            return Some(c::DroppedField {
-                path: "OffsetCommitResponse.Topics.Name",
-                versions: c::VersionRange::new(0, 9),
-            });
-        }
-        if version < 10 && self.topic_id != c::Uuid::ZERO {
-            return Some(c::DroppedField {
-                path: "OffsetCommitResponse.Topics.TopicId",
-                versions: c::VersionRange::new(10, 32767),
-            });
-        }
-        None
     }
 }
 

@@ -468,7 +468,7 @@ impl c::Encode for OffsetFetchRequest<'_> {
     fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if !c::drops_at(0b11100000000, version) {
+        if !c::drops_at(0b100000000, version) {
             return None;
         }
         if version >= 8
@@ -1087,6 +1087,9 @@ impl c::Encode for OffsetFetchRequestGroup<'_> {
     fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b100000000, version) {
+            return None;
+        }
         if version < 9 && self.member_id.is_some() {
             return Some(c::DroppedField {
                 path: "OffsetFetchRequest.Groups.MemberId",
@@ -1098,11 +1101,6 @@ impl c::Encode for OffsetFetchRequestGroup<'_> {
                 path: "OffsetFetchRequest.Groups.MemberEpoch",
                 versions: c::VersionRange::new(9, 32767),
             });
-        }
-        if let Some(a) = &self.topics
-            && let Some(d) = a.dropped_field(version)
-        {
-            return Some(d);
         }
         None
     }
@@ -1116,8 +1114,12 @@ c::struct_element!(OffsetFetchRequestGroup; 9..=10);
 #[non_exhaustive]
 pub struct OffsetFetchRequestTopics<'a> {
     /// `Name`: `string`, versions 8-9. Ignorable.
+    ///
+    /// At versions 10+ the topic is named by [`Self::topic_id`] instead. Set both: an encode writes the one its version carries, and refuses a version whose one is not set.
     pub name: c::Str<'a>,
     /// `TopicId`: `uuid`, versions 10+. Ignorable.
+    ///
+    /// At versions 8-9 the topic is named by [`Self::name`] instead. Set both: an encode writes the one its version carries, and refuses a version whose one is not set.
     pub topic_id: c::Uuid,
     /// `PartitionIndexes`: `[]int32`, versions 8+.
     pub partition_indexes: c::Array<'a, i32>,
@@ -1371,8 +1373,24 @@ impl c::Encode for OffsetFetchRequestTopics<'_> {
                 "OffsetFetchRequest.Groups.Topics.Name",
             )?);
         }
+        if version >= 10 && !self.name.is_empty() && self.topic_id == c::Uuid::ZERO {
+            return Err(EncodeError::TopicNamedBy {
+                path: "OffsetFetchRequest.Groups.Topics.Name",
+                version,
+                versions: c::VersionRange::new(8, 9),
+                by: "OffsetFetchRequest.Groups.Topics.TopicId",
+            });
+        }
         if version >= 10 {
             n = n.saturating_add(16);
+        }
+        if version <= 9 && self.topic_id != c::Uuid::ZERO && self.name.is_empty() {
+            return Err(EncodeError::TopicNamedBy {
+                path: "OffsetFetchRequest.Groups.Topics.TopicId",
+                version,
+                versions: c::VersionRange::new(10, 32767),
+                by: "OffsetFetchRequest.Groups.Topics.Name",
+            });
         }
         n = n.saturating_add(self.partition_indexes.encoded_len(
             version,
@@ -1399,6 +1417,12 @@ impl c::Encode for OffsetFetchRequestTopics<'_> {
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if version >= 10 && !self.name.is_empty() && self.topic_id == c::Uuid::ZERO {
+            w.refuse();
+        }
+        if version <= 9 && self.topic_id != c::Uuid::ZERO && self.name.is_empty() {
+            w.refuse();
+        }
         if version <= 9 {
             w.string(self.name, true);
         }
@@ -1407,24 +1431,6 @@ impl c::Encode for OffsetFetchRequestTopics<'_> {
         }
         self.partition_indexes.write(w, version, true);
         self.unknown_tagged_fields.write_section(w, 0);
-    }
-
-    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        if version > 9 && !self.name.is_empty() {
-            return Some(c::DroppedField {
-                path: "OffsetFetchRequest.Groups.Topics.Name",
-                versions: c::VersionRange::new(8, 9),
-            });
-        }
-        if version < 10 && self.topic_id != c::Uuid::ZERO {
-            return Some(c::DroppedField {
-                path: "OffsetFetchRequest.Groups.Topics.TopicId",
-                versions: c::VersionRange::new(10, 32767),
-            });
-        }
-        None
     }
 }
 

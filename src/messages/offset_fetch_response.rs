@@ -425,11 +425,6 @@ impl c::Encode for OffsetFetchResponse<'_> {
                 versions: c::VersionRange::new(2, 7),
             });
         }
-        if version >= 8
-            && let Some(d) = self.groups.dropped_field(version)
-        {
-            return Some(d);
-        }
         None
     }
 }
@@ -1433,15 +1428,6 @@ impl c::Encode for OffsetFetchResponseGroup<'_> {
         w.i16(self.error_code);
         self.unknown_tagged_fields.write_section(w, 0);
     }
-
-    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        if let Some(d) = self.topics.dropped_field(version) {
-            return Some(d);
-        }
-        None
-    }
 }
 
 c::struct_element!(OffsetFetchResponseGroup);
@@ -1452,8 +1438,12 @@ c::struct_element!(OffsetFetchResponseGroup);
 #[non_exhaustive]
 pub struct OffsetFetchResponseTopics<'a> {
     /// `Name`: `string`, versions 8-9. Ignorable.
+    ///
+    /// At versions 10+ the topic is named by [`Self::topic_id`] instead. Set both: an encode writes the one its version carries, and refuses a version whose one is not set.
     pub name: c::Str<'a>,
     /// `TopicId`: `uuid`, versions 10+. Ignorable.
+    ///
+    /// At versions 8-9 the topic is named by [`Self::name`] instead. Set both: an encode writes the one its version carries, and refuses a version whose one is not set.
     pub topic_id: c::Uuid,
     /// `Partitions`: `[]OffsetFetchResponsePartitions`, versions 8+.
     pub partitions: c::Array<'a, OffsetFetchResponsePartitions<'a>>,
@@ -1712,8 +1702,24 @@ impl c::Encode for OffsetFetchResponseTopics<'_> {
                 "OffsetFetchResponse.Groups.Topics.Name",
             )?);
         }
+        if version >= 10 && !self.name.is_empty() && self.topic_id == c::Uuid::ZERO {
+            return Err(EncodeError::TopicNamedBy {
+                path: "OffsetFetchResponse.Groups.Topics.Name",
+                version,
+                versions: c::VersionRange::new(8, 9),
+                by: "OffsetFetchResponse.Groups.Topics.TopicId",
+            });
+        }
         if version >= 10 {
             n = n.saturating_add(16);
+        }
+        if version <= 9 && self.topic_id != c::Uuid::ZERO && self.name.is_empty() {
+            return Err(EncodeError::TopicNamedBy {
+                path: "OffsetFetchResponse.Groups.Topics.TopicId",
+                version,
+                versions: c::VersionRange::new(10, 32767),
+                by: "OffsetFetchResponse.Groups.Topics.Name",
+            });
         }
         n = n.saturating_add(self.partitions.encoded_len(
             version,
@@ -1740,6 +1746,12 @@ impl c::Encode for OffsetFetchResponseTopics<'_> {
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if version >= 10 && !self.name.is_empty() && self.topic_id == c::Uuid::ZERO {
+            w.refuse();
+        }
+        if version <= 9 && self.topic_id != c::Uuid::ZERO && self.name.is_empty() {
+            w.refuse();
+        }
         if version <= 9 {
             w.string(self.name, true);
         }
@@ -1748,24 +1760,6 @@ impl c::Encode for OffsetFetchResponseTopics<'_> {
         }
         self.partitions.write(w, version, true);
         self.unknown_tagged_fields.write_section(w, 0);
-    }
-
-    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        if version > 9 && !self.name.is_empty() {
-            return Some(c::DroppedField {
-                path: "OffsetFetchResponse.Groups.Topics.Name",
-                versions: c::VersionRange::new(8, 9),
-            });
-        }
-        if version < 10 && self.topic_id != c::Uuid::ZERO {
-            return Some(c::DroppedField {
-                path: "OffsetFetchResponse.Groups.Topics.TopicId",
-                versions: c::VersionRange::new(10, 32767),
-            });
-        }
-        None
     }
 }
 

@@ -346,15 +346,6 @@ impl c::Encode for ProduceRequest<'_> {
             w.refuse();
         }
     }
-
-    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        if let Some(d) = self.topic_data.dropped_field(version) {
-            return Some(d);
-        }
-        None
-    }
 }
 
 c::struct_element!(ProduceRequest);
@@ -365,8 +356,12 @@ c::struct_element!(ProduceRequest);
 #[non_exhaustive]
 pub struct TopicProduceData<'a> {
     /// `Name`: `string`, versions 0-12. Ignorable.
+    ///
+    /// At versions 13+ the topic is named by [`Self::topic_id`] instead. Set both: an encode writes the one its version carries, and refuses a version whose one is not set.
     pub name: c::Str<'a>,
     /// `TopicId`: `uuid`, versions 13+. Ignorable.
+    ///
+    /// At versions 0-12 the topic is named by [`Self::name`] instead. Set both: an encode writes the one its version carries, and refuses a version whose one is not set.
     pub topic_id: c::Uuid,
     /// `PartitionData`: `[]PartitionProduceData`, versions 0+.
     pub partition_data: c::Array<'a, PartitionProduceData<'a>>,
@@ -642,8 +637,24 @@ impl c::Encode for TopicProduceData<'_> {
                 "ProduceRequest.TopicData.Name",
             )?);
         }
+        if version >= 13 && !self.name.is_empty() && self.topic_id == c::Uuid::ZERO {
+            return Err(EncodeError::TopicNamedBy {
+                path: "ProduceRequest.TopicData.Name",
+                version,
+                versions: c::VersionRange::new(0, 12),
+                by: "ProduceRequest.TopicData.TopicId",
+            });
+        }
         if version >= 13 {
             n = n.saturating_add(16);
+        }
+        if version <= 12 && self.topic_id != c::Uuid::ZERO && self.name.is_empty() {
+            return Err(EncodeError::TopicNamedBy {
+                path: "ProduceRequest.TopicData.TopicId",
+                version,
+                versions: c::VersionRange::new(13, 32767),
+                by: "ProduceRequest.TopicData.Name",
+            });
         }
         n = n.saturating_add(self.partition_data.encoded_len(
             version,
@@ -678,6 +689,12 @@ impl c::Encode for TopicProduceData<'_> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
+        if version >= 13 && !self.name.is_empty() && self.topic_id == c::Uuid::ZERO {
+            w.refuse();
+        }
+        if version <= 12 && self.topic_id != c::Uuid::ZERO && self.name.is_empty() {
+            w.refuse();
+        }
         if version <= 12 {
             w.string(self.name, flexible);
         }
@@ -690,24 +707,6 @@ impl c::Encode for TopicProduceData<'_> {
         } else if !self.unknown_tagged_fields.is_empty() {
             w.refuse();
         }
-    }
-
-    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        if version > 12 && !self.name.is_empty() {
-            return Some(c::DroppedField {
-                path: "ProduceRequest.TopicData.Name",
-                versions: c::VersionRange::new(0, 12),
-            });
-        }
-        if version < 13 && self.topic_id != c::Uuid::ZERO {
-            return Some(c::DroppedField {
-                path: "ProduceRequest.TopicData.TopicId",
-                versions: c::VersionRange::new(13, 32767),
-            });
-        }
-        None
     }
 }
 

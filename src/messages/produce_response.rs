@@ -368,6 +368,9 @@ impl c::Encode for ProduceResponse<'_> {
     fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b11111111, version) {
+            return None;
+        }
         if let Some(d) = self.responses.dropped_field(version) {
             return Some(d);
         }
@@ -389,8 +392,12 @@ c::struct_element!(ProduceResponse);
 #[non_exhaustive]
 pub struct TopicProduceResponse<'a> {
     /// `Name`: `string`, versions 0-12. Ignorable.
+    ///
+    /// At versions 13+ the topic is named by [`Self::topic_id`] instead. Set both: an encode writes the one its version carries, and refuses a version whose one is not set.
     pub name: c::Str<'a>,
     /// `TopicId`: `uuid`, versions 13+. Ignorable.
+    ///
+    /// At versions 0-12 the topic is named by [`Self::name`] instead. Set both: an encode writes the one its version carries, and refuses a version whose one is not set.
     pub topic_id: c::Uuid,
     /// `PartitionResponses`: `[]PartitionProduceResponse`, versions 0+.
     pub partition_responses: c::Array<'a, PartitionProduceResponse<'a>>,
@@ -666,8 +673,24 @@ impl c::Encode for TopicProduceResponse<'_> {
                 "ProduceResponse.Responses.Name",
             )?);
         }
+        if version >= 13 && !self.name.is_empty() && self.topic_id == c::Uuid::ZERO {
+            return Err(EncodeError::TopicNamedBy {
+                path: "ProduceResponse.Responses.Name",
+                version,
+                versions: c::VersionRange::new(0, 12),
+                by: "ProduceResponse.Responses.TopicId",
+            });
+        }
         if version >= 13 {
             n = n.saturating_add(16);
+        }
+        if version <= 12 && self.topic_id != c::Uuid::ZERO && self.name.is_empty() {
+            return Err(EncodeError::TopicNamedBy {
+                path: "ProduceResponse.Responses.TopicId",
+                version,
+                versions: c::VersionRange::new(13, 32767),
+                by: "ProduceResponse.Responses.Name",
+            });
         }
         n = n.saturating_add(self.partition_responses.encoded_len(
             version,
@@ -702,6 +725,12 @@ impl c::Encode for TopicProduceResponse<'_> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
+        if version >= 13 && !self.name.is_empty() && self.topic_id == c::Uuid::ZERO {
+            w.refuse();
+        }
+        if version <= 12 && self.topic_id != c::Uuid::ZERO && self.name.is_empty() {
+            w.refuse();
+        }
         if version <= 12 {
             w.string(self.name, flexible);
         }
@@ -719,21 +748,11 @@ impl c::Encode for TopicProduceResponse<'_> {
     fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if version > 12 && !self.name.is_empty() {
-            return Some(c::DroppedField {
-                path: "ProduceResponse.Responses.Name",
-                versions: c::VersionRange::new(0, 12),
-            });
+        if !c::drops_at(0b11111111, version) {
+            return None;
         }
-        if version < 13 && self.topic_id != c::Uuid::ZERO {
-            return Some(c::DroppedField {
-                path: "ProduceResponse.Responses.TopicId",
-                versions: c::VersionRange::new(13, 32767),
-            });
-        }
-        if c::drops_at(0b11111111, version)
-            && let Some(d) = self.partition_responses.dropped_field(version)
-        {
+
+        if let Some(d) = self.partition_responses.dropped_field(version) {
             return Some(d);
         }
         None

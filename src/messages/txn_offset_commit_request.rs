@@ -493,6 +493,9 @@ impl c::Encode for TxnOffsetCommitRequest<'_> {
     fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
+        if !c::drops_at(0b11, version) {
+            return None;
+        }
         if let Some(d) = self.topics.dropped_field(version) {
             return Some(d);
         }
@@ -508,8 +511,12 @@ c::struct_element!(TxnOffsetCommitRequest);
 #[non_exhaustive]
 pub struct TxnOffsetCommitRequestTopic<'a> {
     /// `Name`: `string`, versions 0-5. Ignorable.
+    ///
+    /// At versions 6+ the topic is named by [`Self::topic_id`] instead. Set both: an encode writes the one its version carries, and refuses a version whose one is not set.
     pub name: c::Str<'a>,
     /// `TopicId`: `uuid`, versions 6+. Ignorable.
+    ///
+    /// At versions 0-5 the topic is named by [`Self::name`] instead. Set both: an encode writes the one its version carries, and refuses a version whose one is not set.
     pub topic_id: c::Uuid,
     /// `Partitions`: `[]TxnOffsetCommitRequestPartition`, versions 0+.
     pub partitions: c::Array<'a, TxnOffsetCommitRequestPartition<'a>>,
@@ -785,8 +792,24 @@ impl c::Encode for TxnOffsetCommitRequestTopic<'_> {
                 "TxnOffsetCommitRequest.Topics.Name",
             )?);
         }
+        if version >= 6 && !self.name.is_empty() && self.topic_id == c::Uuid::ZERO {
+            return Err(EncodeError::TopicNamedBy {
+                path: "TxnOffsetCommitRequest.Topics.Name",
+                version,
+                versions: c::VersionRange::new(0, 5),
+                by: "TxnOffsetCommitRequest.Topics.TopicId",
+            });
+        }
         if version >= 6 {
             n = n.saturating_add(16);
+        }
+        if version <= 5 && self.topic_id != c::Uuid::ZERO && self.name.is_empty() {
+            return Err(EncodeError::TopicNamedBy {
+                path: "TxnOffsetCommitRequest.Topics.TopicId",
+                version,
+                versions: c::VersionRange::new(6, 32767),
+                by: "TxnOffsetCommitRequest.Topics.Name",
+            });
         }
         n = n.saturating_add(self.partitions.encoded_len(
             version,
@@ -821,6 +844,12 @@ impl c::Encode for TxnOffsetCommitRequestTopic<'_> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
+        if version >= 6 && !self.name.is_empty() && self.topic_id == c::Uuid::ZERO {
+            w.refuse();
+        }
+        if version <= 5 && self.topic_id != c::Uuid::ZERO && self.name.is_empty() {
+            w.refuse();
+        }
         if version <= 5 {
             w.string(self.name, flexible);
         }
@@ -838,21 +867,11 @@ impl c::Encode for TxnOffsetCommitRequestTopic<'_> {
     fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if version > 5 && !self.name.is_empty() {
-            return Some(c::DroppedField {
-                path: "TxnOffsetCommitRequest.Topics.Name",
-                versions: c::VersionRange::new(0, 5),
-            });
+        if !c::drops_at(0b11, version) {
+            return None;
         }
-        if version < 6 && self.topic_id != c::Uuid::ZERO {
-            return Some(c::DroppedField {
-                path: "TxnOffsetCommitRequest.Topics.TopicId",
-                versions: c::VersionRange::new(6, 32767),
-            });
-        }
-        if c::drops_at(0b11, version)
-            && let Some(d) = self.partitions.dropped_field(version)
-        {
+
+        if let Some(d) = self.partitions.dropped_field(version) {
             return Some(d);
         }
         None

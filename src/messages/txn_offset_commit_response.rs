@@ -280,15 +280,6 @@ impl c::Encode for TxnOffsetCommitResponse<'_> {
             w.refuse();
         }
     }
-
-    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        if let Some(d) = self.topics.dropped_field(version) {
-            return Some(d);
-        }
-        None
-    }
 }
 
 c::struct_element!(TxnOffsetCommitResponse);
@@ -299,8 +290,12 @@ c::struct_element!(TxnOffsetCommitResponse);
 #[non_exhaustive]
 pub struct TxnOffsetCommitResponseTopic<'a> {
     /// `Name`: `string`, versions 0-5. Ignorable.
+    ///
+    /// At versions 6+ the topic is named by [`Self::topic_id`] instead. Set both: an encode writes the one its version carries, and refuses a version whose one is not set.
     pub name: c::Str<'a>,
     /// `TopicId`: `uuid`, versions 6+. Ignorable.
+    ///
+    /// At versions 0-5 the topic is named by [`Self::name`] instead. Set both: an encode writes the one its version carries, and refuses a version whose one is not set.
     pub topic_id: c::Uuid,
     /// `Partitions`: `[]TxnOffsetCommitResponsePartition`, versions 0+.
     pub partitions: c::Array<'a, TxnOffsetCommitResponsePartition<'a>>,
@@ -576,8 +571,24 @@ impl c::Encode for TxnOffsetCommitResponseTopic<'_> {
                 "TxnOffsetCommitResponse.Topics.Name",
             )?);
         }
+        if version >= 6 && !self.name.is_empty() && self.topic_id == c::Uuid::ZERO {
+            return Err(EncodeError::TopicNamedBy {
+                path: "TxnOffsetCommitResponse.Topics.Name",
+                version,
+                versions: c::VersionRange::new(0, 5),
+                by: "TxnOffsetCommitResponse.Topics.TopicId",
+            });
+        }
         if version >= 6 {
             n = n.saturating_add(16);
+        }
+        if version <= 5 && self.topic_id != c::Uuid::ZERO && self.name.is_empty() {
+            return Err(EncodeError::TopicNamedBy {
+                path: "TxnOffsetCommitResponse.Topics.TopicId",
+                version,
+                versions: c::VersionRange::new(6, 32767),
+                by: "TxnOffsetCommitResponse.Topics.Name",
+            });
         }
         n = n.saturating_add(self.partitions.encoded_len(
             version,
@@ -612,6 +623,12 @@ impl c::Encode for TxnOffsetCommitResponseTopic<'_> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
+        if version >= 6 && !self.name.is_empty() && self.topic_id == c::Uuid::ZERO {
+            w.refuse();
+        }
+        if version <= 5 && self.topic_id != c::Uuid::ZERO && self.name.is_empty() {
+            w.refuse();
+        }
         if version <= 5 {
             w.string(self.name, flexible);
         }
@@ -624,24 +641,6 @@ impl c::Encode for TxnOffsetCommitResponseTopic<'_> {
         } else if !self.unknown_tagged_fields.is_empty() {
             w.refuse();
         }
-    }
-
-    fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
-        #[cfg(kwire_narrowed)]
-        let version = BUILT.pin(version);
-        if version > 5 && !self.name.is_empty() {
-            return Some(c::DroppedField {
-                path: "TxnOffsetCommitResponse.Topics.Name",
-                versions: c::VersionRange::new(0, 5),
-            });
-        }
-        if version < 6 && self.topic_id != c::Uuid::ZERO {
-            return Some(c::DroppedField {
-                path: "TxnOffsetCommitResponse.Topics.TopicId",
-                versions: c::VersionRange::new(6, 32767),
-            });
-        }
-        None
     }
 }
 

@@ -22,10 +22,10 @@ fn dropped(path: &'static str, versions: VersionRange) -> Option<DroppedField> {
     Some(DroppedField { path, versions })
 }
 
-/// A topic named where the version names topics by id: refused by the frame encoder a client
-/// calls, not sent as the zero topic id.
+/// A topic named where the version names topics by id: refused by every encoder, the lenient
+/// ones included, not sent as the zero topic id; the error names the field that does.
 #[test]
-fn a_topic_name_at_produce_v13_is_refused() {
+fn a_topic_name_alone_at_produce_v13_is_refused() {
     let topics = [TopicProduceData::default().with_name("events")];
     let body = ProduceRequest::default()
         .with_acks(-1)
@@ -35,33 +35,68 @@ fn a_topic_name_at_produce_v13_is_refused() {
     let err = frame::encode_request(&header, &body, &mut out).unwrap_err();
     assert_eq!(
         err,
-        EncodeError::FieldNotInVersion {
+        EncodeError::TopicNamedBy {
             path: "ProduceRequest.TopicData.Name",
             version: 13,
             versions: VersionRange::new(0, 12),
-            ignorable: true,
+            by: "ProduceRequest.TopicData.TopicId",
         }
     );
     assert_eq!(
         err.to_string(),
-        "ProduceRequest.TopicData.Name holds a value that version 13 cannot carry: the field is \
-         in versions 0-12 only (it is ignorable: a lenient encode leaves it out instead of \
-         failing)"
+        "ProduceRequest.TopicData.Name holds a value that version 13 cannot carry (the field is \
+         in versions 0-12 only): at version 13 the topic is named by `TopicId` \
+         (ProduceRequest.TopicData.TopicId), which is not set; set both, and the encode writes \
+         the one its version carries"
     );
-    // The same request at v12 carries the name, and at v13 the id.
+    assert_eq!(
+        frame::encode_request_lenient(&header, &body, &mut out),
+        Err(err)
+    );
+    assert_eq!(body.dropped_field(13), None);
+    // The same request at v12 carries the name; an id alone at v12 is refused alike.
     let v12 = header.with_request_api_version(12);
     assert!(frame::encode_request(&v12, &body, &mut out).is_ok());
     let by_id = [TopicProduceData::default().with_topic_id(Uuid::from_u128(1))];
     let body = body.with_topic_data(&by_id);
     assert!(frame::encode_request(&header, &body, &mut out).is_ok());
     assert!(matches!(
-        frame::encode_request(&v12, &body, &mut out),
-        Err(EncodeError::FieldNotInVersion {
+        frame::encode_request_lenient(&v12, &body, &mut out),
+        Err(EncodeError::TopicNamedBy {
             path: "ProduceRequest.TopicData.TopicId",
             version: 12,
+            by: "ProduceRequest.TopicData.Name",
             ..
         })
     ));
+}
+
+/// A topic given by both its name and its id encodes at every version as the one the version
+/// carries: the bytes of the name alone before v13, of the id alone from v13.
+#[test]
+fn a_topic_named_both_ways_encodes_at_every_version() {
+    let id = Uuid::from_u128(0x1234);
+    let both = [TopicProduceData::default()
+        .with_name("events")
+        .with_topic_id(id)];
+    let name = [TopicProduceData::default().with_name("events")];
+    let by_id = [TopicProduceData::default().with_topic_id(id)];
+    let request = |t| ProduceRequest::default().with_acks(-1).with_topic_data(t);
+    for version in 0..=13 {
+        let header = RequestHeader::new(ApiKey::PRODUCE, version, 1);
+        let one = if version >= 13 { &by_id } else { &name };
+        let (mut a, mut b) = ([0u8; 128], [0u8; 128]);
+        let n = frame::encode_request(&header, &request(&both), &mut a).unwrap();
+        assert_eq!(frame::encode_request(&header, &request(one), &mut b), Ok(n));
+        assert_eq!(a[..n], b[..n], "v{version}");
+        assert_eq!(request(&both).dropped_field(version), None);
+    }
+    // Fetch names its topics the same way.
+    let both = [FetchTopic::default().with_topic("events").with_topic_id(id)];
+    let fetch = FetchRequest::default().with_topics(&both);
+    for version in 4..=17 {
+        assert!(fetch.encode(version, &mut [0u8; 256]).is_ok(), "v{version}");
+    }
 }
 
 /// An ignorable field inside an array element is named by its full path, only at the versions
@@ -128,11 +163,16 @@ fn tagged_fields_and_the_request_enum() {
     let cluster_id = dropped("FetchRequest.ClusterId", VersionRange::from(12));
     assert_eq!(body.dropped_field(11), cluster_id);
     assert_eq!(body.dropped_field(12), None);
-    // From v13 topics are named by id, and a name is ignorable.
-    assert_eq!(
-        body.with_cluster_id(None).dropped_field(13),
-        dropped("FetchRequest.Topics.Topic", VersionRange::new(0, 12))
-    );
+    // From v13 topics are named by id: a name alone is refused by every encode.
+    assert_eq!(body.with_cluster_id(None).dropped_field(13), None);
+    assert!(matches!(
+        body.with_cluster_id(None)
+            .encode_lenient(13, &mut [0u8; 128]),
+        Err(EncodeError::TopicNamedBy {
+            path: "FetchRequest.Topics.Topic",
+            ..
+        })
+    ));
     let request = Request::Fetch(body);
     assert_eq!(request.dropped_field(11), cluster_id);
     assert_eq!(request.dropped_field(12), None);

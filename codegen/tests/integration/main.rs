@@ -5,3 +5,4 @@ mod brokers;
 mod golden;
 mod header;
 mod merge;
+mod topics;
