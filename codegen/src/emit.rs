@@ -1413,18 +1413,32 @@ fn emit_message_impl(out: &mut String, c: &StructCtx<'_>) {
             m.api_key.unwrap_or(-1),
             m.valid.rust(),
             m.flexible.rust(),
-            expects_response(m)
+            expects_response(m) + response_limit(m)
         );
+    }
+}
+
+/// The `with_response_limit` of a request whose top-level `MaxBytes` bounds its response's
+/// data (Fetch, ShareFetch, FetchSnapshot).
+fn response_limit(m: &Message) -> &'static str {
+    let bounded = m.kind == Kind::Request
+        && m.fields
+            .iter()
+            .any(|f| f.name == "MaxBytes" && matches!(f.ty, Ty::Prim(Prim::Int32)));
+    if bounded {
+        "fn with_response_limit(&self, max_bytes: i32) -> Option<Self> {\n(self.max_bytes > max_bytes).then_some(Self { max_bytes, ..*self })\n}\n"
+    } else {
+        ""
     }
 }
 
 /// The `expects_response` of a request the broker may leave unanswered: a Produce with `acks`
 /// 0 (the only one; the schema does not say so, Kafka's broker does).
-fn expects_response(m: &Message) -> &'static str {
+fn expects_response(m: &Message) -> String {
     if m.kind == Kind::Request && m.name == "ProduceRequest" {
-        "fn expects_response(&self) -> bool {\nself.acks != 0\n}\n"
+        "fn expects_response(&self) -> bool {\nself.acks != 0\n}\n".into()
     } else {
-        ""
+        String::new()
     }
 }
 

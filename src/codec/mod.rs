@@ -48,6 +48,7 @@ mod array;
 mod fast_reader;
 pub(crate) mod framing;
 mod reader;
+pub(crate) mod records_field;
 mod tagged;
 mod writer;
 
@@ -60,9 +61,10 @@ pub use reader::{Failed, Reader};
 pub use tagged::{
     RawTaggedField, TaggedEntry, TaggedFieldIter, TaggedFields, TaggedSection, tagged_entry_len,
 };
+pub(crate) use records_field::{Records, WriteRecords};
 pub use writer::{
-    Writer, bytes_len, len_prefix, nullable_bytes_len, nullable_string_len, string_len,
-    uvarint_len, varint_len, varlong_len,
+    Writer, bytes_len, len_prefix, nullable_bytes_len, nullable_records_len, nullable_string_len,
+    records_len, string_len, uvarint_len, varint_len, varlong_len,
 };
 
 use crate::error::{DecodeError, EncodeError};
@@ -430,12 +432,14 @@ pub(crate) fn encode_with<'b, T>(
     let wrote = write(&mut w);
     if cfg!(feature = "perf") {
         if w.refused() {
-            return Err(refusal(version, size));
+            return Err(refusal(version, size, w.was_miswritten()));
         }
         drops()?;
-    } else {
-        // Sized first, so nothing is refused (the oracles test that the two agree).
-        debug_assert!(!w.refused(), "a write refused what its sizing accepts");
+    } else if w.refused() {
+        // Sized first, so nothing is refused (the oracles test that the two agree) but what a
+        // records source wrote other than it announced.
+        debug_assert!(w.was_miswritten(), "a write refused what its sizing accepts");
+        return Err(EncodeError::RecordsMiswritten);
     }
     if w.overflowed() {
         return Err(EncodeError::BufferTooSmall {
@@ -446,13 +450,21 @@ pub(crate) fn encode_with<'b, T>(
     Ok((w.position(), wrote))
 }
 
-/// The error behind a refused write: the one its sizing gives. The two make the same checks (the
-/// oracles test it); were they ever to disagree, the refusal is reported as the version being
-/// unsupported, under no API key.
+/// The error behind a refused write: the one its sizing gives, else `RecordsMiswritten` when a
+/// records source wrote other than it announced (`miswritten`), which no sizing finds. The two
+/// make the same checks (the oracles test it); were they ever to disagree otherwise, the refusal
+/// is reported as the version being unsupported, under no API key.
 #[cold]
 #[inline(never)]
-fn refusal(version: i16, size: impl FnOnce() -> Result<usize, EncodeError>) -> EncodeError {
+fn refusal(
+    version: i16,
+    size: impl FnOnce() -> Result<usize, EncodeError>,
+    miswritten: bool,
+) -> EncodeError {
     let sized = size();
+    if miswritten && sized.is_ok() {
+        return EncodeError::RecordsMiswritten;
+    }
     debug_assert!(sized.is_err(), "a write refused what its sizing accepts");
     sized.err().unwrap_or(EncodeError::UnsupportedVersion {
         api_key: ApiKey(-1),
@@ -495,6 +507,31 @@ pub trait Message {
     #[must_use]
     fn expects_response(&self) -> bool {
         true
+    }
+
+    /// This request asking for at most `max_bytes` bytes of data in its response, if it asks for
+    /// more: Fetch, ShareFetch and FetchSnapshot bound their response's data with `MaxBytes`,
+    /// which a session lowers to what its receive buffer holds. `None` for a request that asks
+    /// for no more, and for every other message.
+    ///
+    /// ```
+    /// use kwire::codec::Message;
+    /// use kwire::messages::{FetchRequest, MetadataRequest};
+    ///
+    /// // Fetch's MaxBytes defaults to 0x7fffffff: more than any receive buffer.
+    /// let fetch = FetchRequest::default().with_max_wait_ms(500);
+    /// let capped = fetch.with_response_limit(65_024).unwrap();
+    /// assert_eq!((capped.max_bytes, capped.max_wait_ms), (65_024, 500));
+    /// assert_eq!(capped.with_response_limit(1 << 20), None);
+    /// assert_eq!(MetadataRequest::default().with_response_limit(1 << 10), None);
+    /// ```
+    #[must_use]
+    fn with_response_limit(&self, max_bytes: i32) -> Option<Self>
+    where
+        Self: Sized,
+    {
+        let _ = max_bytes;
+        None
     }
 }
 

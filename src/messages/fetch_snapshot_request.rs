@@ -101,6 +101,9 @@ impl c::Message for FetchSnapshotRequest<'_> {
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
+    fn with_response_limit(&self, max_bytes: i32) -> Option<Self> {
+        (self.max_bytes > max_bytes).then_some(Self { max_bytes, ..*self })
+    }
 }
 
 impl<'a> c::Decode<'a> for FetchSnapshotRequest<'a> {
