@@ -441,6 +441,12 @@ pub enum EncodeError {
         /// The API key of the value.
         found: ApiKey,
     },
+    /// A `records` field written in place ([`Records::in_place`](crate::records::Records::in_place))
+    /// did not write what its source announced: [`WriteRecords::write`](crate::records::WriteRecords::write)
+    /// failed, or wrote another length than
+    /// [`WriteRecords::encoded_len`](crate::records::WriteRecords::encoded_len) gave. The frame
+    /// would not be what its sizes say, so no encode returns it.
+    RecordsMiswritten,
 }
 
 impl fmt::Display for EncodeError {
@@ -510,6 +516,9 @@ impl fmt::Display for EncodeError {
                 Named(expected),
                 Named(found)
             ),
+            Self::RecordsMiswritten => {
+                f.write_str("a records field's source wrote other than the length it announced")
+            }
         }
     }
 }

@@ -265,9 +265,9 @@
 //!
 //! | module | holds |
 //! |---|---|
-//! | `wire` | private: the wire's primitive types, each public where it is used: [`ApiKey`] (in [`api`] and here), [`codec::VersionRange`] and [`codec::Uuid`], the span of a `records` field ([`records::Records`]) |
+//! | `wire` | private: the wire's primitive types, each public where it is used: [`ApiKey`] (in [`api`] and here), [`codec::VersionRange`] and [`codec::Uuid`] |
 //! | [`error`] | [`DecodeError`] (offset, kind, field path), [`EncodeError`], [`Status`] |
-//! | [`codec`] | [`codec::Reader`], [`codec::Writer`], [`codec::Array`], tagged fields, the [`Decode`]/[`Encode`] traits |
+//! | [`codec`] | [`codec::Reader`], [`codec::Writer`], [`codec::Array`], tagged fields, the [`Decode`]/[`Encode`] traits; the value of a `records` field ([`records::Records`], bytes or a [`records::WriteRecords`] source) |
 //! | [`records`] | record batches: the v2 batch view and builder, records, control record keys, legacy message sets, CRCs, the compression hook |
 //! | [`messages`] | generated: one struct per message and nested struct, for all versions |
 //! | [`api`] | the version tables, [`Request`] and [`Response`] by key, version negotiation; header versions ([`header`]); control record values ([`control`]) |

@@ -602,10 +602,15 @@ fn len_expr(x: &F<'_>, in_tag: bool) -> Result<String, String> {
                 Prim::String => format!("c::string_len({v}, {flex}, {p})?"),
                 Prim::Bytes if nullable => format!("c::nullable_bytes_len({v}, {flex}, {p})?"),
                 Prim::Bytes => format!("c::bytes_len({v}, {flex}, {p})?"),
-                Prim::Records if nullable => {
+                Prim::Records if unaligned_records(x) && nullable => {
                     format!("c::nullable_bytes_len({v}.map(|x| x.as_bytes()), {flex}, {p})?")
                 }
-                Prim::Records => format!("c::bytes_len({v}.as_bytes(), {flex}, {p})?"),
+                Prim::Records if unaligned_records(x) => {
+                    format!("c::bytes_len({v}.as_bytes(), {flex}, {p})?")
+                }
+                // Bytes, or a source that writes them in place.
+                Prim::Records if nullable => format!("c::nullable_records_len({v}, {flex}, {p})?"),
+                Prim::Records => format!("c::records_len({v}, {flex}, {p})?"),
                 other => other.width().unwrap().to_string(),
             },
             Ty::Struct(_) if nullable => format!(
@@ -660,10 +665,14 @@ fn write_stmt(x: &F<'_>, in_tag: bool) -> String {
                 Prim::String => format!("w.string({v}, {flex});"),
                 Prim::Bytes if nullable => format!("w.nullable_bytes({v}, {flex});"),
                 Prim::Bytes => format!("w.bytes({v}, {flex});"),
-                Prim::Records if nullable => {
+                Prim::Records if unaligned_records(x) && nullable => {
                     format!("w.nullable_bytes({v}.map(|x| x.as_bytes()), {flex});")
                 }
-                Prim::Records => format!("w.bytes({v}.as_bytes(), {flex});"),
+                Prim::Records if unaligned_records(x) => {
+                    format!("w.bytes({v}.as_bytes(), {flex});")
+                }
+                Prim::Records if nullable => format!("w.nullable_records({v}, {flex});"),
+                Prim::Records => format!("w.records({v}, {flex});"),
             },
             Ty::Struct(_) if nullable => {
                 let (some, none) = if in_tag {

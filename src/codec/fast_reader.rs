@@ -278,14 +278,14 @@ impl<'a> FastReader<'a> {
 
     /// Reads a `records` field that must not be null, keeping its absolute offset.
     #[inline(always)]
-    pub fn records(&mut self, flexible: bool) -> Option<crate::wire::Records<'a>> {
+    pub fn records(&mut self, flexible: bool) -> Option<super::Records<'a>> {
         let n = self.len(flexible, false)?;
         self.records_body(n)
     }
 
     /// Reads a nullable `records` field, keeping its absolute offset.
     #[inline(always)]
-    pub fn nullable_records(&mut self, flexible: bool) -> Option<Option<crate::wire::Records<'a>>> {
+    pub fn nullable_records(&mut self, flexible: bool) -> Option<Option<super::Records<'a>>> {
         match self.nullable_len(flexible, false)? {
             Some(n) => self.records_body(n).map(Some),
             None => Some(None),
@@ -294,10 +294,9 @@ impl<'a> FastReader<'a> {
 
     /// The `n` bytes of a records field, with their absolute offset.
     #[inline(always)]
-    fn records_body(&mut self, n: usize) -> Option<crate::wire::Records<'a>> {
+    fn records_body(&mut self, n: usize) -> Option<super::Records<'a>> {
         let at = self.offset();
-        self.take(n)
-            .map(|b| crate::wire::Records::with_offset(b, at))
+        self.take(n).map(|b| super::Records::with_offset(b, at))
     }
 
     /// Steps over a string (`nullable`: a null is accepted), as [`Reader`] reads it: at most

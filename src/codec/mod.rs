@@ -58,10 +58,10 @@ pub(crate) use fast_reader::FastReader;
 #[cfg(feature = "perf")]
 pub(crate) use fast_reader::FastSection;
 pub use reader::{Failed, Reader};
+pub(crate) use records_field::{Records, WriteRecords};
 pub use tagged::{
     RawTaggedField, TaggedEntry, TaggedFieldIter, TaggedFields, TaggedSection, tagged_entry_len,
 };
-pub(crate) use records_field::{Records, WriteRecords};
 pub use writer::{
     Writer, bytes_len, len_prefix, nullable_bytes_len, nullable_records_len, nullable_string_len,
     records_len, string_len, uvarint_len, varint_len, varlong_len,
@@ -438,7 +438,10 @@ pub(crate) fn encode_with<'b, T>(
     } else if w.refused() {
         // Sized first, so nothing is refused (the oracles test that the two agree) but what a
         // records source wrote other than it announced.
-        debug_assert!(w.was_miswritten(), "a write refused what its sizing accepts");
+        debug_assert!(
+            w.was_miswritten(),
+            "a write refused what its sizing accepts"
+        );
         return Err(EncodeError::RecordsMiswritten);
     }
     if w.overflowed() {

@@ -705,11 +705,11 @@ impl<'a> Reader<'a> {
         &mut self,
         flexible: bool,
         path: &'static str,
-    ) -> Result<crate::wire::Records<'a>, Failed> {
+    ) -> Result<super::Records<'a>, Failed> {
         let n = self.len(flexible, false, path)?;
         let at = self.offset();
         self.take(n, path)
-            .map(|b| crate::wire::Records::with_offset(b, at))
+            .map(|b| super::Records::with_offset(b, at))
     }
 
     /// Reads a nullable `records` field, keeping its absolute offset.
@@ -722,12 +722,12 @@ impl<'a> Reader<'a> {
         &mut self,
         flexible: bool,
         path: &'static str,
-    ) -> Result<Option<crate::wire::Records<'a>>, Failed> {
+    ) -> Result<Option<super::Records<'a>>, Failed> {
         match self.nullable_len(flexible, false, path)? {
             Some(n) => {
                 let at = self.offset();
                 self.take(n, path)
-                    .map(|b| Some(crate::wire::Records::with_offset(b, at)))
+                    .map(|b| Some(super::Records::with_offset(b, at)))
             }
             None => Ok(None),
         }

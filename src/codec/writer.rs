@@ -2,7 +2,7 @@
 
 use crate::error::EncodeError;
 
-use super::{LengthPrefix, MAX_STRING_LEN, Str, Uuid};
+use super::{LengthPrefix, MAX_STRING_LEN, Records, Str, Uuid, WriteRecords};
 
 /// A cursor over a caller's output buffer.
 ///
@@ -18,7 +18,8 @@ use super::{LengthPrefix, MAX_STRING_LEN, Str, Uuid};
 pub struct Writer<'b> {
     /// The part of the buffer not written yet (empty once a write overflowed).
     rest: &'b mut [u8],
-    /// Length of the caller's buffer.
+    /// Length of the caller's buffer; [`MISWRITTEN`] once a records source wrote other than it
+    /// announced ([`Writer::miswritten`]), a length no buffer has.
     capacity: usize,
     /// Bytes counted but not written because they did not fit; nonzero once overflowed.
     lost: usize,
@@ -396,7 +397,67 @@ impl<'b> Writer<'b> {
             None => self.null_len(LengthPrefix::bytes(flexible)),
         }
     }
+
+    /// Writes a `records` field with its length prefix: its bytes, or what its source writes
+    /// in place ([`Records::in_place`]), straight into the output: the length the source
+    /// announces ([`WriteRecords::encoded_len`]), then its write into exactly that many bytes.
+    /// A source whose length is an error [refuses](Writer::refuse) the output, and so does one
+    /// that writes other than it announced: its encode fails with
+    /// [`EncodeError::RecordsMiswritten`].
+    #[inline(always)]
+    pub fn records(&mut self, v: Records<'_>, flexible: bool) {
+        match v.source() {
+            None => self.bytes(v.as_bytes(), flexible),
+            Some(source) => self.out_of_line(|w| w.records_in_place(source, flexible)),
+        }
+    }
+
+    /// Writes a nullable `records` field (see [`Writer::records`]).
+    #[inline(always)]
+    pub fn nullable_records(&mut self, v: Option<Records<'_>>, flexible: bool) {
+        match v {
+            Some(r) => self.records(r, flexible),
+            None => self.null_len(LengthPrefix::bytes(flexible)),
+        }
+    }
+
+    /// The length prefix and bytes of a source's records: the length it announces, then its
+    /// write into exactly that many bytes of the output, checked.
+    #[inline(never)]
+    fn records_in_place(&mut self, source: &dyn WriteRecords, flexible: bool) {
+        let Ok(len) = source.encoded_len() else {
+            // The sizing names the error.
+            self.refuse();
+            return;
+        };
+        self.len(len, LengthPrefix::bytes(flexible));
+        if let Some(dst) = self.reserve(len)
+            && source.write(dst) != Ok(len)
+        {
+            self.miswritten();
+        }
+    }
+
+    /// Marks the output as no encoding because a records source wrote other than the length it
+    /// announced, or failed to write: [refused](Writer::refuse), and told apart from a refusal
+    /// that a sizing names ([`Writer::was_miswritten`]).
+    #[cold]
+    fn miswritten(&mut self) {
+        self.refuse();
+        self.capacity = MISWRITTEN;
+    }
+
+    /// True if a records source wrote other than it announced ([`Writer::records`]): the encode
+    /// fails with [`EncodeError::RecordsMiswritten`], which no sizing can find.
+    #[must_use]
+    pub(crate) const fn was_miswritten(&self) -> bool {
+        self.capacity == MISWRITTEN
+    }
 }
+
+/// [`Writer::capacity`] of a writer a records source wrote other than it announced into: no
+/// buffer is that long, so a writer's own never is.
+const MISWRITTEN: usize = usize::MAX;
 
 /// [`Writer::lost`] of a refused writer: more than any count of bytes that did not fit.
 const REFUSED: usize = usize::MAX;
@@ -546,6 +607,42 @@ pub fn nullable_bytes_len(
 ) -> Result<usize, EncodeError> {
     match v {
         Some(b) => bytes_len(b, flexible, path),
+        None => Ok(LengthPrefix::bytes(flexible).null_len()),
+    }
+}
+
+/// Encoded size of a `records` field with its prefix: of its bytes, or of what its source writes
+/// in place ([`WriteRecords::encoded_len`]).
+///
+/// # Errors
+///
+/// `LengthOverflow` past `i32::MAX - 1`; the source's error.
+#[inline]
+pub fn records_len(
+    v: Records<'_>,
+    flexible: bool,
+    path: &'static str,
+) -> Result<usize, EncodeError> {
+    let len = match v.source() {
+        None => v.len(),
+        Some(source) => source.encoded_len()?,
+    };
+    Ok(prefix_len(len, flexible, false, path)?.saturating_add(len))
+}
+
+/// Encoded size of a nullable `records` field (see [`records_len`]).
+///
+/// # Errors
+///
+/// As [`records_len`].
+#[inline]
+pub fn nullable_records_len(
+    v: Option<Records<'_>>,
+    flexible: bool,
+    path: &'static str,
+) -> Result<usize, EncodeError> {
+    match v {
+        Some(r) => records_len(r, flexible, path),
         None => Ok(LengthPrefix::bytes(flexible).null_len()),
     }
 }

@@ -1649,8 +1649,8 @@ impl c::Encode for PartitionData<'_> {
                 ignorable: false,
             });
         }
-        n = n.saturating_add(c::nullable_bytes_len(
-            self.records.map(|x| x.as_bytes()),
+        n = n.saturating_add(c::nullable_records_len(
+            self.records,
             flexible,
             "FetchResponse.Responses.Partitions.Records",
         )?);
@@ -1733,7 +1733,7 @@ impl c::Encode for PartitionData<'_> {
         if version >= 11 {
             w.i32(self.preferred_read_replica);
         }
-        w.nullable_bytes(self.records.map(|x| x.as_bytes()), flexible);
+        w.nullable_records(self.records, flexible);
         if flexible {
             let mut count: u32 = self.unknown_tagged_fields.count();
             let tagged_0 = version >= 12 && !self.diverging_epoch.is_default();

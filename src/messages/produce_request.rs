@@ -939,8 +939,8 @@ impl c::Encode for PartitionProduceData<'_> {
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
-        n = n.saturating_add(c::nullable_bytes_len(
-            self.records.map(|x| x.as_bytes()),
+        n = n.saturating_add(c::nullable_records_len(
+            self.records,
             flexible,
             "ProduceRequest.TopicData.PartitionData.Records",
         )?);
@@ -973,7 +973,7 @@ impl c::Encode for PartitionProduceData<'_> {
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         w.i32(self.index);
-        w.nullable_bytes(self.records.map(|x| x.as_bytes()), flexible);
+        w.nullable_records(self.records, flexible);
         if flexible {
             self.unknown_tagged_fields.write_section(w, 0);
         } else if !self.unknown_tagged_fields.is_empty() {

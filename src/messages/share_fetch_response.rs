@@ -933,8 +933,8 @@ impl c::Encode for PartitionData<'_> {
 
         n = n.saturating_add(c::Encode::encoded_len(&self.current_leader, version)?);
 
-        n = n.saturating_add(c::bytes_len(
-            self.records.as_bytes(),
+        n = n.saturating_add(c::records_len(
+            self.records,
             true,
             "ShareFetchResponse.Responses.Partitions.Records",
         )?);
@@ -972,7 +972,7 @@ impl c::Encode for PartitionData<'_> {
         w.i16(self.acknowledge_error_code);
         w.nullable_string(self.acknowledge_error_message, true);
         c::Encode::write(&self.current_leader, w, version);
-        w.bytes(self.records.as_bytes(), true);
+        w.records(self.records, true);
         self.acquired_records.write(w, version, true);
         self.unknown_tagged_fields.write_section(w, 0);
     }

@@ -1,13 +1,14 @@
 //! Writing v2 record batches into a caller's buffer.
 
 use core::borrow::Borrow;
+use core::panic::RefUnwindSafe;
 
 use super::batch::{
     Attributes, CRC_OFFSET, CRC_START, Compression, HEADER_LEN, LOG_OVERHEAD, TimestampType,
 };
 use super::compression::{CompressionError, Compressor};
 use super::control_record::{ControlRecordType, TxnMarker};
-use crate::codec::{Writer, varint_len, varlong_len};
+use crate::codec::{WriteRecords, Writer, varint_len, varlong_len};
 use crate::error::EncodeError;
 
 /// A header of a record to be written.
@@ -496,6 +497,81 @@ impl BatchBuilder {
             records_count: plan.count,
         };
         header.write(head, payload);
+    }
+}
+
+/// A v2 batch of new records written in place: a [`BatchBuilder`] and its records, which
+/// [`Records::in_place`](super::Records::in_place) puts in a message's `records` field, so that
+/// the encode writes the batch, CRC included, straight into its output where the field goes.
+/// Nothing is built in a buffer of its own and copied, for any number of partitions, through
+/// every encode ([`Encode::encode`](crate::codec::Encode::encode), `frame::encode_request`, a
+/// session's `Client::send`).
+///
+/// The records are any iterator that can be walked again (a slice, `slice.iter()`, a `map` over
+/// one): an encode walks them twice, once for the length the field's prefix says
+/// ([`BatchBuilder::encoded_len`]), then to write them ([`BatchBuilder::write`]). The batch is
+/// uncompressed; a compressed one is written with [`BatchBuilder::write_compressed`] and put in
+/// the message as bytes.
+///
+/// ```
+/// use kwire::frame;
+/// use kwire::messages::produce_request::{PartitionProduceData, TopicProduceData};
+/// use kwire::messages::{ProduceRequest, RequestHeader};
+/// use kwire::records::{BatchBuilder, NewBatch, NewRecord, Records, WriteRecords};
+/// use kwire::ApiKey;
+///
+/// let records = [NewRecord::new(b"21.5").with_key(b"board-7")];
+/// let batch = NewBatch::new(BatchBuilder::new(), &records);
+/// assert_eq!(batch.encoded_len()?, 79);
+/// let partitions = [PartitionProduceData::default().with_records(Some(Records::in_place(&batch)))];
+/// let topics = [TopicProduceData::default().with_name("sensors").with_partition_data(&partitions)];
+/// let body = ProduceRequest::default().with_acks(-1).with_topic_data(&topics);
+/// let header = RequestHeader::new(ApiKey::PRODUCE, 11, 1);
+///
+/// let mut out = [0u8; 256];
+/// let n = frame::encode_request(&header, &body, &mut out)?;
+/// assert_eq!(n, frame::request_len(&header, &body)?);
+/// # Ok::<(), kwire::EncodeError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct NewBatch<I> {
+    builder: BatchBuilder,
+    records: I,
+}
+
+impl<I> NewBatch<I> {
+    /// The batch `builder` writes of `records`.
+    #[must_use]
+    pub const fn new(builder: BatchBuilder, records: I) -> Self {
+        Self { builder, records }
+    }
+
+    /// The batch-level fields.
+    #[must_use]
+    pub const fn builder(&self) -> &BatchBuilder {
+        &self.builder
+    }
+
+    /// The records.
+    #[must_use]
+    pub const fn records(&self) -> &I {
+        &self.records
+    }
+}
+
+/// [`BatchBuilder::encoded_len`] and [`BatchBuilder::write`] of the records.
+impl<'r, I> WriteRecords for NewBatch<I>
+where
+    I: IntoIterator + Clone + Sync + RefUnwindSafe,
+    I::Item: Borrow<NewRecord<'r>>,
+{
+    fn encoded_len(&self) -> Result<usize, EncodeError> {
+        self.builder.encoded_len(self.records.clone())
+    }
+
+    fn write(&self, out: &mut [u8]) -> Result<usize, EncodeError> {
+        self.builder.write(self.records.clone(), out)
     }
 }
 

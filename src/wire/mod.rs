@@ -1,12 +1,10 @@
 //! The wire's primitive types, at the bottom of the crate: API keys, version ranges, UUIDs and
-//! the span of a `records` field. Nothing here names another module of the crate; every other
-//! module may use these.
+//! strings. Nothing here names another module of the crate; every other module may use these.
 //!
 //! The module is private: each type is public where it is used, [`ApiKey`] in [`crate::api`]
 //! (and at the crate root, with the other types of `api` that every program names),
-//! [`VersionRange`], [`Uuid`] and [`Str`] in [`crate::codec`], [`Records`] in [`crate::records`], whose
-//! record-batch views it opens. Inside the crate each is named by its path here
-//! (`crate::wire::ApiKey`), whichever module re-exports it.
+//! [`VersionRange`], [`Uuid`] and [`Str`] in [`crate::codec`]. Inside the crate each is named by
+//! its path here (`crate::wire::ApiKey`), whichever module re-exports it.
 
 mod built;
 mod str;
@@ -124,83 +122,5 @@ impl core::str::FromStr for VersionRange {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let (min, max) = kwire_notation::parse_range(s)?;
         Ok(Self { min, max })
-    }
-}
-
-/// The bytes of a `records` field: log entries, kept as a borrowed slice.
-///
-/// Equality and hashing look at the bytes only, not at where they were found.
-#[derive(Clone, Copy, Default)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct Records<'a> {
-    bytes: &'a [u8],
-    base: usize,
-}
-
-impl<'a> Records<'a> {
-    /// Wraps encoded entries.
-    #[must_use]
-    pub const fn new(bytes: &'a [u8]) -> Self {
-        Self { bytes, base: 0 }
-    }
-
-    /// Wraps encoded entries found at absolute offset `offset` of a larger buffer, so that
-    /// errors and positions count from that buffer's start. Decoding a message does this.
-    #[must_use]
-    pub const fn with_offset(bytes: &'a [u8], offset: usize) -> Self {
-        Self {
-            bytes,
-            base: offset,
-        }
-    }
-
-    /// The encoded entries.
-    #[must_use]
-    pub const fn as_bytes(&self) -> &'a [u8] {
-        self.bytes
-    }
-
-    /// Absolute offset of the first byte.
-    #[must_use]
-    pub const fn offset(&self) -> usize {
-        self.base
-    }
-
-    /// The length in bytes.
-    #[must_use]
-    pub const fn len(&self) -> usize {
-        self.bytes.len()
-    }
-
-    /// True when there are no bytes.
-    #[must_use]
-    pub const fn is_empty(&self) -> bool {
-        self.bytes.is_empty()
-    }
-}
-
-impl<'a> From<&'a [u8]> for Records<'a> {
-    fn from(bytes: &'a [u8]) -> Self {
-        Self::new(bytes)
-    }
-}
-
-impl PartialEq for Records<'_> {
-    fn eq(&self, other: &Self) -> bool {
-        self.bytes == other.bytes
-    }
-}
-
-impl Eq for Records<'_> {}
-
-impl core::hash::Hash for Records<'_> {
-    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
-        self.bytes.hash(state);
-    }
-}
-
-impl core::fmt::Debug for Records<'_> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "Records({} bytes)", self.bytes.len())
     }
 }
