@@ -315,7 +315,7 @@ fn wait_for_leaders(c: &mut Connection, o: &Options) -> Result<TopicLayout, Erro
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let topics = [MetadataRequestTopic::default().with_name(Some(&o.topic))];
-        let request = MetadataRequest::default().with_topics(Some(Array::from(&topics)));
+        let request = MetadataRequest::default().with_topics(&topics);
         let (frame, version) = c.call(&request)?;
         let (_, Response::Metadata(m)) = frame::decode_response(&frame, ApiKey::METADATA, version)?
         else {
@@ -391,18 +391,14 @@ fn produce(
         &mut batch,
     )?;
     let batch = &batch[..n];
-    let version = c.session().version(ApiKey::PRODUCE)?;
     let partitions = [PartitionProduceData::default()
         .with_index(p)
         .with_records(Some(Records::new(batch)))];
-    let topic = TopicProduceData::default().with_partition_data(&partitions);
-    // Version 13 names topics by id.
-    let topic = if version >= 13 {
-        topic.with_topic_id(layout.id)
-    } else {
-        topic.with_name(&o.topic)
-    };
-    let topics = [topic];
+    // By name, and by id: version 13 names topics by id, and the encode writes the one it carries.
+    let topics = [TopicProduceData::default()
+        .with_name(&o.topic)
+        .with_topic_id(layout.id)
+        .with_partition_data(&partitions)];
     let request = ProduceRequest::default()
         .with_acks(-1)
         .with_timeout_ms(10_000)
@@ -448,18 +444,14 @@ fn fetch_and_check(
     base: i64,
     sent: &[NewRecord<'_>],
 ) -> Result<(), Error> {
-    let version = c.session().version(ApiKey::FETCH)?;
     let partitions = [FetchPartition::default()
         .with_partition(p)
         .with_fetch_offset(base)
         .with_partition_max_bytes(1024 * 1024)];
-    let topic = FetchTopic::default().with_partitions(&partitions);
-    let topic = if version >= 13 {
-        topic.with_topic_id(layout.id)
-    } else {
-        topic.with_topic(&o.topic)
-    };
-    let topics = [topic];
+    let topics = [FetchTopic::default()
+        .with_topic(&o.topic)
+        .with_topic_id(layout.id)
+        .with_partitions(&partitions)];
     let request = FetchRequest::default()
         .with_max_wait_ms(5_000)
         .with_min_bytes(1)

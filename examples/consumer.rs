@@ -5,11 +5,11 @@
 //! cargo run -p kwire-examples --example consumer -- 127.0.0.1:19092 events [COUNT]
 //! ```
 
-use kwire::codec::{Array, Str};
+use kwire::codec::Str;
 use kwire::messages::fetch_request::{FetchPartition, FetchTopic};
 use kwire::messages::metadata_request::MetadataRequestTopic;
 use kwire::messages::{FetchRequest, FetchResponse, MetadataRequest, MetadataResponse};
-use kwire::{ApiKey, ErrorCode, io, records::Batch, session::Client};
+use kwire::{ErrorCode, io, records::Batch, session::Client};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
@@ -19,9 +19,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let client = Client::negotiating(Some("kwire-consumer")).with_request_timeout(30_000);
     let mut broker: io::Connection<'_, _> = io::connect(&broker, client)?;
 
-    // The topic's id: Fetch names topics by id from v13 on.
+    // The topic's id: Fetch names topics by id from v13 on, by name before.
     let topics = [MetadataRequestTopic::default().with_name(Some(&topic))];
-    let request = MetadataRequest::default().with_topics(Some(Array::from(&topics[..])));
+    let request = MetadataRequest::default().with_topics(&topics);
     let metadata: MetadataResponse<'_> = broker.call(&request)?.decode_as()?;
     let t = metadata
         .topics
@@ -32,18 +32,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         t => return Err(format!("{topic}: {}", ErrorCode(t.error_code)).into()),
     };
 
-    let by_id = broker.version(ApiKey::FETCH)? >= 13;
     let (mut offset, mut seen) = (0, 0);
     while count.is_none_or(|c| seen < c) {
         let partitions = [FetchPartition::default()
             .with_fetch_offset(offset)
             .with_partition_max_bytes(1 << 20)];
-        let t = FetchTopic::default().with_partitions(&partitions);
-        let topics = [if by_id {
-            t.with_topic_id(topic_id)
-        } else {
-            t.with_topic(&topic)
-        }];
+        // Both the name and the id: the encode writes the one the version carries.
+        let topics = [FetchTopic::default()
+            .with_topic(&topic)
+            .with_topic_id(topic_id)
+            .with_partitions(&partitions)];
         let request = FetchRequest::default()
             .with_max_wait_ms(500)
             .with_max_bytes(4 << 20)

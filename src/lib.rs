@@ -59,7 +59,7 @@
 //! // The topic's id: Fetch names topics by id from v13 on.
 //! let version = versions.negotiate(ApiKey::METADATA)?;
 //! let topics = [MetadataRequestTopic::default().with_name(Some(topic))];
-//! let request = MetadataRequest::default().with_topics(Some(Array::from(&topics[..])));
+//! let request = MetadataRequest::default().with_topics(&topics);
 //! let response = call(&mut broker, &request, version)?;
 //! let (_, metadata) = frame::decode_response_as::<MetadataResponse<'_>>(&response, version)?;
 //! let topic_id = metadata.topics.iter().find(|t| t.name == Some(topic.into())).ok_or("no topic")?.topic_id;
@@ -124,8 +124,10 @@
 //! have, `none`, and an API whose feature is off. The messages of a named API then
 //! decode and encode only those versions: every version test in their code is folded at
 //! compile time, and only that version's code is linked. Any other version is refused with
-//! `UnsupportedVersion`, [`ApiKey::built_versions`] and [`codec::Message::BUILT_VERSIONS`] say
-//! what was kept, and [`api::VersionTable`] negotiates within it. A firmware negotiates through
+//! `UnsupportedVersion`; each message's `BUILT_VERSIONS` (`ProduceRequest::BUILT_VERSIONS`,
+//! a constant of the type) and [`ApiKey::built_versions`] say what was kept, so that code sending
+//! at a pinned version writes `ProduceRequest::BUILT_VERSIONS.max` rather than the number (see
+//! the embedded guide), and [`api::VersionTable`] negotiates within it. A firmware negotiates through
 //! [`session::Client`], which keeps the broker's ranges by key: for the keys the program names,
 //! the API table is not linked; it walks fetched records with
 //! [`records::Records::record_batches`], v2 batches only, which links no legacy-message reader.

@@ -1314,6 +1314,9 @@ fn emit_declaration(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
             ),
         };
         let _ = writeln!(out, "/// {what}");
+        if let Some(note) = crate::notes::note(&s.path) {
+            let _ = write!(out, "///\n{}", crate::notes::doc_lines(note, 96));
+        }
     } else if s.is_common {
         let _ = writeln!(
             out,
@@ -1334,7 +1337,9 @@ fn emit_declaration(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
     let _ = writeln!(out, "pub struct {name}<'a> {{");
     for x in fields {
         out.push_str(&field_doc(x));
-        if let Some(p) = s.topic_partner(x.f) {
+        if let Some(note) = crate::notes::note(&x.path) {
+            let _ = write!(out, "///\n{}", crate::notes::doc_lines(note, 92));
+        } else if let Some(p) = s.topic_partner(x.f) {
             let _ = writeln!(
                 out,
                 "///\n/// At versions {} the topic is named by [`Self::{}`] instead. Set both: an encode writes the one its version carries, and refuses a version whose one is not set.",
@@ -1379,8 +1384,18 @@ fn emit_builders(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
         // A non-null array is set from anything that converts: a slice, a fixed array, a
         // `heapless::Vec`, a `Vec` with `alloc`, or a decoded array.
         // A string is set from a `&str`, so that what an encode writes of values is UTF-8.
+        // A nullable one, from the same or `None` (or an `Option` of an array).
         let (param, value) = if ty.starts_with("c::Array<") {
             (format!("impl Into<{ty}>"), "value.into()")
+        } else if let Some(array) = ty
+            .strip_prefix("Option<")
+            .and_then(|t| t.strip_suffix('>'))
+            .filter(|t| t.starts_with("c::Array<"))
+        {
+            (
+                format!("impl c::IntoNullable<{array}>"),
+                "value.into_nullable()",
+            )
         } else if ty == "c::Str<'a>" {
             ("&'a str".to_string(), "c::Str::new(value)")
         } else if ty == "Option<c::Str<'a>>" {
@@ -1415,6 +1430,22 @@ fn emit_message_impl(out: &mut String, c: &StructCtx<'_>) {
             Kind::Header => "Header",
             Kind::Data => "Data",
         };
+        if matches!(m.kind, Kind::Request | Kind::Response) {
+            let doc = format!(
+                "The versions of `{0}` this build encodes and decodes: {1}, unless `KWIRE_VERSIONS` \
+                 kept fewer of the `{2}` API (see the crate docs on firmware builds); a version \
+                 outside is refused with `UnsupportedVersion`. A build pinned to one version \
+                 sends at `{0}::BUILT_VERSIONS.max`, which follows the pin.",
+                m.name,
+                m.valid,
+                m.api_name()
+            );
+            let _ = writeln!(
+                out,
+                "impl {name}<'_> {{\n{}pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();\n}}\n",
+                crate::notes::doc_lines(&doc, 92)
+            );
+        }
         let _ = writeln!(
             out,
             "impl c::Message for {name}<'_> {{\nconst NAME: &'static str = {:?};\nconst API_KEY: crate::wire::ApiKey = crate::wire::ApiKey({});\nconst KIND: c::MessageKind = c::MessageKind::{kind};\nconst VALID_VERSIONS: c::VersionRange = c::{};\nconst BUILT_VERSIONS: c::VersionRange = BUILT.range();\nconst FLEXIBLE_VERSIONS: c::VersionRange = c::{};\n{}}}\n",

@@ -78,7 +78,7 @@ pub const NOTES: &[Note] = &[
     },
     Note {
         path: "FetchRequest.MaxBytes",
-        text: "A soft cap on the record data of the whole response (v3+): the first batch of the first partition that has data comes back whole even when it is larger, so a fetch always makes progress. The session does not lower it to fit your `FrameBuffer`, and a frame larger than the buffer is a framing error after which the stream cannot be read. Set it so the response fits, with room for one batch as large as the topic's `max.message.bytes`.",
+        text: "A soft cap on the record data of the whole response (v3+): the first batch of the first partition that has data comes back whole even when it is larger, so a fetch always makes progress. A session that knows its receive limit lowers it to that limit less 512 bytes, so that the response fits; the receive buffer must still hold one batch as large as the topic's `max.message.bytes`, or the frame is refused.",
     },
     Note {
         path: "FetchRequest.IsolationLevel",
@@ -176,11 +176,11 @@ pub const NOTES: &[Note] = &[
     // Metadata (3)
     Note {
         path: "MetadataRequest",
-        text: "`default()` asks for no topics: the answer lists the brokers and the cluster only. Ask for every topic with `MetadataRequest::default().with_topics(None)` (v1+), or for some with `.with_topics(Some(Array::from(&topics[..])))`. At v0 the same empty list asks for every topic.",
+        text: "`default()` asks for no topics: the answer lists the brokers and the cluster only. Ask for every topic with `MetadataRequest::default().with_topics(None)` (v1+), or for some with `.with_topics(&topics)`. At v0 the same empty list asks for every topic.",
     },
     Note {
         path: "MetadataRequest.Topics",
-        text: "The topics to describe. From v1, null asks for every topic and an empty list, what `default()` holds, for none, only brokers and cluster; at v0 an empty list meant every topic, and null is refused there (`NullNotAllowed`). All: `with_topics(None)`; some: `with_topics(Some(Array::from(&topics[..])))`, since the setter of a nullable array takes an `Option`.",
+        text: "The topics to describe. From v1, null asks for every topic and an empty list, what `default()` holds, for none, only brokers and cluster; at v0 an empty list meant every topic, and null is refused there (`NullNotAllowed`). All: `with_topics(None)`; some: `with_topics(&topics)`.",
     },
     Note {
         path: "MetadataRequest.Topics.Name",
@@ -433,3 +433,49 @@ pub const NOTES: &[Note] = &[
         text: "v1+: 0 when the broker sets no limit. Otherwise the milliseconds after which the connection must authenticate again, over the same connection, or the broker closes it.",
     },
 ];
+
+/// The note on `path`, if there is one.
+pub fn note(path: &str) -> Option<&'static str> {
+    NOTES.iter().find(|n| n.path == path).map(|n| n.text)
+}
+
+/// `Err` naming the notes whose path names no message or field of `paths` (every message's
+/// name and every field's schema path): a note must not outlive the field it explains.
+pub fn check<'p>(paths: impl IntoIterator<Item = &'p str>) -> Result<(), String> {
+    let paths: std::collections::BTreeSet<&str> = paths.into_iter().collect();
+    let stray: Vec<&str> = NOTES
+        .iter()
+        .map(|n| n.path)
+        .filter(|p| !paths.contains(p))
+        .collect();
+    if stray.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("notes on nothing: {}", stray.join(", ")))
+    }
+}
+
+/// `text` as doc comment lines of at most `width` characters (a word longer than that stays
+/// whole), each ending in a newline.
+pub fn doc_lines(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.len() + 1 + word.len() > width {
+            out.push_str("/// ");
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        out.push_str("/// ");
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}

@@ -10,7 +10,7 @@
 //! responses recorded from a broker ([`Canned`]) or, on a host, a socket.
 
 use heapless::{String, Vec};
-use kwire::codec::{Array, Decode, Message, Str, Uuid};
+use kwire::codec::{Decode, Message, Str, Uuid};
 use kwire::frame::Body;
 use kwire::messages::fetch_request::{FetchPartition, FetchTopic};
 use kwire::messages::metadata_request::MetadataRequestTopic;
@@ -258,7 +258,7 @@ pub fn run<T: Transport>(transport: &mut T) -> Result<Summary, Error<T::Error>> 
     // 2. Metadata: the topic id (Produce and Fetch name topics by id from v13) and the leader.
     let topics = [MetadataRequestTopic::default().with_name(Some(TOPIC))];
     let request = MetadataRequest::default()
-        .with_topics(Some(Array::from(&topics)))
+        .with_topics(&topics)
         .with_allow_auto_topic_creation(true);
     let metadata: MetadataResponse<'_> = s.call(&request, metadata_v)?;
     let topic = metadata
@@ -309,13 +309,11 @@ pub fn run<T: Transport>(transport: &mut T) -> Result<Summary, Error<T::Error>> 
             .with_index(PARTITION)
             .with_records(Some(Records::new(batch))),
     );
-    let topic = TopicProduceData::default().with_partition_data(&partitions);
-    let topic = if produce_v >= 13 {
-        topic.with_topic_id(topic_id)
-    } else {
-        topic.with_name(TOPIC)
-    };
-    let topics = [topic];
+    // By name and by id: the encode writes the one the version carries (the id from v13).
+    let topics = [TopicProduceData::default()
+        .with_name(TOPIC)
+        .with_topic_id(topic_id)
+        .with_partition_data(&partitions)];
     let request = ProduceRequest::default()
         .with_acks(-1)
         .with_timeout_ms(5_000)
@@ -338,13 +336,10 @@ pub fn run<T: Transport>(transport: &mut T) -> Result<Summary, Error<T::Error>> 
         .with_partition(PARTITION)
         .with_fetch_offset(base_offset)
         .with_partition_max_bytes(1024)];
-    let topic = FetchTopic::default().with_partitions(&partitions);
-    let topic = if fetch_v >= 13 {
-        topic.with_topic_id(topic_id)
-    } else {
-        topic.with_topic(TOPIC)
-    };
-    let topics = [topic];
+    let topics = [FetchTopic::default()
+        .with_topic(TOPIC)
+        .with_topic_id(topic_id)
+        .with_partitions(&partitions)];
     let request = FetchRequest::default()
         .with_max_wait_ms(500)
         .with_min_bytes(1)

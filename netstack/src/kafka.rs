@@ -309,7 +309,7 @@ pub fn metadata<T: Transport>(conn: &mut Conn<T>, topic: &str) -> Result<Target,
         tries += 1;
         let topics = [MetadataRequestTopic::default().with_name(Some(topic))];
         let request = MetadataRequest::default()
-            .with_topics(Some(Array::from(&topics)))
+            .with_topics(&topics)
             .with_allow_auto_topic_creation(true);
         conn.stage(&request)?;
         let Event::Response(answer) = conn.next_event("Metadata response")? else {
@@ -390,13 +390,10 @@ pub fn produce<T: Transport>(
             let partitions = [PartitionProduceData::default()
                 .with_index(PARTITION)
                 .with_records(Some(Records::new(bytes)))];
-            let topic = TopicProduceData::default().with_partition_data(&partitions);
-            let topic = if by_id {
-                topic.with_topic_id(target.id)
-            } else {
-                topic.with_name(&target.name)
-            };
-            let topics = [topic];
+            let topics = [TopicProduceData::default()
+                .with_name(&target.name)
+                .with_topic_id(target.id)
+                .with_partition_data(&partitions)];
             let request = ProduceRequest::default()
                 .with_acks(-1)
                 .with_timeout_ms(PRODUCE_TIMEOUT_MS)
@@ -482,13 +479,10 @@ pub fn consume<T: Transport>(
             .with_partition(PARTITION)
             .with_fetch_offset(offset)
             .with_partition_max_bytes(max_bytes)];
-        let topic = FetchTopic::default().with_partitions(&partitions);
-        let topic = if by_id {
-            topic.with_topic_id(target.id)
-        } else {
-            topic.with_topic(&target.name)
-        };
-        let topics = [topic];
+        let topics = [FetchTopic::default()
+            .with_topic(&target.name)
+            .with_topic_id(target.id)
+            .with_partitions(&partitions)];
         let request = FetchRequest::default()
             .with_max_wait_ms(FETCH_MAX_WAIT_MS)
             .with_min_bytes(1)

@@ -467,6 +467,39 @@ impl<'a, T> From<ArrayView<'a, T>> for Array<'a, T> {
     }
 }
 
+/// What the setter of a nullable field takes: the value itself, for a value, or an `Option` of
+/// it, `None` for null. A nullable array's setter takes what a non-nullable one does (a slice, a
+/// fixed array, a `heapless::Vec`, a `Vec`, a decoded array) and `None`:
+///
+/// ```
+/// use kwire::messages::MetadataRequest;
+/// use kwire::messages::metadata_request::MetadataRequestTopic;
+///
+/// let topics = [MetadataRequestTopic::default().with_name(Some("events"))];
+/// let some = MetadataRequest::default().with_topics(&topics);
+/// assert_eq!(some.topics.map(|t| t.len()), Some(1));
+/// // Null asks for every topic; the default, an empty list, for none.
+/// let all = MetadataRequest::default().with_topics(None);
+/// assert!(all.topics.is_none());
+/// assert_eq!(MetadataRequest::default().topics.map(|t| t.len()), Some(0));
+/// ```
+pub trait IntoNullable<T> {
+    /// The field's value, `None` for null.
+    fn into_nullable(self) -> Option<T>;
+}
+
+impl<'a, T, A: Into<Array<'a, T>>> IntoNullable<Array<'a, T>> for A {
+    fn into_nullable(self) -> Option<Array<'a, T>> {
+        Some(self.into())
+    }
+}
+
+impl<'a, T> IntoNullable<Array<'a, T>> for Option<Array<'a, T>> {
+    fn into_nullable(self) -> Option<Array<'a, T>> {
+        self
+    }
+}
+
 /// The caller's storage is shorter than the array copied into it (see [`Array::map_into`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]

@@ -53,7 +53,7 @@ mod tagged;
 mod writer;
 
 pub(crate) use array::ElementCodec;
-pub use array::{Array, ArrayIter, ArrayView, Element, StorageTooSmall};
+pub use array::{Array, ArrayIter, ArrayView, Element, IntoNullable, StorageTooSmall};
 pub(crate) use fast_reader::FastReader;
 #[cfg(feature = "perf")]
 pub(crate) use fast_reader::FastSection;

@@ -94,6 +94,14 @@ impl<'a> AddOffsetsToTxnRequest<'a> {
     }
 }
 
+impl AddOffsetsToTxnRequest<'_> {
+    /// The versions of `AddOffsetsToTxnRequest` this build encodes and decodes: 0-4, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `AddOffsetsToTxn` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `AddOffsetsToTxnRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for AddOffsetsToTxnRequest<'_> {
     const NAME: &'static str = "AddOffsetsToTxnRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(25);

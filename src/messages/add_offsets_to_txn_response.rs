@@ -68,6 +68,14 @@ impl<'a> AddOffsetsToTxnResponse<'a> {
     }
 }
 
+impl AddOffsetsToTxnResponse<'_> {
+    /// The versions of `AddOffsetsToTxnResponse` this build encodes and decodes: 0-4, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `AddOffsetsToTxn` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `AddOffsetsToTxnResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for AddOffsetsToTxnResponse<'_> {
     const NAME: &'static str = "AddOffsetsToTxnResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(25);

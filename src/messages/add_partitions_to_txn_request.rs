@@ -113,6 +113,14 @@ impl<'a> AddPartitionsToTxnRequest<'a> {
     }
 }
 
+impl AddPartitionsToTxnRequest<'_> {
+    /// The versions of `AddPartitionsToTxnRequest` this build encodes and decodes: 0-5, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `AddPartitionsToTxn` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `AddPartitionsToTxnRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for AddPartitionsToTxnRequest<'_> {
     const NAME: &'static str = "AddPartitionsToTxnRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(24);

@@ -100,6 +100,14 @@ impl<'a> AddPartitionsToTxnResponse<'a> {
     }
 }
 
+impl AddPartitionsToTxnResponse<'_> {
+    /// The versions of `AddPartitionsToTxnResponse` this build encodes and decodes: 0-5, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `AddPartitionsToTxn` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `AddPartitionsToTxnResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for AddPartitionsToTxnResponse<'_> {
     const NAME: &'static str = "AddPartitionsToTxnResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(24);

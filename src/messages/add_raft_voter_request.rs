@@ -120,6 +120,14 @@ impl<'a> AddRaftVoterRequest<'a> {
     }
 }
 
+impl AddRaftVoterRequest<'_> {
+    /// The versions of `AddRaftVoterRequest` this build encodes and decodes: 0-1, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `AddRaftVoter` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `AddRaftVoterRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for AddRaftVoterRequest<'_> {
     const NAME: &'static str = "AddRaftVoterRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(80);

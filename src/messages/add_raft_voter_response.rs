@@ -81,6 +81,14 @@ impl<'a> AddRaftVoterResponse<'a> {
     }
 }
 
+impl AddRaftVoterResponse<'_> {
+    /// The versions of `AddRaftVoterResponse` this build encodes and decodes: 0-1, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `AddRaftVoter` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `AddRaftVoterResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for AddRaftVoterResponse<'_> {
     const NAME: &'static str = "AddRaftVoterResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(80);

@@ -68,6 +68,14 @@ impl<'a> AllocateProducerIdsRequest<'a> {
     }
 }
 
+impl AllocateProducerIdsRequest<'_> {
+    /// The versions of `AllocateProducerIdsRequest` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `AllocateProducerIds` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `AllocateProducerIdsRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for AllocateProducerIdsRequest<'_> {
     const NAME: &'static str = "AllocateProducerIdsRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(67);

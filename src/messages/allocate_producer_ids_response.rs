@@ -94,6 +94,14 @@ impl<'a> AllocateProducerIdsResponse<'a> {
     }
 }
 
+impl AllocateProducerIdsResponse<'_> {
+    /// The versions of `AllocateProducerIdsResponse` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `AllocateProducerIds` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `AllocateProducerIdsResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for AllocateProducerIdsResponse<'_> {
     const NAME: &'static str = "AllocateProducerIdsResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(67);

@@ -68,6 +68,14 @@ impl<'a> AlterClientQuotasRequest<'a> {
     }
 }
 
+impl AlterClientQuotasRequest<'_> {
+    /// The versions of `AlterClientQuotasRequest` this build encodes and decodes: 0-1, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `AlterClientQuotas` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `AlterClientQuotasRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for AlterClientQuotasRequest<'_> {
     const NAME: &'static str = "AlterClientQuotasRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(49);

@@ -68,6 +68,14 @@ impl<'a> AlterClientQuotasResponse<'a> {
     }
 }
 
+impl AlterClientQuotasResponse<'_> {
+    /// The versions of `AlterClientQuotasResponse` this build encodes and decodes: 0-1, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `AlterClientQuotas` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `AlterClientQuotasResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for AlterClientQuotasResponse<'_> {
     const NAME: &'static str = "AlterClientQuotasResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(49);

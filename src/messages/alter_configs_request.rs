@@ -71,6 +71,14 @@ impl<'a> AlterConfigsRequest<'a> {
     }
 }
 
+impl AlterConfigsRequest<'_> {
+    /// The versions of `AlterConfigsRequest` this build encodes and decodes: 0-2, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `AlterConfigs` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `AlterConfigsRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for AlterConfigsRequest<'_> {
     const NAME: &'static str = "AlterConfigsRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(33);

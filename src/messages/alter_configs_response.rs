@@ -71,6 +71,14 @@ impl<'a> AlterConfigsResponse<'a> {
     }
 }
 
+impl AlterConfigsResponse<'_> {
+    /// The versions of `AlterConfigsResponse` this build encodes and decodes: 0-2, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `AlterConfigs` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `AlterConfigsResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for AlterConfigsResponse<'_> {
     const NAME: &'static str = "AlterConfigsResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(33);

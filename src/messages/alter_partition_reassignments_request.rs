@@ -81,6 +81,15 @@ impl<'a> AlterPartitionReassignmentsRequest<'a> {
     }
 }
 
+impl AlterPartitionReassignmentsRequest<'_> {
+    /// The versions of `AlterPartitionReassignmentsRequest` this build encodes and decodes: 0-1,
+    /// unless `KWIRE_VERSIONS` kept fewer of the `AlterPartitionReassignments` API (see the crate
+    /// docs on firmware builds); a version outside is refused with `UnsupportedVersion`. A build
+    /// pinned to one version sends at `AlterPartitionReassignmentsRequest::BUILT_VERSIONS.max`,
+    /// which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for AlterPartitionReassignmentsRequest<'_> {
     const NAME: &'static str = "AlterPartitionReassignmentsRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(45);
@@ -590,8 +599,8 @@ impl<'a> ReassignablePartition<'a> {
 
     /// Sets [`Self::replicas`].
     #[must_use]
-    pub fn with_replicas(mut self, value: Option<c::Array<'a, i32>>) -> Self {
-        self.replicas = value;
+    pub fn with_replicas(mut self, value: impl c::IntoNullable<c::Array<'a, i32>>) -> Self {
+        self.replicas = value.into_nullable();
         self
     }
 

@@ -110,6 +110,15 @@ impl<'a> AlterPartitionReassignmentsResponse<'a> {
     }
 }
 
+impl AlterPartitionReassignmentsResponse<'_> {
+    /// The versions of `AlterPartitionReassignmentsResponse` this build encodes and decodes: 0-1,
+    /// unless `KWIRE_VERSIONS` kept fewer of the `AlterPartitionReassignments` API (see the crate
+    /// docs on firmware builds); a version outside is refused with `UnsupportedVersion`. A build
+    /// pinned to one version sends at `AlterPartitionReassignmentsResponse::BUILT_VERSIONS.max`,
+    /// which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for AlterPartitionReassignmentsResponse<'_> {
     const NAME: &'static str = "AlterPartitionReassignmentsResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(45);

@@ -82,6 +82,14 @@ impl<'a> AlterPartitionRequest<'a> {
     }
 }
 
+impl AlterPartitionRequest<'_> {
+    /// The versions of `AlterPartitionRequest` this build encodes and decodes: 0-3, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `AlterPartition` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `AlterPartitionRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for AlterPartitionRequest<'_> {
     const NAME: &'static str = "AlterPartitionRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(56);

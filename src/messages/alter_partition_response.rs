@@ -82,6 +82,14 @@ impl<'a> AlterPartitionResponse<'a> {
     }
 }
 
+impl AlterPartitionResponse<'_> {
+    /// The versions of `AlterPartitionResponse` this build encodes and decodes: 0-3, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `AlterPartition` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `AlterPartitionResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for AlterPartitionResponse<'_> {
     const NAME: &'static str = "AlterPartitionResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(56);

@@ -56,6 +56,14 @@ impl<'a> AlterReplicaLogDirsRequest<'a> {
     }
 }
 
+impl AlterReplicaLogDirsRequest<'_> {
+    /// The versions of `AlterReplicaLogDirsRequest` this build encodes and decodes: 0-2, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `AlterReplicaLogDirs` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `AlterReplicaLogDirsRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for AlterReplicaLogDirsRequest<'_> {
     const NAME: &'static str = "AlterReplicaLogDirsRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(34);

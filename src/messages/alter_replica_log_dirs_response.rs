@@ -72,6 +72,14 @@ impl<'a> AlterReplicaLogDirsResponse<'a> {
     }
 }
 
+impl AlterReplicaLogDirsResponse<'_> {
+    /// The versions of `AlterReplicaLogDirsResponse` this build encodes and decodes: 0-2, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `AlterReplicaLogDirs` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `AlterReplicaLogDirsResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for AlterReplicaLogDirsResponse<'_> {
     const NAME: &'static str = "AlterReplicaLogDirsResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(34);

@@ -71,6 +71,15 @@ impl<'a> AlterShareGroupOffsetsRequest<'a> {
     }
 }
 
+impl AlterShareGroupOffsetsRequest<'_> {
+    /// The versions of `AlterShareGroupOffsetsRequest` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `AlterShareGroupOffsets` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `AlterShareGroupOffsetsRequest::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for AlterShareGroupOffsetsRequest<'_> {
     const NAME: &'static str = "AlterShareGroupOffsetsRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(91);

@@ -97,6 +97,15 @@ impl<'a> AlterShareGroupOffsetsResponse<'a> {
     }
 }
 
+impl AlterShareGroupOffsetsResponse<'_> {
+    /// The versions of `AlterShareGroupOffsetsResponse` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `AlterShareGroupOffsets` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `AlterShareGroupOffsetsResponse::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for AlterShareGroupOffsetsResponse<'_> {
     const NAME: &'static str = "AlterShareGroupOffsetsResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(91);

@@ -74,6 +74,15 @@ impl<'a> AlterUserScramCredentialsRequest<'a> {
     }
 }
 
+impl AlterUserScramCredentialsRequest<'_> {
+    /// The versions of `AlterUserScramCredentialsRequest` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `AlterUserScramCredentials` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `AlterUserScramCredentialsRequest::BUILT_VERSIONS.max`, which follows
+    /// the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for AlterUserScramCredentialsRequest<'_> {
     const NAME: &'static str = "AlterUserScramCredentialsRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(51);

@@ -71,6 +71,15 @@ impl<'a> AlterUserScramCredentialsResponse<'a> {
     }
 }
 
+impl AlterUserScramCredentialsResponse<'_> {
+    /// The versions of `AlterUserScramCredentialsResponse` this build encodes and decodes: 0,
+    /// unless `KWIRE_VERSIONS` kept fewer of the `AlterUserScramCredentials` API (see the crate
+    /// docs on firmware builds); a version outside is refused with `UnsupportedVersion`. A build
+    /// pinned to one version sends at `AlterUserScramCredentialsResponse::BUILT_VERSIONS.max`,
+    /// which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for AlterUserScramCredentialsResponse<'_> {
     const NAME: &'static str = "AlterUserScramCredentialsResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(51);

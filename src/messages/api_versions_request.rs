@@ -16,8 +16,17 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(18), c::VersionRange::
 #[non_exhaustive]
 pub struct ApiVersionsRequest<'a> {
     /// `ClientSoftwareName`: `string`, versions 3+. Ignorable.
+    ///
+    /// The client library's name (v3+), which brokers show in their metrics. It must match
+    /// `[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?`: letters, digits, `-` and `.`, beginning and
+    /// ending with a letter or digit. A v3+ request whose name or version fails gets
+    /// `INVALID_REQUEST`, and `default()` holds the empty string, which fails; the negotiating
+    /// session sends `kwire` (see `Client::with_software`).
     pub client_software_name: c::Str<'a>,
     /// `ClientSoftwareVersion`: `string`, versions 3+. Ignorable.
+    ///
+    /// The library's version (v3+), under the same pattern as the name: `1.4.0` and `1.4.0-rc1`
+    /// pass, while `1.4.0+build` fails on the `+`.
     pub client_software_version: c::Str<'a>,
     /// `ClusterId`: `string`, versions 5+, nullable in 5+. Default: `null`. Ignorable.
     pub cluster_id: Option<c::Str<'a>>,
@@ -92,6 +101,14 @@ impl<'a> ApiVersionsRequest<'a> {
         }
         self.unknown_tagged_fields.is_empty()
     }
+}
+
+impl ApiVersionsRequest<'_> {
+    /// The versions of `ApiVersionsRequest` this build encodes and decodes: 0-5, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `ApiVersions` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `ApiVersionsRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
 }
 
 impl c::Message for ApiVersionsRequest<'_> {

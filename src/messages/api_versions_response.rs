@@ -16,8 +16,17 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(18), c::VersionRange::
 #[non_exhaustive]
 pub struct ApiVersionsResponse<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
+    ///
+    /// `UNSUPPORTED_VERSION` when the broker does not know the version asked: it then answers in
+    /// the v0 layout, with `ApiKeys` giving at least its own ApiVersions range, so the client can
+    /// ask again at the highest version both know. The negotiating session does that itself
+    /// (`Event::Retry`).
     pub error_code: i16,
     /// `ApiKeys`: `[]ApiVersion`, versions 0+.
+    ///
+    /// The APIs the broker serves, each with the lowest and highest version it accepts; send each
+    /// request at the highest version both sides support (`kwire::api::VersionTable` picks it). An
+    /// API missing from the list is not served by this broker.
     pub api_keys: c::Array<'a, ApiVersion<'a>>,
     /// `ThrottleTimeMs`: `int32`, versions 1+. Ignorable.
     pub throttle_time_ms: i32,
@@ -137,6 +146,14 @@ impl<'a> ApiVersionsResponse<'a> {
         }
         self.unknown_tagged_fields.is_empty()
     }
+}
+
+impl ApiVersionsResponse<'_> {
+    /// The versions of `ApiVersionsResponse` this build encodes and decodes: 0-5, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `ApiVersions` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `ApiVersionsResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
 }
 
 impl c::Message for ApiVersionsResponse<'_> {

@@ -81,6 +81,15 @@ impl<'a> AssignReplicasToDirsRequest<'a> {
     }
 }
 
+impl AssignReplicasToDirsRequest<'_> {
+    /// The versions of `AssignReplicasToDirsRequest` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `AssignReplicasToDirs` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `AssignReplicasToDirsRequest::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for AssignReplicasToDirsRequest<'_> {
     const NAME: &'static str = "AssignReplicasToDirsRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(73);

@@ -81,6 +81,15 @@ impl<'a> AssignReplicasToDirsResponse<'a> {
     }
 }
 
+impl AssignReplicasToDirsResponse<'_> {
+    /// The versions of `AssignReplicasToDirsResponse` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `AssignReplicasToDirs` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `AssignReplicasToDirsResponse::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for AssignReplicasToDirsResponse<'_> {
     const NAME: &'static str = "AssignReplicasToDirsResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(73);

@@ -97,6 +97,14 @@ impl<'a> BeginQuorumEpochRequest<'a> {
     }
 }
 
+impl BeginQuorumEpochRequest<'_> {
+    /// The versions of `BeginQuorumEpochRequest` this build encodes and decodes: 0-1, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `BeginQuorumEpoch` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `BeginQuorumEpochRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for BeginQuorumEpochRequest<'_> {
     const NAME: &'static str = "BeginQuorumEpochRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(53);

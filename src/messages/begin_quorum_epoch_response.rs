@@ -81,6 +81,14 @@ impl<'a> BeginQuorumEpochResponse<'a> {
     }
 }
 
+impl BeginQuorumEpochResponse<'_> {
+    /// The versions of `BeginQuorumEpochResponse` this build encodes and decodes: 0-1, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `BeginQuorumEpoch` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `BeginQuorumEpochResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for BeginQuorumEpochResponse<'_> {
     const NAME: &'static str = "BeginQuorumEpochResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(53);

@@ -93,8 +93,11 @@ impl<'a> BrokerHeartbeatRequest<'a> {
 
     /// Sets [`Self::cordoned_log_dirs`].
     #[must_use]
-    pub fn with_cordoned_log_dirs(mut self, value: Option<c::Array<'a, c::Uuid>>) -> Self {
-        self.cordoned_log_dirs = value;
+    pub fn with_cordoned_log_dirs(
+        mut self,
+        value: impl c::IntoNullable<c::Array<'a, c::Uuid>>,
+    ) -> Self {
+        self.cordoned_log_dirs = value.into_nullable();
         self
     }
 
@@ -131,6 +134,14 @@ impl<'a> BrokerHeartbeatRequest<'a> {
         }
         self.unknown_tagged_fields.is_empty()
     }
+}
+
+impl BrokerHeartbeatRequest<'_> {
+    /// The versions of `BrokerHeartbeatRequest` this build encodes and decodes: 0-2, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `BrokerHeartbeat` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `BrokerHeartbeatRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
 }
 
 impl c::Message for BrokerHeartbeatRequest<'_> {

@@ -107,6 +107,14 @@ impl<'a> BrokerHeartbeatResponse<'a> {
     }
 }
 
+impl BrokerHeartbeatResponse<'_> {
+    /// The versions of `BrokerHeartbeatResponse` this build encodes and decodes: 0-2, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `BrokerHeartbeat` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `BrokerHeartbeatResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for BrokerHeartbeatResponse<'_> {
     const NAME: &'static str = "BrokerHeartbeatResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(63);

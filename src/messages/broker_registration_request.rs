@@ -159,6 +159,14 @@ impl<'a> BrokerRegistrationRequest<'a> {
     }
 }
 
+impl BrokerRegistrationRequest<'_> {
+    /// The versions of `BrokerRegistrationRequest` this build encodes and decodes: 0-4, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `BrokerRegistration` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `BrokerRegistrationRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for BrokerRegistrationRequest<'_> {
     const NAME: &'static str = "BrokerRegistrationRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(62);

@@ -81,6 +81,14 @@ impl<'a> BrokerRegistrationResponse<'a> {
     }
 }
 
+impl BrokerRegistrationResponse<'_> {
+    /// The versions of `BrokerRegistrationResponse` this build encodes and decodes: 0-4, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `BrokerRegistration` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `BrokerRegistrationResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for BrokerRegistrationResponse<'_> {
     const NAME: &'static str = "BrokerRegistrationResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(62);

@@ -68,6 +68,15 @@ impl<'a> ConsumerGroupDescribeRequest<'a> {
     }
 }
 
+impl ConsumerGroupDescribeRequest<'_> {
+    /// The versions of `ConsumerGroupDescribeRequest` this build encodes and decodes: 0-1, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `ConsumerGroupDescribe` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `ConsumerGroupDescribeRequest::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for ConsumerGroupDescribeRequest<'_> {
     const NAME: &'static str = "ConsumerGroupDescribeRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(69);

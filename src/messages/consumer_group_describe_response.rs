@@ -68,6 +68,15 @@ impl<'a> ConsumerGroupDescribeResponse<'a> {
     }
 }
 
+impl ConsumerGroupDescribeResponse<'_> {
+    /// The versions of `ConsumerGroupDescribeResponse` this build encodes and decodes: 0-1, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `ConsumerGroupDescribe` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `ConsumerGroupDescribeResponse::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for ConsumerGroupDescribeResponse<'_> {
     const NAME: &'static str = "ConsumerGroupDescribeResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(69);

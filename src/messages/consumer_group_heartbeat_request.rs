@@ -102,8 +102,11 @@ impl<'a> ConsumerGroupHeartbeatRequest<'a> {
 
     /// Sets [`Self::subscribed_topic_names`].
     #[must_use]
-    pub fn with_subscribed_topic_names(mut self, value: Option<c::Array<'a, c::Str<'a>>>) -> Self {
-        self.subscribed_topic_names = value;
+    pub fn with_subscribed_topic_names(
+        mut self,
+        value: impl c::IntoNullable<c::Array<'a, c::Str<'a>>>,
+    ) -> Self {
+        self.subscribed_topic_names = value.into_nullable();
         self
     }
 
@@ -125,9 +128,9 @@ impl<'a> ConsumerGroupHeartbeatRequest<'a> {
     #[must_use]
     pub fn with_topic_partitions(
         mut self,
-        value: Option<c::Array<'a, TopicPartitions<'a>>>,
+        value: impl c::IntoNullable<c::Array<'a, TopicPartitions<'a>>>,
     ) -> Self {
-        self.topic_partitions = value;
+        self.topic_partitions = value.into_nullable();
         self
     }
 
@@ -173,6 +176,15 @@ impl<'a> ConsumerGroupHeartbeatRequest<'a> {
         }
         self.unknown_tagged_fields.is_empty()
     }
+}
+
+impl ConsumerGroupHeartbeatRequest<'_> {
+    /// The versions of `ConsumerGroupHeartbeatRequest` this build encodes and decodes: 0-1, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `ConsumerGroupHeartbeat` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `ConsumerGroupHeartbeatRequest::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
 }
 
 impl c::Message for ConsumerGroupHeartbeatRequest<'_> {

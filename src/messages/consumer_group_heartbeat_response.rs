@@ -133,6 +133,15 @@ impl<'a> ConsumerGroupHeartbeatResponse<'a> {
     }
 }
 
+impl ConsumerGroupHeartbeatResponse<'_> {
+    /// The versions of `ConsumerGroupHeartbeatResponse` this build encodes and decodes: 0-1, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `ConsumerGroupHeartbeat` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `ConsumerGroupHeartbeatResponse::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for ConsumerGroupHeartbeatResponse<'_> {
     const NAME: &'static str = "ConsumerGroupHeartbeatResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(68);

@@ -69,6 +69,14 @@ impl<'a> ControlledShutdownRequest<'a> {
     }
 }
 
+impl ControlledShutdownRequest<'_> {
+    /// The versions of `ControlledShutdownRequest` this build encodes and decodes: 0-3, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `ControlledShutdown` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `ControlledShutdownRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for ControlledShutdownRequest<'_> {
     const NAME: &'static str = "ControlledShutdownRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(7);

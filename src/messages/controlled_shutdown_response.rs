@@ -72,6 +72,14 @@ impl<'a> ControlledShutdownResponse<'a> {
     }
 }
 
+impl ControlledShutdownResponse<'_> {
+    /// The versions of `ControlledShutdownResponse` this build encodes and decodes: 0-3, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `ControlledShutdown` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `ControlledShutdownResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for ControlledShutdownResponse<'_> {
     const NAME: &'static str = "ControlledShutdownResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(7);

@@ -107,6 +107,15 @@ impl<'a> ControllerRegistrationRequest<'a> {
     }
 }
 
+impl ControllerRegistrationRequest<'_> {
+    /// The versions of `ControllerRegistrationRequest` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `ControllerRegistration` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `ControllerRegistrationRequest::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for ControllerRegistrationRequest<'_> {
     const NAME: &'static str = "ControllerRegistrationRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(70);

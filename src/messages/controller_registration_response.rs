@@ -81,6 +81,15 @@ impl<'a> ControllerRegistrationResponse<'a> {
     }
 }
 
+impl ControllerRegistrationResponse<'_> {
+    /// The versions of `ControllerRegistrationResponse` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `ControllerRegistration` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `ControllerRegistrationResponse::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for ControllerRegistrationResponse<'_> {
     const NAME: &'static str = "ControllerRegistrationResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(70);

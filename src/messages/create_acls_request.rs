@@ -56,6 +56,14 @@ impl<'a> CreateAclsRequest<'a> {
     }
 }
 
+impl CreateAclsRequest<'_> {
+    /// The versions of `CreateAclsRequest` this build encodes and decodes: 0-3, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `CreateAcls` API (see the crate docs on firmware builds);
+    /// a version outside is refused with `UnsupportedVersion`. A build pinned to one version sends
+    /// at `CreateAclsRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for CreateAclsRequest<'_> {
     const NAME: &'static str = "CreateAclsRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(30);

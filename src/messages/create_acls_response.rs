@@ -69,6 +69,14 @@ impl<'a> CreateAclsResponse<'a> {
     }
 }
 
+impl CreateAclsResponse<'_> {
+    /// The versions of `CreateAclsResponse` this build encodes and decodes: 0-3, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `CreateAcls` API (see the crate docs on firmware builds);
+    /// a version outside is refused with `UnsupportedVersion`. A build pinned to one version sends
+    /// at `CreateAclsResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for CreateAclsResponse<'_> {
     const NAME: &'static str = "CreateAclsResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(30);

@@ -103,6 +103,15 @@ impl<'a> CreateDelegationTokenRequest<'a> {
     }
 }
 
+impl CreateDelegationTokenRequest<'_> {
+    /// The versions of `CreateDelegationTokenRequest` this build encodes and decodes: 0-3, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `CreateDelegationToken` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `CreateDelegationTokenRequest::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for CreateDelegationTokenRequest<'_> {
     const NAME: &'static str = "CreateDelegationTokenRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(38);

@@ -186,6 +186,15 @@ impl<'a> CreateDelegationTokenResponse<'a> {
     }
 }
 
+impl CreateDelegationTokenResponse<'_> {
+    /// The versions of `CreateDelegationTokenResponse` this build encodes and decodes: 0-3, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `CreateDelegationToken` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `CreateDelegationTokenResponse::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for CreateDelegationTokenResponse<'_> {
     const NAME: &'static str = "CreateDelegationTokenResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(38);

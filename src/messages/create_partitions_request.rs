@@ -84,6 +84,14 @@ impl<'a> CreatePartitionsRequest<'a> {
     }
 }
 
+impl CreatePartitionsRequest<'_> {
+    /// The versions of `CreatePartitionsRequest` this build encodes and decodes: 0-3, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `CreatePartitions` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `CreatePartitionsRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for CreatePartitionsRequest<'_> {
     const NAME: &'static str = "CreatePartitionsRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(37);
@@ -351,9 +359,9 @@ impl<'a> CreatePartitionsTopic<'a> {
     #[must_use]
     pub fn with_assignments(
         mut self,
-        value: Option<c::Array<'a, CreatePartitionsAssignment<'a>>>,
+        value: impl c::IntoNullable<c::Array<'a, CreatePartitionsAssignment<'a>>>,
     ) -> Self {
-        self.assignments = value;
+        self.assignments = value.into_nullable();
         self
     }
 

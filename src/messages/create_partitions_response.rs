@@ -71,6 +71,14 @@ impl<'a> CreatePartitionsResponse<'a> {
     }
 }
 
+impl CreatePartitionsResponse<'_> {
+    /// The versions of `CreatePartitionsResponse` this build encodes and decodes: 0-3, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `CreatePartitions` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `CreatePartitionsResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for CreatePartitionsResponse<'_> {
     const NAME: &'static str = "CreatePartitionsResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(37);

@@ -19,8 +19,15 @@ pub struct CreateTopicsRequest<'a> {
     /// `Topics`: `[]CreatableTopic`, versions 0+.
     pub topics: c::Array<'a, CreatableTopic<'a>>,
     /// `timeoutMs`: `int32`, versions 0+. Default: `60000`.
+    ///
+    /// How long the broker waits for the creation to complete before answering, 60000 by default
+    /// (the schema spells the field `timeoutMs`). A topic answered with `REQUEST_TIMED_OUT` may
+    /// still be created afterwards: check with Metadata before trying again.
     pub timeout_ms: i32,
     /// `validateOnly`: `bool`, versions 1+. Default: `false`.
+    ///
+    /// When true (v1+), the broker runs every check (name, partitions, replication, configs,
+    /// creation policy) and reports the outcome, but creates nothing.
     pub validate_only: bool,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
@@ -80,6 +87,14 @@ impl<'a> CreateTopicsRequest<'a> {
         }
         self.unknown_tagged_fields.is_empty()
     }
+}
+
+impl CreateTopicsRequest<'_> {
+    /// The versions of `CreateTopicsRequest` this build encodes and decodes: 0-7, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `CreateTopics` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `CreateTopicsRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
 }
 
 impl c::Message for CreateTopicsRequest<'_> {
@@ -332,12 +347,30 @@ pub struct CreatableTopic<'a> {
     /// `Name`: `string`, versions 0+.
     pub name: c::Str<'a>,
     /// `NumPartitions`: `int32`, versions 0+.
+    ///
+    /// The new topic's partition count. -1 takes the broker's `num.partitions`, which the protocol
+    /// allows from v4 (Kafka's own client refuses to send it earlier); with manual `Assignments` it
+    /// must be -1, as the assignment gives the count. `default()` holds 0, which is refused with
+    /// `INVALID_PARTITIONS`.
     pub num_partitions: i32,
     /// `ReplicationFactor`: `int16`, versions 0+.
+    ///
+    /// Copies of each partition. -1 takes the broker's `default.replication.factor`, from v4, and
+    /// it must be -1 when `Assignments` places the replicas; more than the live brokers gets
+    /// `INVALID_REPLICATION_FACTOR`. `default()` holds 0, which is refused too.
     pub replication_factor: i16,
     /// `Assignments`: `[]CreatableReplicaAssignment`, versions 0+.
+    ///
+    /// A manual placement: for each partition, the ids of the brokers holding its replicas, the
+    /// first being the preferred leader. Empty, the default, lets the controller place them; when
+    /// set, `NumPartitions` and `ReplicationFactor` must both be -1, or the topic gets
+    /// `INVALID_REQUEST`.
     pub assignments: c::Array<'a, CreatableReplicaAssignment<'a>>,
     /// `Configs`: `[]CreatableTopicConfig`, versions 0+.
+    ///
+    /// Topic-level settings that differ from the broker's defaults, such as `cleanup.policy` set to
+    /// `compact`, or `retention.ms`. An unknown name or a bad value fails the topic, and a null
+    /// value is refused.
     pub configs: c::Array<'a, CreatableTopicConfig<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,

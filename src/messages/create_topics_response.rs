@@ -69,6 +69,14 @@ impl<'a> CreateTopicsResponse<'a> {
     }
 }
 
+impl CreateTopicsResponse<'_> {
+    /// The versions of `CreateTopicsResponse` this build encodes and decodes: 0-7, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `CreateTopics` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `CreateTopicsResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for CreateTopicsResponse<'_> {
     const NAME: &'static str = "CreateTopicsResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(19);
@@ -319,6 +327,10 @@ pub struct CreatableTopicResult<'a> {
     /// `TopicId`: `uuid`, versions 7+. Ignorable.
     pub topic_id: c::Uuid,
     /// `ErrorCode`: `int16`, versions 0+.
+    ///
+    /// Per topic: `TOPIC_ALREADY_EXISTS` is often harmless, `ErrorMessage` (v1+) gives the reason
+    /// of the others, and `THROTTLING_QUOTA_EXCEEDED` (v6+) asks to try again after
+    /// `ThrottleTimeMs`.
     pub error_code: i16,
     /// `ErrorMessage`: `string`, versions 1+, nullable in 0+. Ignorable.
     pub error_message: Option<c::Str<'a>>,
@@ -402,8 +414,11 @@ impl<'a> CreatableTopicResult<'a> {
 
     /// Sets [`Self::configs`].
     #[must_use]
-    pub fn with_configs(mut self, value: Option<c::Array<'a, CreatableTopicConfigs<'a>>>) -> Self {
-        self.configs = value;
+    pub fn with_configs(
+        mut self,
+        value: impl c::IntoNullable<c::Array<'a, CreatableTopicConfigs<'a>>>,
+    ) -> Self {
+        self.configs = value.into_nullable();
         self
     }
 

@@ -56,6 +56,14 @@ impl<'a> DeleteAclsRequest<'a> {
     }
 }
 
+impl DeleteAclsRequest<'_> {
+    /// The versions of `DeleteAclsRequest` this build encodes and decodes: 0-3, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `DeleteAcls` API (see the crate docs on firmware builds);
+    /// a version outside is refused with `UnsupportedVersion`. A build pinned to one version sends
+    /// at `DeleteAclsRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for DeleteAclsRequest<'_> {
     const NAME: &'static str = "DeleteAclsRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(31);

@@ -72,6 +72,14 @@ impl<'a> DeleteAclsResponse<'a> {
     }
 }
 
+impl DeleteAclsResponse<'_> {
+    /// The versions of `DeleteAclsResponse` this build encodes and decodes: 0-3, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `DeleteAcls` API (see the crate docs on firmware builds);
+    /// a version outside is refused with `UnsupportedVersion`. A build pinned to one version sends
+    /// at `DeleteAclsResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for DeleteAclsResponse<'_> {
     const NAME: &'static str = "DeleteAclsResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(31);

@@ -55,6 +55,14 @@ impl<'a> DeleteGroupsRequest<'a> {
     }
 }
 
+impl DeleteGroupsRequest<'_> {
+    /// The versions of `DeleteGroupsRequest` this build encodes and decodes: 0-3, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `DeleteGroups` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `DeleteGroupsRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for DeleteGroupsRequest<'_> {
     const NAME: &'static str = "DeleteGroupsRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(42);

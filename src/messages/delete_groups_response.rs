@@ -71,6 +71,14 @@ impl<'a> DeleteGroupsResponse<'a> {
     }
 }
 
+impl DeleteGroupsResponse<'_> {
+    /// The versions of `DeleteGroupsResponse` this build encodes and decodes: 0-3, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `DeleteGroups` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `DeleteGroupsResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for DeleteGroupsResponse<'_> {
     const NAME: &'static str = "DeleteGroupsResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(42);

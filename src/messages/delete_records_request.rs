@@ -68,6 +68,14 @@ impl<'a> DeleteRecordsRequest<'a> {
     }
 }
 
+impl DeleteRecordsRequest<'_> {
+    /// The versions of `DeleteRecordsRequest` this build encodes and decodes: 0-2, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `DeleteRecords` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `DeleteRecordsRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for DeleteRecordsRequest<'_> {
     const NAME: &'static str = "DeleteRecordsRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(21);

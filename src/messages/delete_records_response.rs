@@ -71,6 +71,14 @@ impl<'a> DeleteRecordsResponse<'a> {
     }
 }
 
+impl DeleteRecordsResponse<'_> {
+    /// The versions of `DeleteRecordsResponse` this build encodes and decodes: 0-2, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `DeleteRecords` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `DeleteRecordsResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for DeleteRecordsResponse<'_> {
     const NAME: &'static str = "DeleteRecordsResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(21);

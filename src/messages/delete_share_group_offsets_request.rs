@@ -71,6 +71,15 @@ impl<'a> DeleteShareGroupOffsetsRequest<'a> {
     }
 }
 
+impl DeleteShareGroupOffsetsRequest<'_> {
+    /// The versions of `DeleteShareGroupOffsetsRequest` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `DeleteShareGroupOffsets` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `DeleteShareGroupOffsetsRequest::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for DeleteShareGroupOffsetsRequest<'_> {
     const NAME: &'static str = "DeleteShareGroupOffsetsRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(92);

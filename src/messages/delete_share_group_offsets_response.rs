@@ -97,6 +97,15 @@ impl<'a> DeleteShareGroupOffsetsResponse<'a> {
     }
 }
 
+impl DeleteShareGroupOffsetsResponse<'_> {
+    /// The versions of `DeleteShareGroupOffsetsResponse` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `DeleteShareGroupOffsets` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `DeleteShareGroupOffsetsResponse::BUILT_VERSIONS.max`, which follows
+    /// the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for DeleteShareGroupOffsetsResponse<'_> {
     const NAME: &'static str = "DeleteShareGroupOffsetsResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(92);

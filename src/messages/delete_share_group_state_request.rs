@@ -68,6 +68,15 @@ impl<'a> DeleteShareGroupStateRequest<'a> {
     }
 }
 
+impl DeleteShareGroupStateRequest<'_> {
+    /// The versions of `DeleteShareGroupStateRequest` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `DeleteShareGroupState` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `DeleteShareGroupStateRequest::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for DeleteShareGroupStateRequest<'_> {
     const NAME: &'static str = "DeleteShareGroupStateRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(86);

@@ -55,6 +55,15 @@ impl<'a> DeleteShareGroupStateResponse<'a> {
     }
 }
 
+impl DeleteShareGroupStateResponse<'_> {
+    /// The versions of `DeleteShareGroupStateResponse` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `DeleteShareGroupState` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `DeleteShareGroupStateResponse::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for DeleteShareGroupStateResponse<'_> {
     const NAME: &'static str = "DeleteShareGroupStateResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(86);

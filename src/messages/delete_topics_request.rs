@@ -17,10 +17,16 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(20), c::VersionRange::
 #[non_exhaustive]
 pub struct DeleteTopicsRequest<'a> {
     /// `Topics`: `[]DeleteTopicState`, versions 6+.
+    ///
+    /// v6+: the topics to delete, each either by `Name` with a zero `TopicId`, or by `TopicId` with
+    /// a null `Name`. An entry with both, or with neither, gets `INVALID_REQUEST`.
     pub topics: c::Array<'a, DeleteTopicState<'a>>,
     /// `TopicNames`: `[]string`, versions 0-5. Ignorable.
     pub topic_names: c::Array<'a, c::Str<'a>>,
     /// `TimeoutMs`: `int32`, versions 0+.
+    ///
+    /// How long the broker waits for the deletions to complete before answering; `default()` holds
+    /// 0, so set one. A topic answered with `REQUEST_TIMED_OUT` may still be deleted afterwards.
     pub timeout_ms: i32,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
@@ -80,6 +86,14 @@ impl<'a> DeleteTopicsRequest<'a> {
         }
         self.unknown_tagged_fields.is_empty()
     }
+}
+
+impl DeleteTopicsRequest<'_> {
+    /// The versions of `DeleteTopicsRequest` this build encodes and decodes: 0-6, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `DeleteTopics` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `DeleteTopicsRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
 }
 
 impl c::Message for DeleteTopicsRequest<'_> {

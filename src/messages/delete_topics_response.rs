@@ -72,6 +72,14 @@ impl<'a> DeleteTopicsResponse<'a> {
     }
 }
 
+impl DeleteTopicsResponse<'_> {
+    /// The versions of `DeleteTopicsResponse` this build encodes and decodes: 0-6, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `DeleteTopics` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `DeleteTopicsResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for DeleteTopicsResponse<'_> {
     const NAME: &'static str = "DeleteTopicsResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(20);

@@ -138,6 +138,14 @@ impl<'a> DescribeAclsRequest<'a> {
     }
 }
 
+impl DescribeAclsRequest<'_> {
+    /// The versions of `DescribeAclsRequest` this build encodes and decodes: 0-3, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `DescribeAcls` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `DescribeAclsRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for DescribeAclsRequest<'_> {
     const NAME: &'static str = "DescribeAclsRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(29);

@@ -98,6 +98,14 @@ impl<'a> DescribeAclsResponse<'a> {
     }
 }
 
+impl DescribeAclsResponse<'_> {
+    /// The versions of `DescribeAclsResponse` this build encodes and decodes: 0-3, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `DescribeAcls` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `DescribeAclsResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for DescribeAclsResponse<'_> {
     const NAME: &'static str = "DescribeAclsResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(29);

@@ -68,6 +68,15 @@ impl<'a> DescribeClientQuotasRequest<'a> {
     }
 }
 
+impl DescribeClientQuotasRequest<'_> {
+    /// The versions of `DescribeClientQuotasRequest` this build encodes and decodes: 0-1, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `DescribeClientQuotas` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `DescribeClientQuotasRequest::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for DescribeClientQuotasRequest<'_> {
     const NAME: &'static str = "DescribeClientQuotasRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(48);

@@ -63,8 +63,11 @@ impl<'a> DescribeClientQuotasResponse<'a> {
 
     /// Sets [`Self::entries`].
     #[must_use]
-    pub fn with_entries(mut self, value: Option<c::Array<'a, EntryData<'a>>>) -> Self {
-        self.entries = value;
+    pub fn with_entries(
+        mut self,
+        value: impl c::IntoNullable<c::Array<'a, EntryData<'a>>>,
+    ) -> Self {
+        self.entries = value.into_nullable();
         self
     }
 
@@ -92,6 +95,15 @@ impl<'a> DescribeClientQuotasResponse<'a> {
         }
         self.unknown_tagged_fields.is_empty()
     }
+}
+
+impl DescribeClientQuotasResponse<'_> {
+    /// The versions of `DescribeClientQuotasResponse` this build encodes and decodes: 0-1, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `DescribeClientQuotas` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `DescribeClientQuotasResponse::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
 }
 
 impl c::Message for DescribeClientQuotasResponse<'_> {

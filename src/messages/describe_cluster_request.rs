@@ -81,6 +81,14 @@ impl<'a> DescribeClusterRequest<'a> {
     }
 }
 
+impl DescribeClusterRequest<'_> {
+    /// The versions of `DescribeClusterRequest` this build encodes and decodes: 0-2, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `DescribeCluster` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `DescribeClusterRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for DescribeClusterRequest<'_> {
     const NAME: &'static str = "DescribeClusterRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(60);

@@ -149,6 +149,14 @@ impl<'a> DescribeClusterResponse<'a> {
     }
 }
 
+impl DescribeClusterResponse<'_> {
+    /// The versions of `DescribeClusterResponse` this build encodes and decodes: 0-2, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `DescribeCluster` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `DescribeClusterResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for DescribeClusterResponse<'_> {
     const NAME: &'static str = "DescribeClusterResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(60);

@@ -85,6 +85,14 @@ impl<'a> DescribeConfigsRequest<'a> {
     }
 }
 
+impl DescribeConfigsRequest<'_> {
+    /// The versions of `DescribeConfigsRequest` this build encodes and decodes: 0-4, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `DescribeConfigs` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `DescribeConfigsRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for DescribeConfigsRequest<'_> {
     const NAME: &'static str = "DescribeConfigsRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(32);
@@ -359,10 +367,19 @@ c::struct_element!(DescribeConfigsRequest);
 #[non_exhaustive]
 pub struct DescribeConfigsResource<'a> {
     /// `ResourceType`: `int8`, versions 0+.
+    ///
+    /// What the resource is, as Kafka's `ConfigResource.Type` numbers it: 2 a topic, 4 a broker, 8
+    /// a broker's loggers, 16 client metrics settings, 32 a group.
     pub resource_type: i8,
     /// `ResourceName`: `string`, versions 0+.
+    ///
+    /// The topic's name, or for a broker or its loggers the broker id in decimal, such as `"1"`. An
+    /// empty name with type 4 asks for the cluster-wide dynamic broker defaults.
     pub resource_name: c::Str<'a>,
     /// `ConfigurationKeys`: `[]string`, versions 0+, nullable in 0+.
+    ///
+    /// The settings to return; null asks for all. Current brokers also read an empty list, what
+    /// `default()` holds, as all.
     pub configuration_keys: Option<c::Array<'a, c::Str<'a>>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
@@ -396,8 +413,11 @@ impl<'a> DescribeConfigsResource<'a> {
 
     /// Sets [`Self::configuration_keys`].
     #[must_use]
-    pub fn with_configuration_keys(mut self, value: Option<c::Array<'a, c::Str<'a>>>) -> Self {
-        self.configuration_keys = value;
+    pub fn with_configuration_keys(
+        mut self,
+        value: impl c::IntoNullable<c::Array<'a, c::Str<'a>>>,
+    ) -> Self {
+        self.configuration_keys = value.into_nullable();
         self
     }
 

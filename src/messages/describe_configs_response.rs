@@ -72,6 +72,14 @@ impl<'a> DescribeConfigsResponse<'a> {
     }
 }
 
+impl DescribeConfigsResponse<'_> {
+    /// The versions of `DescribeConfigsResponse` this build encodes and decodes: 0-4, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `DescribeConfigs` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `DescribeConfigsResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for DescribeConfigsResponse<'_> {
     const NAME: &'static str = "DescribeConfigsResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(32);
@@ -669,12 +677,20 @@ pub struct DescribeConfigsResourceResult<'a> {
     /// `Name`: `string`, versions 0+.
     pub name: c::Str<'a>,
     /// `Value`: `string`, versions 0+, nullable in 0+.
+    ///
+    /// The value as a string; null for a sensitive setting such as a password, which then has
+    /// `IsSensitive` set.
     pub value: Option<c::Str<'a>>,
     /// `ReadOnly`: `bool`, versions 0+.
     pub read_only: bool,
     /// `IsDefault`: `bool`, versions 0.
     pub is_default: bool,
     /// `ConfigSource`: `int8`, versions 1+. Default: `-1`. Ignorable.
+    ///
+    /// Where the value comes from (v1+): 1 a dynamic topic setting, 2 a dynamic setting of this
+    /// broker, 3 a dynamic cluster-wide broker default, 4 the broker's properties file, 5 Kafka's
+    /// built-in default, 6 a dynamic logger level; newer brokers use higher values for newer
+    /// sources.
     pub config_source: i8,
     /// `IsSensitive`: `bool`, versions 0+.
     pub is_sensitive: bool,

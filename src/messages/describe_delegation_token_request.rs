@@ -36,9 +36,9 @@ impl<'a> DescribeDelegationTokenRequest<'a> {
     #[must_use]
     pub fn with_owners(
         mut self,
-        value: Option<c::Array<'a, DescribeDelegationTokenOwner<'a>>>,
+        value: impl c::IntoNullable<c::Array<'a, DescribeDelegationTokenOwner<'a>>>,
     ) -> Self {
-        self.owners = value;
+        self.owners = value.into_nullable();
         self
     }
 
@@ -57,6 +57,15 @@ impl<'a> DescribeDelegationTokenRequest<'a> {
         }
         self.unknown_tagged_fields.is_empty()
     }
+}
+
+impl DescribeDelegationTokenRequest<'_> {
+    /// The versions of `DescribeDelegationTokenRequest` this build encodes and decodes: 0-3, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `DescribeDelegationToken` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `DescribeDelegationTokenRequest::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
 }
 
 impl c::Message for DescribeDelegationTokenRequest<'_> {

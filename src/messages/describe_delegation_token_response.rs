@@ -85,6 +85,15 @@ impl<'a> DescribeDelegationTokenResponse<'a> {
     }
 }
 
+impl DescribeDelegationTokenResponse<'_> {
+    /// The versions of `DescribeDelegationTokenResponse` this build encodes and decodes: 0-3,
+    /// unless `KWIRE_VERSIONS` kept fewer of the `DescribeDelegationToken` API (see the crate docs
+    /// on firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned
+    /// to one version sends at `DescribeDelegationTokenResponse::BUILT_VERSIONS.max`, which follows
+    /// the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for DescribeDelegationTokenResponse<'_> {
     const NAME: &'static str = "DescribeDelegationTokenResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(41);

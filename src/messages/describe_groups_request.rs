@@ -68,6 +68,14 @@ impl<'a> DescribeGroupsRequest<'a> {
     }
 }
 
+impl DescribeGroupsRequest<'_> {
+    /// The versions of `DescribeGroupsRequest` this build encodes and decodes: 0-6, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `DescribeGroups` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `DescribeGroupsRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for DescribeGroupsRequest<'_> {
     const NAME: &'static str = "DescribeGroupsRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(15);

@@ -68,6 +68,14 @@ impl<'a> DescribeGroupsResponse<'a> {
     }
 }
 
+impl DescribeGroupsResponse<'_> {
+    /// The versions of `DescribeGroupsResponse` this build encodes and decodes: 0-6, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `DescribeGroups` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `DescribeGroupsResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for DescribeGroupsResponse<'_> {
     const NAME: &'static str = "DescribeGroupsResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(15);

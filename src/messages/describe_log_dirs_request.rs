@@ -34,8 +34,11 @@ impl Default for DescribeLogDirsRequest<'_> {
 impl<'a> DescribeLogDirsRequest<'a> {
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: Option<c::Array<'a, DescribableLogDirTopic<'a>>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(
+        mut self,
+        value: impl c::IntoNullable<c::Array<'a, DescribableLogDirTopic<'a>>>,
+    ) -> Self {
+        self.topics = value.into_nullable();
         self
     }
 
@@ -54,6 +57,14 @@ impl<'a> DescribeLogDirsRequest<'a> {
         }
         self.unknown_tagged_fields.is_empty()
     }
+}
+
+impl DescribeLogDirsRequest<'_> {
+    /// The versions of `DescribeLogDirsRequest` this build encodes and decodes: 0-5, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `DescribeLogDirs` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `DescribeLogDirsRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
 }
 
 impl c::Message for DescribeLogDirsRequest<'_> {

@@ -85,6 +85,14 @@ impl<'a> DescribeLogDirsResponse<'a> {
     }
 }
 
+impl DescribeLogDirsResponse<'_> {
+    /// The versions of `DescribeLogDirsResponse` this build encodes and decodes: 0-5, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `DescribeLogDirs` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `DescribeLogDirsResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for DescribeLogDirsResponse<'_> {
     const NAME: &'static str = "DescribeLogDirsResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(35);

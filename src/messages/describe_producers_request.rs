@@ -55,6 +55,14 @@ impl<'a> DescribeProducersRequest<'a> {
     }
 }
 
+impl DescribeProducersRequest<'_> {
+    /// The versions of `DescribeProducersRequest` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `DescribeProducers` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `DescribeProducersRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for DescribeProducersRequest<'_> {
     const NAME: &'static str = "DescribeProducersRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(61);

@@ -68,6 +68,14 @@ impl<'a> DescribeProducersResponse<'a> {
     }
 }
 
+impl DescribeProducersResponse<'_> {
+    /// The versions of `DescribeProducersResponse` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `DescribeProducers` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `DescribeProducersResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for DescribeProducersResponse<'_> {
     const NAME: &'static str = "DescribeProducersResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(61);

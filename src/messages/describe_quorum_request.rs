@@ -55,6 +55,14 @@ impl<'a> DescribeQuorumRequest<'a> {
     }
 }
 
+impl DescribeQuorumRequest<'_> {
+    /// The versions of `DescribeQuorumRequest` this build encodes and decodes: 0-2, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `DescribeQuorum` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `DescribeQuorumRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for DescribeQuorumRequest<'_> {
     const NAME: &'static str = "DescribeQuorumRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(55);

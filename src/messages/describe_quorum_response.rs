@@ -94,6 +94,14 @@ impl<'a> DescribeQuorumResponse<'a> {
     }
 }
 
+impl DescribeQuorumResponse<'_> {
+    /// The versions of `DescribeQuorumResponse` this build encodes and decodes: 0-2, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `DescribeQuorum` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `DescribeQuorumResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for DescribeQuorumResponse<'_> {
     const NAME: &'static str = "DescribeQuorumResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(55);

@@ -58,6 +58,15 @@ impl<'a> DescribeShareGroupOffsetsRequest<'a> {
     }
 }
 
+impl DescribeShareGroupOffsetsRequest<'_> {
+    /// The versions of `DescribeShareGroupOffsetsRequest` this build encodes and decodes: 0-1,
+    /// unless `KWIRE_VERSIONS` kept fewer of the `DescribeShareGroupOffsets` API (see the crate
+    /// docs on firmware builds); a version outside is refused with `UnsupportedVersion`. A build
+    /// pinned to one version sends at `DescribeShareGroupOffsetsRequest::BUILT_VERSIONS.max`, which
+    /// follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for DescribeShareGroupOffsetsRequest<'_> {
     const NAME: &'static str = "DescribeShareGroupOffsetsRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(90);
@@ -277,9 +286,9 @@ impl<'a> DescribeShareGroupOffsetsRequestGroup<'a> {
     #[must_use]
     pub fn with_topics(
         mut self,
-        value: Option<c::Array<'a, DescribeShareGroupOffsetsRequestTopic<'a>>>,
+        value: impl c::IntoNullable<c::Array<'a, DescribeShareGroupOffsetsRequestTopic<'a>>>,
     ) -> Self {
-        self.topics = value;
+        self.topics = value.into_nullable();
         self
     }
 

@@ -71,6 +71,15 @@ impl<'a> DescribeShareGroupOffsetsResponse<'a> {
     }
 }
 
+impl DescribeShareGroupOffsetsResponse<'_> {
+    /// The versions of `DescribeShareGroupOffsetsResponse` this build encodes and decodes: 0-1,
+    /// unless `KWIRE_VERSIONS` kept fewer of the `DescribeShareGroupOffsets` API (see the crate
+    /// docs on firmware builds); a version outside is refused with `UnsupportedVersion`. A build
+    /// pinned to one version sends at `DescribeShareGroupOffsetsResponse::BUILT_VERSIONS.max`,
+    /// which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for DescribeShareGroupOffsetsResponse<'_> {
     const NAME: &'static str = "DescribeShareGroupOffsetsResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(90);

@@ -81,6 +81,15 @@ impl<'a> DescribeTopicPartitionsRequest<'a> {
     }
 }
 
+impl DescribeTopicPartitionsRequest<'_> {
+    /// The versions of `DescribeTopicPartitionsRequest` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `DescribeTopicPartitions` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `DescribeTopicPartitionsRequest::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for DescribeTopicPartitionsRequest<'_> {
     const NAME: &'static str = "DescribeTopicPartitionsRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(75);

@@ -84,6 +84,15 @@ impl<'a> DescribeTopicPartitionsResponse<'a> {
     }
 }
 
+impl DescribeTopicPartitionsResponse<'_> {
+    /// The versions of `DescribeTopicPartitionsResponse` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `DescribeTopicPartitions` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `DescribeTopicPartitionsResponse::BUILT_VERSIONS.max`, which follows
+    /// the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for DescribeTopicPartitionsResponse<'_> {
     const NAME: &'static str = "DescribeTopicPartitionsResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(75);
@@ -759,15 +768,18 @@ impl<'a> DescribeTopicPartitionsResponsePartition<'a> {
 
     /// Sets [`Self::eligible_leader_replicas`].
     #[must_use]
-    pub fn with_eligible_leader_replicas(mut self, value: Option<c::Array<'a, i32>>) -> Self {
-        self.eligible_leader_replicas = value;
+    pub fn with_eligible_leader_replicas(
+        mut self,
+        value: impl c::IntoNullable<c::Array<'a, i32>>,
+    ) -> Self {
+        self.eligible_leader_replicas = value.into_nullable();
         self
     }
 
     /// Sets [`Self::last_known_elr`].
     #[must_use]
-    pub fn with_last_known_elr(mut self, value: Option<c::Array<'a, i32>>) -> Self {
-        self.last_known_elr = value;
+    pub fn with_last_known_elr(mut self, value: impl c::IntoNullable<c::Array<'a, i32>>) -> Self {
+        self.last_known_elr = value.into_nullable();
         self
     }
 

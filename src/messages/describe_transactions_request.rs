@@ -55,6 +55,15 @@ impl<'a> DescribeTransactionsRequest<'a> {
     }
 }
 
+impl DescribeTransactionsRequest<'_> {
+    /// The versions of `DescribeTransactionsRequest` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `DescribeTransactions` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `DescribeTransactionsRequest::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for DescribeTransactionsRequest<'_> {
     const NAME: &'static str = "DescribeTransactionsRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(65);

@@ -71,6 +71,15 @@ impl<'a> DescribeTransactionsResponse<'a> {
     }
 }
 
+impl DescribeTransactionsResponse<'_> {
+    /// The versions of `DescribeTransactionsResponse` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `DescribeTransactions` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `DescribeTransactionsResponse::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for DescribeTransactionsResponse<'_> {
     const NAME: &'static str = "DescribeTransactionsResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(65);

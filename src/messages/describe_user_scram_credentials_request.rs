@@ -33,8 +33,8 @@ impl Default for DescribeUserScramCredentialsRequest<'_> {
 impl<'a> DescribeUserScramCredentialsRequest<'a> {
     /// Sets [`Self::users`].
     #[must_use]
-    pub fn with_users(mut self, value: Option<c::Array<'a, UserName<'a>>>) -> Self {
-        self.users = value;
+    pub fn with_users(mut self, value: impl c::IntoNullable<c::Array<'a, UserName<'a>>>) -> Self {
+        self.users = value.into_nullable();
         self
     }
 
@@ -53,6 +53,15 @@ impl<'a> DescribeUserScramCredentialsRequest<'a> {
         }
         self.unknown_tagged_fields.is_empty()
     }
+}
+
+impl DescribeUserScramCredentialsRequest<'_> {
+    /// The versions of `DescribeUserScramCredentialsRequest` this build encodes and decodes: 0,
+    /// unless `KWIRE_VERSIONS` kept fewer of the `DescribeUserScramCredentials` API (see the crate
+    /// docs on firmware builds); a version outside is refused with `UnsupportedVersion`. A build
+    /// pinned to one version sends at `DescribeUserScramCredentialsRequest::BUILT_VERSIONS.max`,
+    /// which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
 }
 
 impl c::Message for DescribeUserScramCredentialsRequest<'_> {

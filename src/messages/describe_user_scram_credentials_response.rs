@@ -97,6 +97,15 @@ impl<'a> DescribeUserScramCredentialsResponse<'a> {
     }
 }
 
+impl DescribeUserScramCredentialsResponse<'_> {
+    /// The versions of `DescribeUserScramCredentialsResponse` this build encodes and decodes: 0,
+    /// unless `KWIRE_VERSIONS` kept fewer of the `DescribeUserScramCredentials` API (see the crate
+    /// docs on firmware builds); a version outside is refused with `UnsupportedVersion`. A build
+    /// pinned to one version sends at `DescribeUserScramCredentialsResponse::BUILT_VERSIONS.max`,
+    /// which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for DescribeUserScramCredentialsResponse<'_> {
     const NAME: &'static str = "DescribeUserScramCredentialsResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(50);

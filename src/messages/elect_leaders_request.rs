@@ -48,9 +48,9 @@ impl<'a> ElectLeadersRequest<'a> {
     #[must_use]
     pub fn with_topic_partitions(
         mut self,
-        value: Option<c::Array<'a, TopicPartitions<'a>>>,
+        value: impl c::IntoNullable<c::Array<'a, TopicPartitions<'a>>>,
     ) -> Self {
-        self.topic_partitions = value;
+        self.topic_partitions = value.into_nullable();
         self
     }
 
@@ -82,6 +82,14 @@ impl<'a> ElectLeadersRequest<'a> {
         }
         self.unknown_tagged_fields.is_empty()
     }
+}
+
+impl ElectLeadersRequest<'_> {
+    /// The versions of `ElectLeadersRequest` this build encodes and decodes: 0-2, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `ElectLeaders` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `ElectLeadersRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
 }
 
 impl c::Message for ElectLeadersRequest<'_> {

@@ -84,6 +84,14 @@ impl<'a> ElectLeadersResponse<'a> {
     }
 }
 
+impl ElectLeadersResponse<'_> {
+    /// The versions of `ElectLeadersResponse` this build encodes and decodes: 0-2, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `ElectLeaders` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `ElectLeadersResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for ElectLeadersResponse<'_> {
     const NAME: &'static str = "ElectLeadersResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(43);

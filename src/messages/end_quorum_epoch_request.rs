@@ -84,6 +84,14 @@ impl<'a> EndQuorumEpochRequest<'a> {
     }
 }
 
+impl EndQuorumEpochRequest<'_> {
+    /// The versions of `EndQuorumEpochRequest` this build encodes and decodes: 0-1, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `EndQuorumEpoch` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `EndQuorumEpochRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for EndQuorumEpochRequest<'_> {
     const NAME: &'static str = "EndQuorumEpochRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(54);

@@ -81,6 +81,14 @@ impl<'a> EndQuorumEpochResponse<'a> {
     }
 }
 
+impl EndQuorumEpochResponse<'_> {
+    /// The versions of `EndQuorumEpochResponse` this build encodes and decodes: 0-1, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `EndQuorumEpoch` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `EndQuorumEpochResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for EndQuorumEpochResponse<'_> {
     const NAME: &'static str = "EndQuorumEpochResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(54);

@@ -94,6 +94,14 @@ impl<'a> EndTxnRequest<'a> {
     }
 }
 
+impl EndTxnRequest<'_> {
+    /// The versions of `EndTxnRequest` this build encodes and decodes: 0-5, unless `KWIRE_VERSIONS`
+    /// kept fewer of the `EndTxn` API (see the crate docs on firmware builds); a version outside is
+    /// refused with `UnsupportedVersion`. A build pinned to one version sends at
+    /// `EndTxnRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for EndTxnRequest<'_> {
     const NAME: &'static str = "EndTxnRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(26);

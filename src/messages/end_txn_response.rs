@@ -94,6 +94,14 @@ impl<'a> EndTxnResponse<'a> {
     }
 }
 
+impl EndTxnResponse<'_> {
+    /// The versions of `EndTxnResponse` this build encodes and decodes: 0-5, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `EndTxn` API (see the crate docs on firmware builds); a
+    /// version outside is refused with `UnsupportedVersion`. A build pinned to one version sends at
+    /// `EndTxnResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for EndTxnResponse<'_> {
     const NAME: &'static str = "EndTxnResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(26);

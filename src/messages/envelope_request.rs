@@ -85,6 +85,14 @@ impl<'a> EnvelopeRequest<'a> {
     }
 }
 
+impl EnvelopeRequest<'_> {
+    /// The versions of `EnvelopeRequest` this build encodes and decodes: 0, unless `KWIRE_VERSIONS`
+    /// kept fewer of the `Envelope` API (see the crate docs on firmware builds); a version outside
+    /// is refused with `UnsupportedVersion`. A build pinned to one version sends at
+    /// `EnvelopeRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for EnvelopeRequest<'_> {
     const NAME: &'static str = "EnvelopeRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(58);

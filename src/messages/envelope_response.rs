@@ -68,6 +68,14 @@ impl<'a> EnvelopeResponse<'a> {
     }
 }
 
+impl EnvelopeResponse<'_> {
+    /// The versions of `EnvelopeResponse` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `Envelope` API (see the crate docs on firmware builds); a
+    /// version outside is refused with `UnsupportedVersion`. A build pinned to one version sends at
+    /// `EnvelopeResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for EnvelopeResponse<'_> {
     const NAME: &'static str = "EnvelopeResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(58);

@@ -69,6 +69,15 @@ impl<'a> ExpireDelegationTokenRequest<'a> {
     }
 }
 
+impl ExpireDelegationTokenRequest<'_> {
+    /// The versions of `ExpireDelegationTokenRequest` this build encodes and decodes: 0-2, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `ExpireDelegationToken` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `ExpireDelegationTokenRequest::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for ExpireDelegationTokenRequest<'_> {
     const NAME: &'static str = "ExpireDelegationTokenRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(40);

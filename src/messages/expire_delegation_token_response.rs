@@ -82,6 +82,15 @@ impl<'a> ExpireDelegationTokenResponse<'a> {
     }
 }
 
+impl ExpireDelegationTokenResponse<'_> {
+    /// The versions of `ExpireDelegationTokenResponse` this build encodes and decodes: 0-2, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `ExpireDelegationToken` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `ExpireDelegationTokenResponse::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for ExpireDelegationTokenResponse<'_> {
     const NAME: &'static str = "ExpireDelegationTokenResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(40);

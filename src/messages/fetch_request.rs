@@ -12,6 +12,11 @@ use crate::error::EncodeError;
 const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(1), c::VersionRange::new(0, 18));
 
 /// `FetchRequest` (API key 1): valid versions 0-18, flexible versions 12+.
+///
+/// `default()` asks for an answer at once (`MaxWaitMs` and `MinBytes` 0, so an idle loop spins) and
+/// allows up to `i32::MAX` bytes of records. A consumer sets `with_max_wait_ms(500)`,
+/// `with_min_bytes(1)`, a `with_max_bytes` its receive buffer can hold, and `PartitionMaxBytes` on
+/// each partition.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
@@ -19,26 +24,64 @@ pub struct FetchRequest<'a> {
     /// `ClusterId`: `string`, versions 12+, nullable in 12+, tag 0 in 12+. Default: `null`. Ignorable.
     pub cluster_id: Option<c::Str<'a>>,
     /// `ReplicaId`: `int32`, versions 0-14. Default: `-1`.
+    ///
+    /// -1, the default, marks a consumer; only a broker following the leader puts its own id here.
+    /// A client leaves it alone: from v15 the field is gone (followers use `ReplicaState`), and the
+    /// encoder refuses any other value there.
     pub replica_id: i32,
     /// `ReplicaState`: `ReplicaState`, versions 15+, tag 1 in 15+.
     pub replica_state: ReplicaState<'a>,
     /// `MaxWaitMs`: `int32`, versions 0+.
+    ///
+    /// How long the broker may hold the request while less than `MinBytes` of data is available; it
+    /// then answers with whatever it has, possibly nothing. 100 to 500 ms is usual; keep it well
+    /// below the client's own request timeout.
     pub max_wait_ms: i32,
     /// `MinBytes`: `int32`, versions 0+.
+    ///
+    /// The amount of record data the broker waits for before answering early, within `MaxWaitMs`. 1
+    /// answers as soon as any record is there; 0 answers at once even when empty; larger values
+    /// trade latency for fewer round trips.
     pub min_bytes: i32,
     /// `MaxBytes`: `int32`, versions 3+. Default: `0x7fffffff`. Ignorable.
+    ///
+    /// A soft cap on the record data of the whole response (v3+): the first batch of the first
+    /// partition that has data comes back whole even when it is larger, so a fetch always makes
+    /// progress. A session that knows its receive limit lowers it to that limit less 512 bytes, so
+    /// that the response fits; the receive buffer must still hold one batch as large as the topic's
+    /// `max.message.bytes`, or the frame is refused.
     pub max_bytes: i32,
     /// `IsolationLevel`: `int8`, versions 4+. Default: `0`. Ignorable.
+    ///
+    /// 0, the default, reads uncommitted: every record below the high watermark, including those of
+    /// open and aborted transactions. 1 reads committed: only below the last stable offset, with
+    /// the aborted transactions listed in each partition's `AbortedTransactions` so their records
+    /// can be dropped. Readers of transactional topics want 1.
     pub isolation_level: i8,
     /// `SessionId`: `int32`, versions 7+. Default: `0`. Ignorable.
+    ///
+    /// The fetch session the request belongs to, 0 for none. With the defaults (0 here and
+    /// `SessionEpoch` -1) no session is kept and every request is a full fetch listing all its
+    /// partitions. To open a session, send 0 with epoch 0, then send back the `SessionId` of the
+    /// response.
     pub session_id: i32,
     /// `SessionEpoch`: `int32`, versions 7+. Default: `-1`. Ignorable.
+    ///
+    /// -1, the default, means no session (or closes the one `SessionId` names); 0 asks for a new
+    /// session. Each later request of a session carries the next epoch, 1, 2 and so on, and lists
+    /// only the partitions that changed, with `ForgottenTopicsData` for those to drop. A mismatch
+    /// gets `INVALID_FETCH_SESSION_EPOCH` or `FETCH_SESSION_ID_NOT_FOUND`: start again with a full
+    /// fetch.
     pub session_epoch: i32,
     /// `Topics`: `[]FetchTopic`, versions 0+.
     pub topics: c::Array<'a, FetchTopic<'a>>,
     /// `ForgottenTopicsData`: `[]ForgottenTopic`, versions 7+.
     pub forgotten_topics_data: c::Array<'a, ForgottenTopic<'a>>,
     /// `RackId`: `string`, versions 11+. Default: ``. Ignorable.
+    ///
+    /// The consumer's rack (its `client.rack`), v11+. A broker configured with a rack-aware
+    /// `replica.selector.class` may then point the consumer at a replica in the same rack (see
+    /// `PreferredReadReplica`); empty, the default, opts out.
     pub rack_id: c::Str<'a>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
@@ -200,6 +243,14 @@ impl<'a> FetchRequest<'a> {
         }
         self.unknown_tagged_fields.is_empty()
     }
+}
+
+impl FetchRequest<'_> {
+    /// The versions of `FetchRequest` this build encodes and decodes: 0-18, unless `KWIRE_VERSIONS`
+    /// kept fewer of the `Fetch` API (see the crate docs on firmware builds); a version outside is
+    /// refused with `UnsupportedVersion`. A build pinned to one version sends at
+    /// `FetchRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
 }
 
 impl c::Message for FetchRequest<'_> {
@@ -980,11 +1031,16 @@ c::struct_element!(ReplicaState);
 pub struct FetchTopic<'a> {
     /// `Topic`: `string`, versions 0-12. Ignorable.
     ///
-    /// At versions 13+ the topic is named by [`Self::topic_id`] instead. Set both: an encode writes the one its version carries, and refuses a version whose one is not set.
+    /// The topic by name, which versions up to 12 carry; from v13 the topic is named by `TopicId`
+    /// instead. Set both and the encoder writes the one the version carries; a name alone at v13+
+    /// is refused (`TopicNamedBy`).
     pub topic: c::Str<'a>,
     /// `TopicId`: `uuid`, versions 13+. Ignorable.
     ///
-    /// At versions 0-12 the topic is named by [`Self::topic`] instead. Set both: an encode writes the one its version carries, and refuses a version whose one is not set.
+    /// The topic's id, which replaces `Topic` from v13; take it from
+    /// `MetadataResponse.Topics.TopicId`. With both set the encoder writes whichever the version
+    /// carries, and an id alone below v13 is refused (`TopicNamedBy`); an id the broker does not
+    /// know gets `UNKNOWN_TOPIC_ID`.
     pub topic_id: c::Uuid,
     /// `Partitions`: `[]FetchPartition`, versions 0+.
     pub partitions: c::Array<'a, FetchPartition<'a>>,
@@ -1345,14 +1401,28 @@ pub struct FetchPartition<'a> {
     /// `Partition`: `int32`, versions 0+.
     pub partition: i32,
     /// `CurrentLeaderEpoch`: `int32`, versions 9+. Default: `-1`. Ignorable.
+    ///
+    /// The leader epoch this client last saw for the partition (`MetadataResponse...LeaderEpoch`),
+    /// v9+. A broker whose view differs answers `FENCED_LEADER_EPOCH` or `UNKNOWN_LEADER_EPOCH`
+    /// instead of serving data; -1, the default, skips the check.
     pub current_leader_epoch: i32,
     /// `FetchOffset`: `int64`, versions 0+.
+    ///
+    /// The offset of the next record wanted: a committed offset, one from ListOffsets, or the last
+    /// fetched batch's next offset. An offset outside the partition's log gets
+    /// `OFFSET_OUT_OF_RANGE`, and the client must choose a new position.
     pub fetch_offset: i64,
     /// `LastFetchedEpoch`: `int32`, versions 12+. Default: `-1`.
     pub last_fetched_epoch: i32,
     /// `LogStartOffset`: `int64`, versions 5+. Default: `-1`. Ignorable.
+    ///
+    /// Only followers report their log start here; a consumer leaves the default -1.
     pub log_start_offset: i64,
     /// `PartitionMaxBytes`: `int32`, versions 0+.
+    ///
+    /// A soft cap on the record data returned for this partition: as with `MaxBytes`, a first batch
+    /// that is larger still comes back whole. `default()` holds 0, which gets at most that single
+    /// first batch; set a real size, such as 1 MiB.
     pub partition_max_bytes: i32,
     /// `ReplicaDirectoryId`: `uuid`, versions 17+, tag 0 in 17+. Ignorable.
     pub replica_directory_id: c::Uuid,

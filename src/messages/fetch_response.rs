@@ -17,8 +17,16 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(1), c::VersionRange::n
 #[non_exhaustive]
 pub struct FetchResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 1+. Ignorable.
+    ///
+    /// How long, in milliseconds, this client is held back for going over a quota; 0 when it did
+    /// not. From v8 the broker answers first and then stops reading the connection for that long,
+    /// so pause fetching from this broker meanwhile.
     pub throttle_time_ms: i32,
     /// `ErrorCode`: `int16`, versions 7+. Ignorable.
+    ///
+    /// An error of the request as a whole (v7+), mostly about the fetch session, such as
+    /// `FETCH_SESSION_ID_NOT_FOUND`; the response then holds no partitions. Problems of single
+    /// partitions come in each partition's `ErrorCode`.
     pub error_code: i16,
     /// `SessionId`: `int32`, versions 7+. Default: `0`.
     pub session_id: i32,
@@ -109,6 +117,14 @@ impl<'a> FetchResponse<'a> {
         }
         self.unknown_tagged_fields.is_empty()
     }
+}
+
+impl FetchResponse<'_> {
+    /// The versions of `FetchResponse` this build encodes and decodes: 0-18, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `Fetch` API (see the crate docs on firmware builds); a
+    /// version outside is refused with `UnsupportedVersion`. A build pinned to one version sends at
+    /// `FetchResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
 }
 
 impl c::Message for FetchResponse<'_> {
@@ -845,10 +861,22 @@ pub struct PartitionData<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.
     pub partition_index: i32,
     /// `ErrorCode`: `int16`, versions 0+.
+    ///
+    /// Per partition: `OFFSET_OUT_OF_RANGE` asks for a new position, `NOT_LEADER_OR_FOLLOWER` and
+    /// `FENCED_LEADER_EPOCH` for fresh metadata and a fetch from the current leader. Records come
+    /// only with `ErrorCode::NONE`.
     pub error_code: i16,
     /// `HighWatermark`: `int64`, versions 0+.
+    ///
+    /// The offset after the last record that every in-sync replica holds: consumers read up to it
+    /// and no further (read-committed ones only to `LastStableOffset`). Its distance from the
+    /// consumer's position is the consumer's lag.
     pub high_watermark: i64,
     /// `LastStableOffset`: `int64`, versions 4+. Default: `-1`. Ignorable.
+    ///
+    /// The offset below which every transaction has been committed or aborted; a read-committed
+    /// fetch returns records only below it. It equals the high watermark when no transaction is
+    /// open, and is -1 when the broker did not report it.
     pub last_stable_offset: i64,
     /// `LogStartOffset`: `int64`, versions 5+. Default: `-1`. Ignorable.
     pub log_start_offset: i64,
@@ -859,10 +887,23 @@ pub struct PartitionData<'a> {
     /// `SnapshotId`: `SnapshotId`, versions 12+, tag 2 in 12+.
     pub snapshot_id: SnapshotId<'a>,
     /// `AbortedTransactions`: `[]AbortedTransaction`, versions 4+, nullable in 4+. Ignorable.
+    ///
+    /// Filled for a read-committed fetch: each aborted transaction overlapping the returned
+    /// records, as a producer id and the offset of its first record. Skip that producer's records
+    /// from that offset up to its abort marker, a control batch. Null for a read-uncommitted fetch,
+    /// where aborted records are simply returned.
     pub aborted_transactions: Option<c::Array<'a, AbortedTransaction<'a>>>,
     /// `PreferredReadReplica`: `int32`, versions 11+. Default: `-1`.
+    ///
+    /// -1 normally. Otherwise the broker id of a replica, usually in the consumer's rack, that the
+    /// consumer should fetch this partition from next; such an answer carries no records.
     pub preferred_read_replica: i32,
     /// `Records`: `records`, versions 0+, nullable in 0+.
+    ///
+    /// The batches read, which may begin before the requested offset (the whole batch that holds it
+    /// comes back) and may end in a batch cut short by the size limits. Walk them with
+    /// `Records::batches`, which stops before a cut-off tail, skip records below the offset asked
+    /// for, and fetch next from the last batch's `next_offset()`.
     pub records: Option<crate::records::Records<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
@@ -948,9 +989,9 @@ impl<'a> PartitionData<'a> {
     #[must_use]
     pub fn with_aborted_transactions(
         mut self,
-        value: Option<c::Array<'a, AbortedTransaction<'a>>>,
+        value: impl c::IntoNullable<c::Array<'a, AbortedTransaction<'a>>>,
     ) -> Self {
-        self.aborted_transactions = value;
+        self.aborted_transactions = value.into_nullable();
         self
     }
 

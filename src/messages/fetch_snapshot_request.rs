@@ -94,6 +94,14 @@ impl<'a> FetchSnapshotRequest<'a> {
     }
 }
 
+impl FetchSnapshotRequest<'_> {
+    /// The versions of `FetchSnapshotRequest` this build encodes and decodes: 0-1, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `FetchSnapshot` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `FetchSnapshotRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for FetchSnapshotRequest<'_> {
     const NAME: &'static str = "FetchSnapshotRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(59);

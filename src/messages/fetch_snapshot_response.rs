@@ -94,6 +94,14 @@ impl<'a> FetchSnapshotResponse<'a> {
     }
 }
 
+impl FetchSnapshotResponse<'_> {
+    /// The versions of `FetchSnapshotResponse` this build encodes and decodes: 0-1, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `FetchSnapshot` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `FetchSnapshotResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for FetchSnapshotResponse<'_> {
     const NAME: &'static str = "FetchSnapshotResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(59);

@@ -16,10 +16,21 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(10), c::VersionRange::
 #[non_exhaustive]
 pub struct FindCoordinatorRequest<'a> {
     /// `Key`: `string`, versions 0-3.
+    ///
+    /// Up to v3: the group id, or the transactional id with `KeyType` 1, whose coordinator is
+    /// wanted. From v4 the keys go in `CoordinatorKeys` and the answers in `Coordinators`.
     pub key: c::Str<'a>,
     /// `KeyType`: `int8`, versions 1+. Default: `0`.
+    ///
+    /// What the key names (v1+): 0, the default, a group; 1 a transactional id; 2 (v6+) the share
+    /// coordinator that keeps a share-partition's state, keyed `groupId:topicId:partition`, which
+    /// brokers ask for. v0 knows only groups, and members of share groups still look up their group
+    /// with 0.
     pub key_type: i8,
     /// `CoordinatorKeys`: `[]string`, versions 4+.
+    ///
+    /// v4+: the keys to look up in one request, all of the one `KeyType`; the response has a
+    /// `Coordinators` entry for each.
     pub coordinator_keys: c::Array<'a, c::Str<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
@@ -79,6 +90,14 @@ impl<'a> FindCoordinatorRequest<'a> {
         }
         self.unknown_tagged_fields.is_empty()
     }
+}
+
+impl FindCoordinatorRequest<'_> {
+    /// The versions of `FindCoordinatorRequest` this build encodes and decodes: 0-6, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `FindCoordinator` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `FindCoordinatorRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
 }
 
 impl c::Message for FindCoordinatorRequest<'_> {

@@ -28,6 +28,10 @@ pub struct FindCoordinatorResponse<'a> {
     /// `Port`: `int32`, versions 0-3.
     pub port: i32,
     /// `Coordinators`: `[]Coordinator`, versions 4+.
+    ///
+    /// v4+: one entry per key asked, each with its own `ErrorCode`; up to v3 the single answer sits
+    /// in the top-level fields. Send the group's or transaction's requests to `Host` and `Port`,
+    /// and look again after `NOT_COORDINATOR`.
     pub coordinators: c::Array<'a, Coordinator<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
@@ -131,6 +135,14 @@ impl<'a> FindCoordinatorResponse<'a> {
         }
         self.unknown_tagged_fields.is_empty()
     }
+}
+
+impl FindCoordinatorResponse<'_> {
+    /// The versions of `FindCoordinatorResponse` this build encodes and decodes: 0-6, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `FindCoordinator` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `FindCoordinatorResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
 }
 
 impl c::Message for FindCoordinatorResponse<'_> {

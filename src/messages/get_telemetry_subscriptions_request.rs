@@ -55,6 +55,15 @@ impl<'a> GetTelemetrySubscriptionsRequest<'a> {
     }
 }
 
+impl GetTelemetrySubscriptionsRequest<'_> {
+    /// The versions of `GetTelemetrySubscriptionsRequest` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `GetTelemetrySubscriptions` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `GetTelemetrySubscriptionsRequest::BUILT_VERSIONS.max`, which follows
+    /// the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for GetTelemetrySubscriptionsRequest<'_> {
     const NAME: &'static str = "GetTelemetrySubscriptionsRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(71);

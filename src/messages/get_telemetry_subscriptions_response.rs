@@ -159,6 +159,15 @@ impl<'a> GetTelemetrySubscriptionsResponse<'a> {
     }
 }
 
+impl GetTelemetrySubscriptionsResponse<'_> {
+    /// The versions of `GetTelemetrySubscriptionsResponse` this build encodes and decodes: 0,
+    /// unless `KWIRE_VERSIONS` kept fewer of the `GetTelemetrySubscriptions` API (see the crate
+    /// docs on firmware builds); a version outside is refused with `UnsupportedVersion`. A build
+    /// pinned to one version sends at `GetTelemetrySubscriptionsResponse::BUILT_VERSIONS.max`,
+    /// which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for GetTelemetrySubscriptionsResponse<'_> {
     const NAME: &'static str = "GetTelemetrySubscriptionsResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(71);

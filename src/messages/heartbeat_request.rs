@@ -11,6 +11,10 @@ use crate::error::EncodeError;
 const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(12), c::VersionRange::new(0, 4));
 
 /// `HeartbeatRequest` (API key 12): valid versions 0-4, flexible versions 4+.
+///
+/// Sent by each member, well within `SessionTimeoutMs` (at most a third of it is the usual advice),
+/// with the `GenerationId` and `MemberId` of its last join. `REBALANCE_IN_PROGRESS` in the answer
+/// means join again, keeping the member id.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
@@ -92,6 +96,14 @@ impl<'a> HeartbeatRequest<'a> {
         }
         self.unknown_tagged_fields.is_empty()
     }
+}
+
+impl HeartbeatRequest<'_> {
+    /// The versions of `HeartbeatRequest` this build encodes and decodes: 0-4, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `Heartbeat` API (see the crate docs on firmware builds);
+    /// a version outside is refused with `UnsupportedVersion`. A build pinned to one version sends
+    /// at `HeartbeatRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
 }
 
 impl c::Message for HeartbeatRequest<'_> {

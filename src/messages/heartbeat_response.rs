@@ -68,6 +68,14 @@ impl<'a> HeartbeatResponse<'a> {
     }
 }
 
+impl HeartbeatResponse<'_> {
+    /// The versions of `HeartbeatResponse` this build encodes and decodes: 0-4, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `Heartbeat` API (see the crate docs on firmware builds);
+    /// a version outside is refused with `UnsupportedVersion`. A build pinned to one version sends
+    /// at `HeartbeatResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for HeartbeatResponse<'_> {
     const NAME: &'static str = "HeartbeatResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(12);

@@ -71,6 +71,15 @@ impl<'a> IncrementalAlterConfigsRequest<'a> {
     }
 }
 
+impl IncrementalAlterConfigsRequest<'_> {
+    /// The versions of `IncrementalAlterConfigsRequest` this build encodes and decodes: 0-1, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `IncrementalAlterConfigs` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `IncrementalAlterConfigsRequest::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for IncrementalAlterConfigsRequest<'_> {
     const NAME: &'static str = "IncrementalAlterConfigsRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(44);

@@ -16,12 +16,29 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(22), c::VersionRange::
 #[non_exhaustive]
 pub struct InitProducerIdRequest<'a> {
     /// `TransactionalId`: `string`, versions 0+, nullable in 0+.
+    ///
+    /// Null for an idempotent producer outside transactions: any broker then hands out a fresh
+    /// producer id. A transactional producer sends its `transactional.id`, to its transaction
+    /// coordinator (FindCoordinator with `KeyType` 1). `default()` holds the empty string, which
+    /// brokers refuse with `INVALID_REQUEST`: set `with_transactional_id(None)` or a real id.
     pub transactional_id: Option<c::Str<'a>>,
     /// `TransactionTimeoutMs`: `int32`, versions 0+.
+    ///
+    /// For a transactional producer, how long a transaction may stay open before the coordinator
+    /// aborts it; ignored without a `TransactionalId`. It must be positive and at most the broker's
+    /// `transaction.max.timeout.ms` (15 min by default), or the answer is
+    /// `INVALID_TRANSACTION_TIMEOUT`; `default()` holds 0, and the Java producer uses 60000.
     pub transaction_timeout_ms: i32,
     /// `ProducerId`: `int64`, versions 3+. Default: `-1`.
+    ///
+    /// -1, the default, asks for a new id. From v3 a producer that already has one may send it,
+    /// with its current `ProducerEpoch`, to keep the id at a bumped epoch after an error that needs
+    /// it.
     pub producer_id: i64,
     /// `ProducerEpoch`: `int16`, versions 3+. Default: `-1`.
+    ///
+    /// -1 with a new producer; otherwise the epoch the producer currently holds for `ProducerId`. A
+    /// stale epoch is fenced (`PRODUCER_FENCED` from v4, `INVALID_PRODUCER_EPOCH` before).
     pub producer_epoch: i16,
     /// `Enable2Pc`: `bool`, versions 6+. Default: `false`.
     pub enable2_pc: bool,
@@ -118,6 +135,14 @@ impl<'a> InitProducerIdRequest<'a> {
         }
         self.unknown_tagged_fields.is_empty()
     }
+}
+
+impl InitProducerIdRequest<'_> {
+    /// The versions of `InitProducerIdRequest` this build encodes and decodes: 0-6, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `InitProducerId` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `InitProducerIdRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
 }
 
 impl c::Message for InitProducerIdRequest<'_> {

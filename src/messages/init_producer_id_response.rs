@@ -120,6 +120,14 @@ impl<'a> InitProducerIdResponse<'a> {
     }
 }
 
+impl InitProducerIdResponse<'_> {
+    /// The versions of `InitProducerIdResponse` this build encodes and decodes: 0-6, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `InitProducerId` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `InitProducerIdResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for InitProducerIdResponse<'_> {
     const NAME: &'static str = "InitProducerIdResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(22);

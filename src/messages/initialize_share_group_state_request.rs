@@ -68,6 +68,15 @@ impl<'a> InitializeShareGroupStateRequest<'a> {
     }
 }
 
+impl InitializeShareGroupStateRequest<'_> {
+    /// The versions of `InitializeShareGroupStateRequest` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `InitializeShareGroupState` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `InitializeShareGroupStateRequest::BUILT_VERSIONS.max`, which follows
+    /// the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for InitializeShareGroupStateRequest<'_> {
     const NAME: &'static str = "InitializeShareGroupStateRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(83);

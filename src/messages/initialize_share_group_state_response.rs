@@ -58,6 +58,15 @@ impl<'a> InitializeShareGroupStateResponse<'a> {
     }
 }
 
+impl InitializeShareGroupStateResponse<'_> {
+    /// The versions of `InitializeShareGroupStateResponse` this build encodes and decodes: 0,
+    /// unless `KWIRE_VERSIONS` kept fewer of the `InitializeShareGroupState` API (see the crate
+    /// docs on firmware builds); a version outside is refused with `UnsupportedVersion`. A build
+    /// pinned to one version sends at `InitializeShareGroupStateResponse::BUILT_VERSIONS.max`,
+    /// which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for InitializeShareGroupStateResponse<'_> {
     const NAME: &'static str = "InitializeShareGroupStateResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(83);

@@ -18,16 +18,45 @@ pub struct JoinGroupRequest<'a> {
     /// `GroupId`: `string`, versions 0+.
     pub group_id: c::Str<'a>,
     /// `SessionTimeoutMs`: `int32`, versions 0+.
+    ///
+    /// How long the coordinator waits without a heartbeat before it drops the member and
+    /// rebalances. It must lie between the broker's `group.min.session.timeout.ms` and
+    /// `group.max.session.timeout.ms` (6 s and 30 min by default), or the join gets
+    /// `INVALID_SESSION_TIMEOUT`; `default()` holds 0, which is refused. The Java consumer uses
+    /// 45000.
     pub session_timeout_ms: i32,
     /// `RebalanceTimeoutMs`: `int32`, versions 1+. Default: `-1`. Ignorable.
+    ///
+    /// How long the coordinator waits, once a rebalance starts, for every member to join again;
+    /// members that take longer are dropped. The Java consumer sends its `max.poll.interval.ms` (5
+    /// min by default). v0 has no such field and uses `SessionTimeoutMs`; from v1 set it, as the
+    /// default -1 is only a placeholder.
     pub rebalance_timeout_ms: i32,
     /// `MemberId`: `string`, versions 0+.
+    ///
+    /// Empty on the first join. From v4 a broker answers an empty id with `MEMBER_ID_REQUIRED` and
+    /// puts the id to use in the response's `MemberId`: join again with it. Keep it for SyncGroup,
+    /// Heartbeat, OffsetCommit, LeaveGroup and later joins; after `UNKNOWN_MEMBER_ID`, start over
+    /// with an empty id.
     pub member_id: c::Str<'a>,
     /// `GroupInstanceId`: `string`, versions 5+, nullable in 5+. Default: `null`.
+    ///
+    /// Static membership (v5+): an id that stays the same across restarts of one consumer instance
+    /// (its `group.instance.id`), so that a restart within the session timeout keeps the assignment
+    /// without a rebalance. Null, the default, makes a dynamic member. A second member joining with
+    /// the same instance id fences the first (`FENCED_INSTANCE_ID`).
     pub group_instance_id: Option<c::Str<'a>>,
     /// `ProtocolType`: `string`, versions 0+.
+    ///
+    /// The kind of group: `consumer` for consumers, `connect` for Kafka Connect workers. All
+    /// members must send the same type, or the join gets `INCONSISTENT_GROUP_PROTOCOL`.
     pub protocol_type: c::Str<'a>,
     /// `Protocols`: `[]JoinGroupRequestProtocol`, versions 0+.
+    ///
+    /// The assignment strategies this member supports, in order of preference (for consumers,
+    /// assignor names such as `range` or `cooperative-sticky`), each with metadata that only the
+    /// group leader reads (for consumers, a `ConsumerProtocolSubscription`). The coordinator picks
+    /// one that every member lists.
     pub protocols: c::Array<'a, JoinGroupRequestProtocol<'a>>,
     /// `Reason`: `string`, versions 8+, nullable in 8+. Default: `null`. Ignorable.
     pub reason: Option<c::Str<'a>>,
@@ -147,6 +176,14 @@ impl<'a> JoinGroupRequest<'a> {
         }
         self.unknown_tagged_fields.is_empty()
     }
+}
+
+impl JoinGroupRequest<'_> {
+    /// The versions of `JoinGroupRequest` this build encodes and decodes: 0-9, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `JoinGroup` API (see the crate docs on firmware builds);
+    /// a version outside is refused with `UnsupportedVersion`. A build pinned to one version sends
+    /// at `JoinGroupRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
 }
 
 impl c::Message for JoinGroupRequest<'_> {

@@ -20,12 +20,19 @@ pub struct JoinGroupResponse<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
     pub error_code: i16,
     /// `GenerationId`: `int32`, versions 0+. Default: `-1`.
+    ///
+    /// The generation of the group that this join completed; send it in SyncGroup, Heartbeat and
+    /// OffsetCommit until the next rebalance.
     pub generation_id: i32,
     /// `ProtocolType`: `string`, versions 7+, nullable in 7+. Default: `null`. Ignorable.
     pub protocol_type: Option<c::Str<'a>>,
     /// `ProtocolName`: `string`, versions 0+, nullable in 7+.
     pub protocol_name: Option<c::Str<'a>>,
     /// `Leader`: `string`, versions 0+.
+    ///
+    /// The member id of the group leader. If it equals the response's `MemberId`, this member
+    /// leads: `Members` lists everyone with their metadata, and it must compute the assignment and
+    /// send it in SyncGroup.
     pub leader: c::Str<'a>,
     /// `SkipAssignment`: `bool`, versions 9+. Default: `false`.
     pub skip_assignment: bool,
@@ -160,6 +167,14 @@ impl<'a> JoinGroupResponse<'a> {
         }
         self.unknown_tagged_fields.is_empty()
     }
+}
+
+impl JoinGroupResponse<'_> {
+    /// The versions of `JoinGroupResponse` this build encodes and decodes: 0-9, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `JoinGroup` API (see the crate docs on firmware builds);
+    /// a version outside is refused with `UnsupportedVersion`. A build pinned to one version sends
+    /// at `JoinGroupResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
 }
 
 impl c::Message for JoinGroupResponse<'_> {

@@ -156,6 +156,14 @@ impl<'a> LeaderAndIsrRequest<'a> {
     }
 }
 
+impl LeaderAndIsrRequest<'_> {
+    /// The versions of `LeaderAndIsrRequest` this build encodes and decodes: 0-7, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `LeaderAndIsr` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `LeaderAndIsrRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for LeaderAndIsrRequest<'_> {
     const NAME: &'static str = "LeaderAndIsrRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(4);

@@ -88,6 +88,14 @@ impl<'a> LeaderAndIsrResponse<'a> {
     }
 }
 
+impl LeaderAndIsrResponse<'_> {
+    /// The versions of `LeaderAndIsrResponse` this build encodes and decodes: 0-7, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `LeaderAndIsr` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `LeaderAndIsrResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for LeaderAndIsrResponse<'_> {
     const NAME: &'static str = "LeaderAndIsrResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(4);

@@ -20,6 +20,9 @@ pub struct LeaveGroupRequest<'a> {
     /// `MemberId`: `string`, versions 0-2.
     pub member_id: c::Str<'a>,
     /// `Members`: `[]MemberIdentity`, versions 3+.
+    ///
+    /// v3+: the members to remove, each by `MemberId`, plus `GroupInstanceId` for a static member.
+    /// An admin tool may remove a static member by instance id alone, with an empty member id.
     pub members: c::Array<'a, MemberIdentity<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
@@ -79,6 +82,14 @@ impl<'a> LeaveGroupRequest<'a> {
         }
         self.unknown_tagged_fields.is_empty()
     }
+}
+
+impl LeaveGroupRequest<'_> {
+    /// The versions of `LeaveGroupRequest` this build encodes and decodes: 0-5, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `LeaveGroup` API (see the crate docs on firmware builds);
+    /// a version outside is refused with `UnsupportedVersion`. A build pinned to one version sends
+    /// at `LeaveGroupRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
 }
 
 impl c::Message for LeaveGroupRequest<'_> {

@@ -81,6 +81,14 @@ impl<'a> LeaveGroupResponse<'a> {
     }
 }
 
+impl LeaveGroupResponse<'_> {
+    /// The versions of `LeaveGroupResponse` this build encodes and decodes: 0-5, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `LeaveGroup` API (see the crate docs on firmware builds);
+    /// a version outside is refused with `UnsupportedVersion`. A build pinned to one version sends
+    /// at `LeaveGroupResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for LeaveGroupResponse<'_> {
     const NAME: &'static str = "LeaveGroupResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(13);

@@ -55,6 +55,14 @@ impl<'a> ListConfigResourcesRequest<'a> {
     }
 }
 
+impl ListConfigResourcesRequest<'_> {
+    /// The versions of `ListConfigResourcesRequest` this build encodes and decodes: 0-1, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `ListConfigResources` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `ListConfigResourcesRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for ListConfigResourcesRequest<'_> {
     const NAME: &'static str = "ListConfigResourcesRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(74);

@@ -84,6 +84,14 @@ impl<'a> ListConfigResourcesResponse<'a> {
     }
 }
 
+impl ListConfigResourcesResponse<'_> {
+    /// The versions of `ListConfigResourcesResponse` this build encodes and decodes: 0-1, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `ListConfigResources` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `ListConfigResourcesResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for ListConfigResourcesResponse<'_> {
     const NAME: &'static str = "ListConfigResourcesResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(74);

@@ -68,6 +68,14 @@ impl<'a> ListGroupsRequest<'a> {
     }
 }
 
+impl ListGroupsRequest<'_> {
+    /// The versions of `ListGroupsRequest` this build encodes and decodes: 0-5, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `ListGroups` API (see the crate docs on firmware builds);
+    /// a version outside is refused with `UnsupportedVersion`. A build pinned to one version sends
+    /// at `ListGroupsRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for ListGroupsRequest<'_> {
     const NAME: &'static str = "ListGroupsRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(16);

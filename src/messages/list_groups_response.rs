@@ -81,6 +81,14 @@ impl<'a> ListGroupsResponse<'a> {
     }
 }
 
+impl ListGroupsResponse<'_> {
+    /// The versions of `ListGroupsResponse` this build encodes and decodes: 0-5, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `ListGroups` API (see the crate docs on firmware builds);
+    /// a version outside is refused with `UnsupportedVersion`. A build pinned to one version sends
+    /// at `ListGroupsResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for ListGroupsResponse<'_> {
     const NAME: &'static str = "ListGroupsResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(16);

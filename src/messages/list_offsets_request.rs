@@ -17,8 +17,16 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(2), c::VersionRange::n
 #[non_exhaustive]
 pub struct ListOffsetsRequest<'a> {
     /// `ReplicaId`: `int32`, versions 0+.
+    ///
+    /// -1 for a client: set `with_replica_id(-1)`, as the schema gives no default and `default()`
+    /// holds 0. The broker takes 0 for a follower with broker id 0, ignores `IsolationLevel`, and
+    /// answers a latest-offset lookup with the log end, which may lie past the high watermark.
     pub replica_id: i32,
     /// `IsolationLevel`: `int8`, versions 2+.
+    ///
+    /// Matters for the latest offset (`Timestamp` -1): 0, read uncommitted, gives the high
+    /// watermark, and 1, read committed, the last stable offset. It is honoured only when
+    /// `ReplicaId` is -1.
     pub isolation_level: i8,
     /// `Topics`: `[]ListOffsetsTopic`, versions 0+.
     pub topics: c::Array<'a, ListOffsetsTopic<'a>>,
@@ -93,6 +101,14 @@ impl<'a> ListOffsetsRequest<'a> {
         }
         self.unknown_tagged_fields.is_empty()
     }
+}
+
+impl ListOffsetsRequest<'_> {
+    /// The versions of `ListOffsetsRequest` this build encodes and decodes: 0-11, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `ListOffsets` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `ListOffsetsRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
 }
 
 impl c::Message for ListOffsetsRequest<'_> {
@@ -677,6 +693,15 @@ pub struct ListOffsetsPartition<'a> {
     /// `CurrentLeaderEpoch`: `int32`, versions 4+. Default: `-1`. Ignorable.
     pub current_leader_epoch: i32,
     /// `Timestamp`: `int64`, versions 0+.
+    ///
+    /// What to look up: -1 the latest offset (the one after the last record a consumer may read,
+    /// see `IsolationLevel`), -2 the earliest, -3 (v7+) the offset of the record with the largest
+    /// timestamp, -4 (v8+) the earliest offset still on local disk under tiered storage, -5 (v9+)
+    /// the last offset copied to tiered storage, -6 (v11+) the earliest not yet copied. A value of
+    /// 0 or more is a time in milliseconds since the Unix epoch, and the answer is the first offset
+    /// whose record timestamp is at or after it. A negative value the request's version does not
+    /// know gets `UNSUPPORTED_VERSION`; `default()` holds 0, which is a time lookup, not the
+    /// earliest offset.
     pub timestamp: i64,
     /// `MaxNumOffsets`: `int32`, versions 0. Default: `1`.
     pub max_num_offsets: i32,

@@ -72,6 +72,14 @@ impl<'a> ListOffsetsResponse<'a> {
     }
 }
 
+impl ListOffsetsResponse<'_> {
+    /// The versions of `ListOffsetsResponse` this build encodes and decodes: 0-11, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `ListOffsets` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `ListOffsetsResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for ListOffsetsResponse<'_> {
     const NAME: &'static str = "ListOffsetsResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(2);
@@ -599,12 +607,19 @@ pub struct ListOffsetsPartitionResponse<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.
     pub partition_index: i32,
     /// `ErrorCode`: `int16`, versions 0+.
+    ///
+    /// Per partition: `NOT_LEADER_OR_FOLLOWER` means ask the current leader, and
+    /// `OFFSET_NOT_AVAILABLE` (a new leader that does not know its high watermark yet) means retry
+    /// shortly.
     pub error_code: i16,
     /// `OldStyleOffsets`: `[]int64`, versions 0.
     pub old_style_offsets: c::Array<'a, i64>,
     /// `Timestamp`: `int64`, versions 1+. Default: `-1`.
     pub timestamp: i64,
     /// `Offset`: `int64`, versions 1+. Default: `-1`.
+    ///
+    /// The offset found. -1 with no error means no record qualifies, typically a time lookup later
+    /// than every record: the consumer then starts from the latest offset.
     pub offset: i64,
     /// `LeaderEpoch`: `int32`, versions 4+. Default: `-1`.
     pub leader_epoch: i32,

@@ -45,9 +45,9 @@ impl<'a> ListPartitionReassignmentsRequest<'a> {
     #[must_use]
     pub fn with_topics(
         mut self,
-        value: Option<c::Array<'a, ListPartitionReassignmentsTopics<'a>>>,
+        value: impl c::IntoNullable<c::Array<'a, ListPartitionReassignmentsTopics<'a>>>,
     ) -> Self {
-        self.topics = value;
+        self.topics = value.into_nullable();
         self
     }
 
@@ -69,6 +69,15 @@ impl<'a> ListPartitionReassignmentsRequest<'a> {
         }
         self.unknown_tagged_fields.is_empty()
     }
+}
+
+impl ListPartitionReassignmentsRequest<'_> {
+    /// The versions of `ListPartitionReassignmentsRequest` this build encodes and decodes: 0,
+    /// unless `KWIRE_VERSIONS` kept fewer of the `ListPartitionReassignments` API (see the crate
+    /// docs on firmware builds); a version outside is refused with `UnsupportedVersion`. A build
+    /// pinned to one version sends at `ListPartitionReassignmentsRequest::BUILT_VERSIONS.max`,
+    /// which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
 }
 
 impl c::Message for ListPartitionReassignmentsRequest<'_> {

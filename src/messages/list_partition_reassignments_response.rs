@@ -97,6 +97,15 @@ impl<'a> ListPartitionReassignmentsResponse<'a> {
     }
 }
 
+impl ListPartitionReassignmentsResponse<'_> {
+    /// The versions of `ListPartitionReassignmentsResponse` this build encodes and decodes: 0,
+    /// unless `KWIRE_VERSIONS` kept fewer of the `ListPartitionReassignments` API (see the crate
+    /// docs on firmware builds); a version outside is refused with `UnsupportedVersion`. A build
+    /// pinned to one version sends at `ListPartitionReassignmentsResponse::BUILT_VERSIONS.max`,
+    /// which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for ListPartitionReassignmentsResponse<'_> {
     const NAME: &'static str = "ListPartitionReassignmentsResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(46);

@@ -94,6 +94,14 @@ impl<'a> ListTransactionsRequest<'a> {
     }
 }
 
+impl ListTransactionsRequest<'_> {
+    /// The versions of `ListTransactionsRequest` this build encodes and decodes: 0-2, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `ListTransactions` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `ListTransactionsRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for ListTransactionsRequest<'_> {
     const NAME: &'static str = "ListTransactionsRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(66);

@@ -100,6 +100,14 @@ impl<'a> ListTransactionsResponse<'a> {
     }
 }
 
+impl ListTransactionsResponse<'_> {
+    /// The versions of `ListTransactionsResponse` this build encodes and decodes: 0-2, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `ListTransactions` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `ListTransactionsResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for ListTransactionsResponse<'_> {
     const NAME: &'static str = "ListTransactionsResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(66);

@@ -11,13 +11,26 @@ use crate::error::EncodeError;
 const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(3), c::VersionRange::new(0, 13));
 
 /// `MetadataRequest` (API key 3): valid versions 0-13, flexible versions 9+.
+///
+/// `default()` asks for no topics: the answer lists the brokers and the cluster only. Ask for every
+/// topic with `MetadataRequest::default().with_topics(None)` (v1+), or for some with
+/// `.with_topics(&topics)`. At v0 the same empty list asks for every topic.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct MetadataRequest<'a> {
     /// `Topics`: `[]MetadataRequestTopic`, versions 0+, nullable in 1+.
+    ///
+    /// The topics to describe. From v1, null asks for every topic and an empty list, what
+    /// `default()` holds, for none, only brokers and cluster; at v0 an empty list meant every
+    /// topic, and null is refused there (`NullNotAllowed`). All: `with_topics(None)`; some:
+    /// `with_topics(&topics)`.
     pub topics: Option<c::Array<'a, MetadataRequestTopic<'a>>>,
     /// `AllowAutoTopicCreation`: `bool`, versions 4+. Default: `true`.
+    ///
+    /// Whether the broker may create requested topics that do not exist, which it does only if its
+    /// `auto.create.topics.enable` is on. True by default; v0 to v3 always allow it, and the
+    /// encoder refuses false at those versions.
     pub allow_auto_topic_creation: bool,
     /// `IncludeClusterAuthorizedOperations`: `bool`, versions 8-10.
     pub include_cluster_authorized_operations: bool,
@@ -42,8 +55,11 @@ impl Default for MetadataRequest<'_> {
 impl<'a> MetadataRequest<'a> {
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: Option<c::Array<'a, MetadataRequestTopic<'a>>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(
+        mut self,
+        value: impl c::IntoNullable<c::Array<'a, MetadataRequestTopic<'a>>>,
+    ) -> Self {
+        self.topics = value.into_nullable();
         self
     }
 
@@ -92,6 +108,14 @@ impl<'a> MetadataRequest<'a> {
         }
         self.unknown_tagged_fields.is_empty()
     }
+}
+
+impl MetadataRequest<'_> {
+    /// The versions of `MetadataRequest` this build encodes and decodes: 0-13, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `Metadata` API (see the crate docs on firmware builds); a
+    /// version outside is refused with `UnsupportedVersion`. A build pinned to one version sends at
+    /// `MetadataRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
 }
 
 impl c::Message for MetadataRequest<'_> {
@@ -446,6 +470,10 @@ pub struct MetadataRequestTopic<'a> {
     /// `TopicId`: `uuid`, versions 10+. Ignorable.
     pub topic_id: c::Uuid,
     /// `Name`: `string`, versions 0+, nullable in 10+.
+    ///
+    /// The topic to describe. From v12 a topic may be named by `TopicId` with a null name instead;
+    /// v10 and v11 carry the id field, but brokers did not implement lookups by id there, so name
+    /// topics by name at those versions.
     pub name: Option<c::Str<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,

@@ -139,6 +139,14 @@ impl<'a> MetadataResponse<'a> {
     }
 }
 
+impl MetadataResponse<'_> {
+    /// The versions of `MetadataResponse` this build encodes and decodes: 0-13, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `Metadata` API (see the crate docs on firmware builds); a
+    /// version outside is refused with `UnsupportedVersion`. A build pinned to one version sends at
+    /// `MetadataResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for MetadataResponse<'_> {
     const NAME: &'static str = "MetadataResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(3);
@@ -876,6 +884,10 @@ c::struct_element!(MetadataResponseBroker; 9..=13, 1..=8);
 #[non_exhaustive]
 pub struct MetadataResponseTopic<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
+    ///
+    /// Per topic: `UNKNOWN_TOPIC_OR_PARTITION` when it does not exist (and was not created),
+    /// `LEADER_NOT_AVAILABLE` while a new topic is still getting its leaders (ask again shortly),
+    /// `TOPIC_AUTHORIZATION_FAILED` when this client may not see it.
     pub error_code: i16,
     /// `Name`: `string`, versions 0+, nullable in 12+.
     pub name: Option<c::Str<'a>>,
@@ -1472,6 +1484,10 @@ pub struct MetadataResponsePartition<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.
     pub partition_index: i32,
     /// `LeaderId`: `int32`, versions 0+.
+    ///
+    /// The broker to send this partition's Produce and Fetch requests to: look its `NodeId` up in
+    /// `Brokers` for host and port. -1 while the partition has no leader; refresh the metadata and
+    /// try again.
     pub leader_id: i32,
     /// `LeaderEpoch`: `int32`, versions 7+. Default: `-1`. Ignorable.
     pub leader_epoch: i32,

@@ -19,6 +19,11 @@ pub struct OffsetCommitRequest<'a> {
     /// `GroupId`: `string`, versions 0+.
     pub group_id: c::Str<'a>,
     /// `GenerationIdOrMemberEpoch`: `int32`, versions 1+. Default: `-1`. Ignorable.
+    ///
+    /// A member of a classic group sends the `GenerationId` of its last JoinGroup response; a
+    /// member of a KIP-848 consumer group sends its member epoch. A client that stores offsets
+    /// without joining the group (a simple consumer, a standalone commit) sends -1, the default,
+    /// with an empty `MemberId`, which a classic group accepts only while it has no members.
     pub generation_id_or_member_epoch: i32,
     /// `MemberId`: `string`, versions 1+. Ignorable.
     pub member_id: c::Str<'a>,
@@ -122,6 +127,14 @@ impl<'a> OffsetCommitRequest<'a> {
         }
         self.unknown_tagged_fields.is_empty()
     }
+}
+
+impl OffsetCommitRequest<'_> {
+    /// The versions of `OffsetCommitRequest` this build encodes and decodes: 0-10, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `OffsetCommit` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `OffsetCommitRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
 }
 
 impl c::Message for OffsetCommitRequest<'_> {
@@ -476,7 +489,9 @@ c::struct_element!(OffsetCommitRequest);
 pub struct OffsetCommitRequestTopic<'a> {
     /// `Name`: `string`, versions 0-9. Ignorable.
     ///
-    /// At versions 10+ the topic is named by [`Self::topic_id`] instead. Set both: an encode writes the one its version carries, and refuses a version whose one is not set.
+    /// The topic by name, up to v9; v10 names it by `TopicId` instead. Set both and the encoder
+    /// writes the one the version carries; one alone at a version that carries the other is refused
+    /// (`TopicNamedBy`).
     pub name: c::Str<'a>,
     /// `TopicId`: `uuid`, versions 10+. Ignorable.
     ///
@@ -852,12 +867,24 @@ pub struct OffsetCommitRequestPartition<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.
     pub partition_index: i32,
     /// `CommittedOffset`: `int64`, versions 0+.
+    ///
+    /// Where the group resumes: the offset of the next record to read, that is the last processed
+    /// offset plus one, not the last one read. Committing the last read offset makes the consumer
+    /// process that record again after a restart.
     pub committed_offset: i64,
     /// `CommittedLeaderEpoch`: `int32`, versions 6+. Default: `-1`. Ignorable.
+    ///
+    /// The epoch of the leader that appended the last record consumed (the batch header carries
+    /// it), v6+. It lets a consumer that later resumes from this offset detect that the log was
+    /// truncated under it; -1, the default, when unknown.
     pub committed_leader_epoch: i32,
     /// `CommitTimestamp`: `int64`, versions 1. Default: `-1`.
     pub commit_timestamp: i64,
     /// `CommittedMetadata`: `string`, versions 0+, nullable in 0+.
+    ///
+    /// Free text kept with the offset and handed back by OffsetFetch; `default()` holds the empty
+    /// string. Brokers limit its size (`offset.metadata.max.bytes`, 4096 by default) and answer
+    /// `OFFSET_METADATA_TOO_LARGE` beyond it.
     pub committed_metadata: Option<c::Str<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,

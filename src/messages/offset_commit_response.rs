@@ -72,6 +72,14 @@ impl<'a> OffsetCommitResponse<'a> {
     }
 }
 
+impl OffsetCommitResponse<'_> {
+    /// The versions of `OffsetCommitResponse` this build encodes and decodes: 0-10, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `OffsetCommit` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `OffsetCommitResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for OffsetCommitResponse<'_> {
     const NAME: &'static str = "OffsetCommitResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(8);

@@ -71,6 +71,14 @@ impl<'a> OffsetDeleteRequest<'a> {
     }
 }
 
+impl OffsetDeleteRequest<'_> {
+    /// The versions of `OffsetDeleteRequest` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `OffsetDelete` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `OffsetDeleteRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for OffsetDeleteRequest<'_> {
     const NAME: &'static str = "OffsetDeleteRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(47);

@@ -84,6 +84,14 @@ impl<'a> OffsetDeleteResponse<'a> {
     }
 }
 
+impl OffsetDeleteResponse<'_> {
+    /// The versions of `OffsetDeleteResponse` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `OffsetDelete` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `OffsetDeleteResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for OffsetDeleteResponse<'_> {
     const NAME: &'static str = "OffsetDeleteResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(47);

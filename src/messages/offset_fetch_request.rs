@@ -19,10 +19,18 @@ pub struct OffsetFetchRequest<'a> {
     /// `GroupId`: `string`, versions 0-7.
     pub group_id: c::Str<'a>,
     /// `Topics`: `[]OffsetFetchRequestTopic`, versions 0-7, nullable in 2-7.
+    ///
+    /// The partitions to look up, up to v7 (v8+ uses `Groups`). Null asks for every partition the
+    /// group has committed (v2+), while an empty list, what `default()` holds, asks for none; set
+    /// `with_topics(None)` for all.
     pub topics: Option<c::Array<'a, OffsetFetchRequestTopic<'a>>>,
     /// `Groups`: `[]OffsetFetchRequestGroup`, versions 8+.
     pub groups: c::Array<'a, OffsetFetchRequestGroup<'a>>,
     /// `RequireStable`: `bool`, versions 7+. Default: `false`.
+    ///
+    /// v7+: when true, a partition whose transactional offset commit is still pending answers
+    /// `UNSTABLE_OFFSET_COMMIT`, a retriable error, rather than the older committed offset.
+    /// Read-committed consumers set it.
     pub require_stable: bool,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
@@ -50,8 +58,11 @@ impl<'a> OffsetFetchRequest<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: Option<c::Array<'a, OffsetFetchRequestTopic<'a>>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(
+        mut self,
+        value: impl c::IntoNullable<c::Array<'a, OffsetFetchRequestTopic<'a>>>,
+    ) -> Self {
+        self.topics = value.into_nullable();
         self
     }
 
@@ -96,6 +107,14 @@ impl<'a> OffsetFetchRequest<'a> {
         }
         self.unknown_tagged_fields.is_empty()
     }
+}
+
+impl OffsetFetchRequest<'_> {
+    /// The versions of `OffsetFetchRequest` this build encodes and decodes: 0-10, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `OffsetFetch` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `OffsetFetchRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
 }
 
 impl c::Message for OffsetFetchRequest<'_> {
@@ -770,6 +789,9 @@ pub struct OffsetFetchRequestGroup<'a> {
     /// `MemberEpoch`: `int32`, versions 9+. Default: `-1`. Ignorable.
     pub member_epoch: i32,
     /// `Topics`: `[]OffsetFetchRequestTopics`, versions 8+, nullable in 8+.
+    ///
+    /// As the top-level `Topics` of older versions: null for every partition the group has
+    /// committed, an empty list, the default, for none.
     pub topics: Option<c::Array<'a, OffsetFetchRequestTopics<'a>>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
@@ -813,9 +835,9 @@ impl<'a> OffsetFetchRequestGroup<'a> {
     #[must_use]
     pub fn with_topics(
         mut self,
-        value: Option<c::Array<'a, OffsetFetchRequestTopics<'a>>>,
+        value: impl c::IntoNullable<c::Array<'a, OffsetFetchRequestTopics<'a>>>,
     ) -> Self {
-        self.topics = value;
+        self.topics = value.into_nullable();
         self
     }
 

@@ -101,6 +101,14 @@ impl<'a> OffsetFetchResponse<'a> {
     }
 }
 
+impl OffsetFetchResponse<'_> {
+    /// The versions of `OffsetFetchResponse` this build encodes and decodes: 0-10, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `OffsetFetch` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `OffsetFetchResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for OffsetFetchResponse<'_> {
     const NAME: &'static str = "OffsetFetchResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(9);
@@ -732,6 +740,9 @@ pub struct OffsetFetchResponsePartition<'a> {
     /// `PartitionIndex`: `int32`, versions 0-7.
     pub partition_index: i32,
     /// `CommittedOffset`: `int64`, versions 0-7.
+    ///
+    /// -1, with no error, when the group has no offset for the partition: the consumer must pick
+    /// where to start itself (ListOffsets -2 or -1).
     pub committed_offset: i64,
     /// `CommittedLeaderEpoch`: `int32`, versions 5-7. Default: `-1`. Ignorable.
     pub committed_leader_epoch: i32,
@@ -1164,6 +1175,9 @@ pub struct OffsetFetchResponseGroup<'a> {
     /// `Topics`: `[]OffsetFetchResponseTopics`, versions 8+.
     pub topics: c::Array<'a, OffsetFetchResponseTopics<'a>>,
     /// `ErrorCode`: `int16`, versions 8+. Default: `0`.
+    ///
+    /// An error of this group as a whole (v8+): `COORDINATOR_LOAD_IN_PROGRESS` means retry,
+    /// `NOT_COORDINATOR` means find the coordinator again; partition errors come per partition.
     pub error_code: i16,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
@@ -1773,6 +1787,9 @@ pub struct OffsetFetchResponsePartitions<'a> {
     /// `PartitionIndex`: `int32`, versions 8+.
     pub partition_index: i32,
     /// `CommittedOffset`: `int64`, versions 8+.
+    ///
+    /// -1, with no error, when nothing is committed for the partition; the consumer then chooses
+    /// its start itself, with ListOffsets -2 or -1.
     pub committed_offset: i64,
     /// `CommittedLeaderEpoch`: `int32`, versions 8+. Default: `-1`. Ignorable.
     pub committed_leader_epoch: i32,

@@ -69,6 +69,15 @@ impl<'a> OffsetForLeaderEpochRequest<'a> {
     }
 }
 
+impl OffsetForLeaderEpochRequest<'_> {
+    /// The versions of `OffsetForLeaderEpochRequest` this build encodes and decodes: 0-4, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `OffsetForLeaderEpoch` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `OffsetForLeaderEpochRequest::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for OffsetForLeaderEpochRequest<'_> {
     const NAME: &'static str = "OffsetForLeaderEpochRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(23);

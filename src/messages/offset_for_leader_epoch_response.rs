@@ -72,6 +72,15 @@ impl<'a> OffsetForLeaderEpochResponse<'a> {
     }
 }
 
+impl OffsetForLeaderEpochResponse<'_> {
+    /// The versions of `OffsetForLeaderEpochResponse` this build encodes and decodes: 0-4, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `OffsetForLeaderEpoch` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `OffsetForLeaderEpochResponse::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for OffsetForLeaderEpochResponse<'_> {
     const NAME: &'static str = "OffsetForLeaderEpochResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(23);

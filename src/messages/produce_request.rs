@@ -12,15 +12,35 @@ use crate::error::EncodeError;
 const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(0), c::VersionRange::new(0, 13));
 
 /// `ProduceRequest` (API key 0): valid versions 0-13, flexible versions 9+.
+///
+/// `default()` sends with `Acks` 0, so the broker writes no response at all, not even an error: for
+/// an answer, set `with_acks(-1)` (or 1) and a `with_timeout_ms`. Each partition carries one record
+/// batch, built with `kwire::records::BatchBuilder`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ProduceRequest<'a> {
     /// `TransactionalId`: `string`, versions 3+, nullable in 3+. Default: `null`.
+    ///
+    /// Null, the default, for a producer outside transactions, idempotent or not. A transactional
+    /// producer puts here the transactional id it registered with InitProducerId, and its batches
+    /// must belong to an open transaction that includes the partition.
     pub transactional_id: Option<c::Str<'a>>,
     /// `Acks`: `int16`, versions 0+.
+    ///
+    /// How many replicas must hold the records before the broker answers: 1 waits for the leader's
+    /// own write, -1 for every in-sync replica, and 0 means the broker sends no response whatsoever
+    /// (success and errors alike go unreported). The schema has no default, so `default()` holds 0
+    /// and sends fire-and-forget requests, which the session does not wait on. Use -1 when the
+    /// records must survive the loss of the leader; other values are refused with
+    /// `INVALID_REQUIRED_ACKS`.
     pub acks: i16,
     /// `TimeoutMs`: `int32`, versions 0+.
+    ///
+    /// How long the leader may wait for the followers before answering; only acks -1 waits, so 0
+    /// and 1 ignore it. Past it the partition reports `REQUEST_TIMED_OUT`, though the records may
+    /// be written anyway, so a plain retry can store them twice unless the producer is idempotent.
+    /// `default()` holds 0, which leaves acks -1 no time to replicate: set something like 30000.
     pub timeout_ms: i32,
     /// `TopicData`: `[]TopicProduceData`, versions 0+.
     pub topic_data: c::Array<'a, TopicProduceData<'a>>,
@@ -93,6 +113,14 @@ impl<'a> ProduceRequest<'a> {
         }
         self.unknown_tagged_fields.is_empty()
     }
+}
+
+impl ProduceRequest<'_> {
+    /// The versions of `ProduceRequest` this build encodes and decodes: 0-13, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `Produce` API (see the crate docs on firmware builds); a
+    /// version outside is refused with `UnsupportedVersion`. A build pinned to one version sends at
+    /// `ProduceRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
 }
 
 impl c::Message for ProduceRequest<'_> {
@@ -357,11 +385,17 @@ c::struct_element!(ProduceRequest);
 pub struct TopicProduceData<'a> {
     /// `Name`: `string`, versions 0-12. Ignorable.
     ///
-    /// At versions 13+ the topic is named by [`Self::topic_id`] instead. Set both: an encode writes the one its version carries, and refuses a version whose one is not set.
+    /// The topic by name, which versions up to 12 carry; v13 names it by `TopicId` instead. Set
+    /// both, the id from `MetadataResponse.Topics.TopicId`, and the encoder writes the one the
+    /// version carries; a name alone at v13+ is refused (`TopicNamedBy`), never sent as the zero
+    /// id.
     pub name: c::Str<'a>,
     /// `TopicId`: `uuid`, versions 13+. Ignorable.
     ///
-    /// At versions 0-12 the topic is named by [`Self::name`] instead. Set both: an encode writes the one its version carries, and refuses a version whose one is not set.
+    /// The topic's id, which names the topic in place of `Name` from v13 on; take it from
+    /// `MetadataResponse.Topics.TopicId` (v10+). With both set the encoder writes whichever the
+    /// version carries, and an id alone below v13 is refused (`TopicNamedBy`); an id the broker
+    /// does not know gets `UNKNOWN_TOPIC_ID`.
     pub topic_id: c::Uuid,
     /// `PartitionData`: `[]PartitionProduceData`, versions 0+.
     pub partition_data: c::Array<'a, PartitionProduceData<'a>>,
@@ -720,6 +754,11 @@ pub struct PartitionProduceData<'a> {
     /// `Index`: `int32`, versions 0+.
     pub index: i32,
     /// `Records`: `records`, versions 0+, nullable in 0+.
+    ///
+    /// The records to append, as `Some(Records::new(&batch[..n]))` over a batch that `BatchBuilder`
+    /// wrote. From v3 the broker takes exactly one batch per partition, in the v2 format (magic 2);
+    /// an idempotent or transactional producer also stamps the batch with its producer id, epoch
+    /// and sequence.
     pub records: Option<crate::records::Records<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,

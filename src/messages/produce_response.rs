@@ -19,6 +19,10 @@ pub struct ProduceResponse<'a> {
     /// `Responses`: `[]TopicProduceResponse`, versions 0+.
     pub responses: c::Array<'a, TopicProduceResponse<'a>>,
     /// `ThrottleTimeMs`: `int32`, versions 1+. Default: `0`. Ignorable.
+    ///
+    /// How long, in milliseconds, this client is held back for going over a quota; 0 when it did
+    /// not. From v6 the broker answers first and then stops reading the connection for that long,
+    /// so wait it out before sending more to this broker.
     pub throttle_time_ms: i32,
     /// `NodeEndpoints`: `[]NodeEndpoint`, versions 10+, tag 0 in 10+.
     pub node_endpoints: c::Array<'a, NodeEndpoint<'a>>,
@@ -83,6 +87,14 @@ impl<'a> ProduceResponse<'a> {
         }
         self.unknown_tagged_fields.is_empty()
     }
+}
+
+impl ProduceResponse<'_> {
+    /// The versions of `ProduceResponse` this build encodes and decodes: 0-13, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `Produce` API (see the crate docs on firmware builds); a
+    /// version outside is refused with `UnsupportedVersion`. A build pinned to one version sends at
+    /// `ProduceResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
 }
 
 impl c::Message for ProduceResponse<'_> {
@@ -769,10 +781,23 @@ pub struct PartitionProduceResponse<'a> {
     /// `Index`: `int32`, versions 0+.
     pub index: i32,
     /// `ErrorCode`: `int16`, versions 0+.
+    ///
+    /// The outcome for this partition, `ErrorCode::NONE` when the records were stored;
+    /// `ErrorCode(code).is_retriable()` says whether sending again may help.
+    /// `NOT_LEADER_OR_FOLLOWER` means the leader moved: refresh the metadata and send to the new
+    /// one.
     pub error_code: i16,
     /// `BaseOffset`: `int64`, versions 0+.
+    ///
+    /// The offset the broker gave the first record of the batch; the others follow one by one, so
+    /// the batch's record at index i sits at `BaseOffset + i`. It is -1 when the partition reports
+    /// an error.
     pub base_offset: i64,
     /// `LogAppendTimeMs`: `int64`, versions 2+. Default: `-1`. Ignorable.
+    ///
+    /// -1 when the topic keeps the producer's timestamps (`CreateTime`). When the topic uses
+    /// `LogAppendTime`, the broker's clock at the append, which then stands for the timestamp of
+    /// every record of the batch.
     pub log_append_time_ms: i64,
     /// `LogStartOffset`: `int64`, versions 5+. Default: `-1`. Ignorable.
     pub log_start_offset: i64,

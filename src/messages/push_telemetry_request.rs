@@ -107,6 +107,14 @@ impl<'a> PushTelemetryRequest<'a> {
     }
 }
 
+impl PushTelemetryRequest<'_> {
+    /// The versions of `PushTelemetryRequest` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `PushTelemetry` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `PushTelemetryRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for PushTelemetryRequest<'_> {
     const NAME: &'static str = "PushTelemetryRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(72);

@@ -68,6 +68,14 @@ impl<'a> PushTelemetryResponse<'a> {
     }
 }
 
+impl PushTelemetryResponse<'_> {
+    /// The versions of `PushTelemetryResponse` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `PushTelemetry` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `PushTelemetryResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for PushTelemetryResponse<'_> {
     const NAME: &'static str = "PushTelemetryResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(72);

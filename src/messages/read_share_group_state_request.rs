@@ -68,6 +68,14 @@ impl<'a> ReadShareGroupStateRequest<'a> {
     }
 }
 
+impl ReadShareGroupStateRequest<'_> {
+    /// The versions of `ReadShareGroupStateRequest` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `ReadShareGroupState` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `ReadShareGroupStateRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for ReadShareGroupStateRequest<'_> {
     const NAME: &'static str = "ReadShareGroupStateRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(84);

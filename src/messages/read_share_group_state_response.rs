@@ -55,6 +55,14 @@ impl<'a> ReadShareGroupStateResponse<'a> {
     }
 }
 
+impl ReadShareGroupStateResponse<'_> {
+    /// The versions of `ReadShareGroupStateResponse` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `ReadShareGroupState` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `ReadShareGroupStateResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for ReadShareGroupStateResponse<'_> {
     const NAME: &'static str = "ReadShareGroupStateResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(84);

@@ -68,6 +68,15 @@ impl<'a> ReadShareGroupStateSummaryRequest<'a> {
     }
 }
 
+impl ReadShareGroupStateSummaryRequest<'_> {
+    /// The versions of `ReadShareGroupStateSummaryRequest` this build encodes and decodes: 0-1,
+    /// unless `KWIRE_VERSIONS` kept fewer of the `ReadShareGroupStateSummary` API (see the crate
+    /// docs on firmware builds); a version outside is refused with `UnsupportedVersion`. A build
+    /// pinned to one version sends at `ReadShareGroupStateSummaryRequest::BUILT_VERSIONS.max`,
+    /// which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for ReadShareGroupStateSummaryRequest<'_> {
     const NAME: &'static str = "ReadShareGroupStateSummaryRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(87);

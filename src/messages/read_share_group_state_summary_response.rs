@@ -58,6 +58,15 @@ impl<'a> ReadShareGroupStateSummaryResponse<'a> {
     }
 }
 
+impl ReadShareGroupStateSummaryResponse<'_> {
+    /// The versions of `ReadShareGroupStateSummaryResponse` this build encodes and decodes: 0-1,
+    /// unless `KWIRE_VERSIONS` kept fewer of the `ReadShareGroupStateSummary` API (see the crate
+    /// docs on firmware builds); a version outside is refused with `UnsupportedVersion`. A build
+    /// pinned to one version sends at `ReadShareGroupStateSummaryResponse::BUILT_VERSIONS.max`,
+    /// which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for ReadShareGroupStateSummaryResponse<'_> {
     const NAME: &'static str = "ReadShareGroupStateSummaryResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(87);

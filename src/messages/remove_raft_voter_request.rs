@@ -81,6 +81,14 @@ impl<'a> RemoveRaftVoterRequest<'a> {
     }
 }
 
+impl RemoveRaftVoterRequest<'_> {
+    /// The versions of `RemoveRaftVoterRequest` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `RemoveRaftVoter` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `RemoveRaftVoterRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for RemoveRaftVoterRequest<'_> {
     const NAME: &'static str = "RemoveRaftVoterRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(81);

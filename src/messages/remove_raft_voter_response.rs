@@ -81,6 +81,14 @@ impl<'a> RemoveRaftVoterResponse<'a> {
     }
 }
 
+impl RemoveRaftVoterResponse<'_> {
+    /// The versions of `RemoveRaftVoterResponse` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `RemoveRaftVoter` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `RemoveRaftVoterResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for RemoveRaftVoterResponse<'_> {
     const NAME: &'static str = "RemoveRaftVoterResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(81);

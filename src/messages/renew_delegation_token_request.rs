@@ -69,6 +69,15 @@ impl<'a> RenewDelegationTokenRequest<'a> {
     }
 }
 
+impl RenewDelegationTokenRequest<'_> {
+    /// The versions of `RenewDelegationTokenRequest` this build encodes and decodes: 0-2, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `RenewDelegationToken` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `RenewDelegationTokenRequest::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for RenewDelegationTokenRequest<'_> {
     const NAME: &'static str = "RenewDelegationTokenRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(39);

@@ -82,6 +82,15 @@ impl<'a> RenewDelegationTokenResponse<'a> {
     }
 }
 
+impl RenewDelegationTokenResponse<'_> {
+    /// The versions of `RenewDelegationTokenResponse` this build encodes and decodes: 0-2, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `RenewDelegationToken` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `RenewDelegationTokenResponse::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for RenewDelegationTokenResponse<'_> {
     const NAME: &'static str = "RenewDelegationTokenResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(39);

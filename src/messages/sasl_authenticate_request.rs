@@ -16,6 +16,10 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(36), c::VersionRange::
 #[non_exhaustive]
 pub struct SaslAuthenticateRequest<'a> {
     /// `AuthBytes`: `bytes`, versions 0+.
+    ///
+    /// One message of the mechanism chosen in SaslHandshake, as `kwire::session::sasl::SaslClient`
+    /// writes it; the response's `AuthBytes` carry the server's next message. Send it only after a
+    /// v1 SaslHandshake succeeded.
     pub auth_bytes: &'a [u8],
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
@@ -53,6 +57,14 @@ impl<'a> SaslAuthenticateRequest<'a> {
         }
         self.unknown_tagged_fields.is_empty()
     }
+}
+
+impl SaslAuthenticateRequest<'_> {
+    /// The versions of `SaslAuthenticateRequest` this build encodes and decodes: 0-2, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `SaslAuthenticate` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `SaslAuthenticateRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
 }
 
 impl c::Message for SaslAuthenticateRequest<'_> {

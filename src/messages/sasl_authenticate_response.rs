@@ -16,12 +16,18 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(36), c::VersionRange::
 #[non_exhaustive]
 pub struct SaslAuthenticateResponse<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
+    ///
+    /// `SASL_AUTHENTICATION_FAILED` means the credentials were rejected, with details in
+    /// `ErrorMessage`; the broker closes the connection after this answer.
     pub error_code: i16,
     /// `ErrorMessage`: `string`, versions 0+, nullable in 0+.
     pub error_message: Option<c::Str<'a>>,
     /// `AuthBytes`: `bytes`, versions 0+.
     pub auth_bytes: &'a [u8],
     /// `SessionLifetimeMs`: `int64`, versions 1+. Default: `0`. Ignorable.
+    ///
+    /// v1+: 0 when the broker sets no limit. Otherwise the milliseconds after which the connection
+    /// must authenticate again, over the same connection, or the broker closes it.
     pub session_lifetime_ms: i64,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
@@ -92,6 +98,14 @@ impl<'a> SaslAuthenticateResponse<'a> {
         }
         self.unknown_tagged_fields.is_empty()
     }
+}
+
+impl SaslAuthenticateResponse<'_> {
+    /// The versions of `SaslAuthenticateResponse` this build encodes and decodes: 0-2, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `SaslAuthenticate` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `SaslAuthenticateResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
 }
 
 impl c::Message for SaslAuthenticateResponse<'_> {

@@ -16,6 +16,11 @@ const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(17), c::VersionRange::
 #[non_exhaustive]
 pub struct SaslHandshakeRequest<'a> {
     /// `Mechanism`: `string`, versions 0+.
+    ///
+    /// The SASL mechanism, as Kafka spells it: `PLAIN`, `SCRAM-SHA-256`, `SCRAM-SHA-512`,
+    /// `OAUTHBEARER` or `GSSAPI`. One that the listener does not enable gets
+    /// `UNSUPPORTED_SASL_MECHANISM`, and the response lists the enabled ones. Use v1, after which
+    /// each message of the exchange travels in a SaslAuthenticate request.
     pub mechanism: c::Str<'a>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
@@ -53,6 +58,14 @@ impl<'a> SaslHandshakeRequest<'a> {
         }
         self.unknown_tagged_fields.is_empty()
     }
+}
+
+impl SaslHandshakeRequest<'_> {
+    /// The versions of `SaslHandshakeRequest` this build encodes and decodes: 0-1, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `SaslHandshake` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `SaslHandshakeRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
 }
 
 impl c::Message for SaslHandshakeRequest<'_> {

@@ -68,6 +68,14 @@ impl<'a> SaslHandshakeResponse<'a> {
     }
 }
 
+impl SaslHandshakeResponse<'_> {
+    /// The versions of `SaslHandshakeResponse` this build encodes and decodes: 0-1, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `SaslHandshake` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `SaslHandshakeResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for SaslHandshakeResponse<'_> {
     const NAME: &'static str = "SaslHandshakeResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(17);

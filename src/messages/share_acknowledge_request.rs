@@ -107,6 +107,14 @@ impl<'a> ShareAcknowledgeRequest<'a> {
     }
 }
 
+impl ShareAcknowledgeRequest<'_> {
+    /// The versions of `ShareAcknowledgeRequest` this build encodes and decodes: 1-2, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `ShareAcknowledge` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `ShareAcknowledgeRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for ShareAcknowledgeRequest<'_> {
     const NAME: &'static str = "ShareAcknowledgeRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(79);

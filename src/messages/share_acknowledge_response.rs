@@ -123,6 +123,14 @@ impl<'a> ShareAcknowledgeResponse<'a> {
     }
 }
 
+impl ShareAcknowledgeResponse<'_> {
+    /// The versions of `ShareAcknowledgeResponse` this build encodes and decodes: 1-2, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `ShareAcknowledge` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `ShareAcknowledgeResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for ShareAcknowledgeResponse<'_> {
     const NAME: &'static str = "ShareAcknowledgeResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(79);

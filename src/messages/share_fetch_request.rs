@@ -201,6 +201,14 @@ impl<'a> ShareFetchRequest<'a> {
     }
 }
 
+impl ShareFetchRequest<'_> {
+    /// The versions of `ShareFetchRequest` this build encodes and decodes: 1-2, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `ShareFetch` API (see the crate docs on firmware builds);
+    /// a version outside is refused with `UnsupportedVersion`. A build pinned to one version sends
+    /// at `ShareFetchRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for ShareFetchRequest<'_> {
     const NAME: &'static str = "ShareFetchRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(78);

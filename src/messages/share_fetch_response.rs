@@ -123,6 +123,14 @@ impl<'a> ShareFetchResponse<'a> {
     }
 }
 
+impl ShareFetchResponse<'_> {
+    /// The versions of `ShareFetchResponse` this build encodes and decodes: 1-2, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `ShareFetch` API (see the crate docs on firmware builds);
+    /// a version outside is refused with `UnsupportedVersion`. A build pinned to one version sends
+    /// at `ShareFetchResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for ShareFetchResponse<'_> {
     const NAME: &'static str = "ShareFetchResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(78);

@@ -68,6 +68,14 @@ impl<'a> ShareGroupDescribeRequest<'a> {
     }
 }
 
+impl ShareGroupDescribeRequest<'_> {
+    /// The versions of `ShareGroupDescribeRequest` this build encodes and decodes: 1, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `ShareGroupDescribe` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `ShareGroupDescribeRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for ShareGroupDescribeRequest<'_> {
     const NAME: &'static str = "ShareGroupDescribeRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(77);

@@ -68,6 +68,14 @@ impl<'a> ShareGroupDescribeResponse<'a> {
     }
 }
 
+impl ShareGroupDescribeResponse<'_> {
+    /// The versions of `ShareGroupDescribeResponse` this build encodes and decodes: 1, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `ShareGroupDescribe` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `ShareGroupDescribeResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for ShareGroupDescribeResponse<'_> {
     const NAME: &'static str = "ShareGroupDescribeResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(77);

@@ -73,8 +73,11 @@ impl<'a> ShareGroupHeartbeatRequest<'a> {
 
     /// Sets [`Self::subscribed_topic_names`].
     #[must_use]
-    pub fn with_subscribed_topic_names(mut self, value: Option<c::Array<'a, c::Str<'a>>>) -> Self {
-        self.subscribed_topic_names = value;
+    pub fn with_subscribed_topic_names(
+        mut self,
+        value: impl c::IntoNullable<c::Array<'a, c::Str<'a>>>,
+    ) -> Self {
+        self.subscribed_topic_names = value.into_nullable();
         self
     }
 
@@ -105,6 +108,14 @@ impl<'a> ShareGroupHeartbeatRequest<'a> {
         }
         self.unknown_tagged_fields.is_empty()
     }
+}
+
+impl ShareGroupHeartbeatRequest<'_> {
+    /// The versions of `ShareGroupHeartbeatRequest` this build encodes and decodes: 1, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `ShareGroupHeartbeat` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `ShareGroupHeartbeatRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
 }
 
 impl c::Message for ShareGroupHeartbeatRequest<'_> {

@@ -133,6 +133,14 @@ impl<'a> ShareGroupHeartbeatResponse<'a> {
     }
 }
 
+impl ShareGroupHeartbeatResponse<'_> {
+    /// The versions of `ShareGroupHeartbeatResponse` this build encodes and decodes: 1, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `ShareGroupHeartbeat` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `ShareGroupHeartbeatResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for ShareGroupHeartbeatResponse<'_> {
     const NAME: &'static str = "ShareGroupHeartbeatResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(76);

@@ -153,6 +153,14 @@ impl<'a> StopReplicaRequest<'a> {
     }
 }
 
+impl StopReplicaRequest<'_> {
+    /// The versions of `StopReplicaRequest` this build encodes and decodes: 0-4, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `StopReplica` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `StopReplicaRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for StopReplicaRequest<'_> {
     const NAME: &'static str = "StopReplicaRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(5);

@@ -72,6 +72,14 @@ impl<'a> StopReplicaResponse<'a> {
     }
 }
 
+impl StopReplicaResponse<'_> {
+    /// The versions of `StopReplicaResponse` this build encodes and decodes: 0-4, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `StopReplica` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `StopReplicaResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for StopReplicaResponse<'_> {
     const NAME: &'static str = "StopReplicaResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(5);

@@ -81,6 +81,15 @@ impl<'a> StreamsGroupDescribeRequest<'a> {
     }
 }
 
+impl StreamsGroupDescribeRequest<'_> {
+    /// The versions of `StreamsGroupDescribeRequest` this build encodes and decodes: 0-1, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `StreamsGroupDescribe` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `StreamsGroupDescribeRequest::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for StreamsGroupDescribeRequest<'_> {
     const NAME: &'static str = "StreamsGroupDescribeRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(89);

@@ -68,6 +68,15 @@ impl<'a> StreamsGroupDescribeResponse<'a> {
     }
 }
 
+impl StreamsGroupDescribeResponse<'_> {
+    /// The versions of `StreamsGroupDescribeResponse` this build encodes and decodes: 0-1, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `StreamsGroupDescribe` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `StreamsGroupDescribeResponse::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for StreamsGroupDescribeResponse<'_> {
     const NAME: &'static str = "StreamsGroupDescribeResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(89);
@@ -918,8 +927,11 @@ impl<'a> Topology<'a> {
 
     /// Sets [`Self::subtopologies`].
     #[must_use]
-    pub fn with_subtopologies(mut self, value: Option<c::Array<'a, Subtopology<'a>>>) -> Self {
-        self.subtopologies = value;
+    pub fn with_subtopologies(
+        mut self,
+        value: impl c::IntoNullable<c::Array<'a, Subtopology<'a>>>,
+    ) -> Self {
+        self.subtopologies = value.into_nullable();
         self
     }
 

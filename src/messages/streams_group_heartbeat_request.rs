@@ -137,22 +137,31 @@ impl<'a> StreamsGroupHeartbeatRequest<'a> {
 
     /// Sets [`Self::active_tasks`].
     #[must_use]
-    pub fn with_active_tasks(mut self, value: Option<c::Array<'a, TaskIds<'a>>>) -> Self {
-        self.active_tasks = value;
+    pub fn with_active_tasks(
+        mut self,
+        value: impl c::IntoNullable<c::Array<'a, TaskIds<'a>>>,
+    ) -> Self {
+        self.active_tasks = value.into_nullable();
         self
     }
 
     /// Sets [`Self::standby_tasks`].
     #[must_use]
-    pub fn with_standby_tasks(mut self, value: Option<c::Array<'a, TaskIds<'a>>>) -> Self {
-        self.standby_tasks = value;
+    pub fn with_standby_tasks(
+        mut self,
+        value: impl c::IntoNullable<c::Array<'a, TaskIds<'a>>>,
+    ) -> Self {
+        self.standby_tasks = value.into_nullable();
         self
     }
 
     /// Sets [`Self::warmup_tasks`].
     #[must_use]
-    pub fn with_warmup_tasks(mut self, value: Option<c::Array<'a, TaskIds<'a>>>) -> Self {
-        self.warmup_tasks = value;
+    pub fn with_warmup_tasks(
+        mut self,
+        value: impl c::IntoNullable<c::Array<'a, TaskIds<'a>>>,
+    ) -> Self {
+        self.warmup_tasks = value.into_nullable();
         self
     }
 
@@ -172,22 +181,31 @@ impl<'a> StreamsGroupHeartbeatRequest<'a> {
 
     /// Sets [`Self::client_tags`].
     #[must_use]
-    pub fn with_client_tags(mut self, value: Option<c::Array<'a, KeyValue<'a>>>) -> Self {
-        self.client_tags = value;
+    pub fn with_client_tags(
+        mut self,
+        value: impl c::IntoNullable<c::Array<'a, KeyValue<'a>>>,
+    ) -> Self {
+        self.client_tags = value.into_nullable();
         self
     }
 
     /// Sets [`Self::task_offsets`].
     #[must_use]
-    pub fn with_task_offsets(mut self, value: Option<c::Array<'a, TaskOffset<'a>>>) -> Self {
-        self.task_offsets = value;
+    pub fn with_task_offsets(
+        mut self,
+        value: impl c::IntoNullable<c::Array<'a, TaskOffset<'a>>>,
+    ) -> Self {
+        self.task_offsets = value.into_nullable();
         self
     }
 
     /// Sets [`Self::task_end_offsets`].
     #[must_use]
-    pub fn with_task_end_offsets(mut self, value: Option<c::Array<'a, TaskOffset<'a>>>) -> Self {
-        self.task_end_offsets = value;
+    pub fn with_task_end_offsets(
+        mut self,
+        value: impl c::IntoNullable<c::Array<'a, TaskOffset<'a>>>,
+    ) -> Self {
+        self.task_end_offsets = value.into_nullable();
         self
     }
 
@@ -261,6 +279,15 @@ impl<'a> StreamsGroupHeartbeatRequest<'a> {
         }
         self.unknown_tagged_fields.is_empty()
     }
+}
+
+impl StreamsGroupHeartbeatRequest<'_> {
+    /// The versions of `StreamsGroupHeartbeatRequest` this build encodes and decodes: 0-1, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `StreamsGroupHeartbeat` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `StreamsGroupHeartbeatRequest::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
 }
 
 impl c::Message for StreamsGroupHeartbeatRequest<'_> {

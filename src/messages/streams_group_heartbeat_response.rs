@@ -141,29 +141,38 @@ impl<'a> StreamsGroupHeartbeatResponse<'a> {
 
     /// Sets [`Self::status`].
     #[must_use]
-    pub fn with_status(mut self, value: Option<c::Array<'a, Status<'a>>>) -> Self {
-        self.status = value;
+    pub fn with_status(mut self, value: impl c::IntoNullable<c::Array<'a, Status<'a>>>) -> Self {
+        self.status = value.into_nullable();
         self
     }
 
     /// Sets [`Self::active_tasks`].
     #[must_use]
-    pub fn with_active_tasks(mut self, value: Option<c::Array<'a, TaskIds<'a>>>) -> Self {
-        self.active_tasks = value;
+    pub fn with_active_tasks(
+        mut self,
+        value: impl c::IntoNullable<c::Array<'a, TaskIds<'a>>>,
+    ) -> Self {
+        self.active_tasks = value.into_nullable();
         self
     }
 
     /// Sets [`Self::standby_tasks`].
     #[must_use]
-    pub fn with_standby_tasks(mut self, value: Option<c::Array<'a, TaskIds<'a>>>) -> Self {
-        self.standby_tasks = value;
+    pub fn with_standby_tasks(
+        mut self,
+        value: impl c::IntoNullable<c::Array<'a, TaskIds<'a>>>,
+    ) -> Self {
+        self.standby_tasks = value.into_nullable();
         self
     }
 
     /// Sets [`Self::warmup_tasks`].
     #[must_use]
-    pub fn with_warmup_tasks(mut self, value: Option<c::Array<'a, TaskIds<'a>>>) -> Self {
-        self.warmup_tasks = value;
+    pub fn with_warmup_tasks(
+        mut self,
+        value: impl c::IntoNullable<c::Array<'a, TaskIds<'a>>>,
+    ) -> Self {
+        self.warmup_tasks = value.into_nullable();
         self
     }
 
@@ -185,9 +194,9 @@ impl<'a> StreamsGroupHeartbeatResponse<'a> {
     #[must_use]
     pub fn with_partitions_by_user_endpoint(
         mut self,
-        value: Option<c::Array<'a, EndpointToPartitions<'a>>>,
+        value: impl c::IntoNullable<c::Array<'a, EndpointToPartitions<'a>>>,
     ) -> Self {
-        self.partitions_by_user_endpoint = value;
+        self.partitions_by_user_endpoint = value.into_nullable();
         self
     }
 
@@ -251,6 +260,15 @@ impl<'a> StreamsGroupHeartbeatResponse<'a> {
         }
         self.unknown_tagged_fields.is_empty()
     }
+}
+
+impl StreamsGroupHeartbeatResponse<'_> {
+    /// The versions of `StreamsGroupHeartbeatResponse` this build encodes and decodes: 0-1, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `StreamsGroupHeartbeat` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `StreamsGroupHeartbeatResponse::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
 }
 
 impl c::Message for StreamsGroupHeartbeatResponse<'_> {

@@ -94,6 +94,15 @@ impl<'a> StreamsGroupTopologyDescriptionUpdateRequest<'a> {
     }
 }
 
+impl StreamsGroupTopologyDescriptionUpdateRequest<'_> {
+    /// The versions of `StreamsGroupTopologyDescriptionUpdateRequest` this build encodes and
+    /// decodes: 0, unless `KWIRE_VERSIONS` kept fewer of the
+    /// `StreamsGroupTopologyDescriptionUpdate` API (see the crate docs on firmware builds); a
+    /// version outside is refused with `UnsupportedVersion`. A build pinned to one version sends at
+    /// `StreamsGroupTopologyDescriptionUpdateRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for StreamsGroupTopologyDescriptionUpdateRequest<'_> {
     const NAME: &'static str = "StreamsGroupTopologyDescriptionUpdateRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(93);

@@ -81,6 +81,15 @@ impl<'a> StreamsGroupTopologyDescriptionUpdateResponse<'a> {
     }
 }
 
+impl StreamsGroupTopologyDescriptionUpdateResponse<'_> {
+    /// The versions of `StreamsGroupTopologyDescriptionUpdateResponse` this build encodes and
+    /// decodes: 0, unless `KWIRE_VERSIONS` kept fewer of the
+    /// `StreamsGroupTopologyDescriptionUpdate` API (see the crate docs on firmware builds); a
+    /// version outside is refused with `UnsupportedVersion`. A build pinned to one version sends at
+    /// `StreamsGroupTopologyDescriptionUpdateResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for StreamsGroupTopologyDescriptionUpdateResponse<'_> {
     const NAME: &'static str = "StreamsGroupTopologyDescriptionUpdateResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(93);

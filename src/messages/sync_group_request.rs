@@ -18,16 +18,29 @@ pub struct SyncGroupRequest<'a> {
     /// `GroupId`: `string`, versions 0+.
     pub group_id: c::Str<'a>,
     /// `GenerationId`: `int32`, versions 0+.
+    ///
+    /// The `GenerationId` of the JoinGroup response just received; a stale one gets
+    /// `ILLEGAL_GENERATION`, and the member must join again.
     pub generation_id: i32,
     /// `MemberId`: `string`, versions 0+.
     pub member_id: c::Str<'a>,
     /// `GroupInstanceId`: `string`, versions 3+, nullable in 3+. Default: `null`.
     pub group_instance_id: Option<c::Str<'a>>,
     /// `ProtocolType`: `string`, versions 5+, nullable in 5+. Default: `null`. Ignorable.
+    ///
+    /// Required from v5: the protocol type the JoinGroup response named. Null, what `default()`
+    /// holds, or a mismatch gets `INCONSISTENT_GROUP_PROTOCOL`, so set it at v5+.
     pub protocol_type: Option<c::Str<'a>>,
     /// `ProtocolName`: `string`, versions 5+, nullable in 5+. Default: `null`. Ignorable.
+    ///
+    /// Required from v5: the protocol the JoinGroup response chose (its `ProtocolName`). Null, the
+    /// default, or a different name gets `INCONSISTENT_GROUP_PROTOCOL`.
     pub protocol_name: Option<c::Str<'a>>,
     /// `Assignments`: `[]SyncGroupRequestAssignment`, versions 0+.
+    ///
+    /// The leader sends every member's assignment here (for consumers, one
+    /// `ConsumerProtocolAssignment` each); the other members send an empty list. Each member
+    /// receives its own in the response's `Assignment`.
     pub assignments: c::Array<'a, SyncGroupRequestAssignment<'a>>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
@@ -134,6 +147,14 @@ impl<'a> SyncGroupRequest<'a> {
         }
         self.unknown_tagged_fields.is_empty()
     }
+}
+
+impl SyncGroupRequest<'_> {
+    /// The versions of `SyncGroupRequest` this build encodes and decodes: 0-5, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `SyncGroup` API (see the crate docs on firmware builds);
+    /// a version outside is refused with `UnsupportedVersion`. A build pinned to one version sends
+    /// at `SyncGroupRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
 }
 
 impl c::Message for SyncGroupRequest<'_> {

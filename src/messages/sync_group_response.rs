@@ -107,6 +107,14 @@ impl<'a> SyncGroupResponse<'a> {
     }
 }
 
+impl SyncGroupResponse<'_> {
+    /// The versions of `SyncGroupResponse` this build encodes and decodes: 0-5, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `SyncGroup` API (see the crate docs on firmware builds);
+    /// a version outside is refused with `UnsupportedVersion`. A build pinned to one version sends
+    /// at `SyncGroupResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for SyncGroupResponse<'_> {
     const NAME: &'static str = "SyncGroupResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(14);

@@ -149,6 +149,14 @@ impl<'a> TxnOffsetCommitRequest<'a> {
     }
 }
 
+impl TxnOffsetCommitRequest<'_> {
+    /// The versions of `TxnOffsetCommitRequest` this build encodes and decodes: 0-6, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `TxnOffsetCommit` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `TxnOffsetCommitRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for TxnOffsetCommitRequest<'_> {
     const NAME: &'static str = "TxnOffsetCommitRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(28);

@@ -71,6 +71,14 @@ impl<'a> TxnOffsetCommitResponse<'a> {
     }
 }
 
+impl TxnOffsetCommitResponse<'_> {
+    /// The versions of `TxnOffsetCommitResponse` this build encodes and decodes: 0-6, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `TxnOffsetCommit` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `TxnOffsetCommitResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for TxnOffsetCommitResponse<'_> {
     const NAME: &'static str = "TxnOffsetCommitResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(28);

@@ -55,6 +55,14 @@ impl<'a> UnregisterBrokerRequest<'a> {
     }
 }
 
+impl UnregisterBrokerRequest<'_> {
+    /// The versions of `UnregisterBrokerRequest` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `UnregisterBroker` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `UnregisterBrokerRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for UnregisterBrokerRequest<'_> {
     const NAME: &'static str = "UnregisterBrokerRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(64);

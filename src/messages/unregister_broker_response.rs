@@ -81,6 +81,14 @@ impl<'a> UnregisterBrokerResponse<'a> {
     }
 }
 
+impl UnregisterBrokerResponse<'_> {
+    /// The versions of `UnregisterBrokerResponse` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `UnregisterBroker` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `UnregisterBrokerResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for UnregisterBrokerResponse<'_> {
     const NAME: &'static str = "UnregisterBrokerResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(64);

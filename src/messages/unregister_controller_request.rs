@@ -55,6 +55,15 @@ impl<'a> UnregisterControllerRequest<'a> {
     }
 }
 
+impl UnregisterControllerRequest<'_> {
+    /// The versions of `UnregisterControllerRequest` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `UnregisterController` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `UnregisterControllerRequest::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for UnregisterControllerRequest<'_> {
     const NAME: &'static str = "UnregisterControllerRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(94);

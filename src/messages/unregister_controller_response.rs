@@ -81,6 +81,15 @@ impl<'a> UnregisterControllerResponse<'a> {
     }
 }
 
+impl UnregisterControllerResponse<'_> {
+    /// The versions of `UnregisterControllerResponse` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `UnregisterController` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `UnregisterControllerResponse::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for UnregisterControllerResponse<'_> {
     const NAME: &'static str = "UnregisterControllerResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(94);

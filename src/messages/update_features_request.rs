@@ -84,6 +84,14 @@ impl<'a> UpdateFeaturesRequest<'a> {
     }
 }
 
+impl UpdateFeaturesRequest<'_> {
+    /// The versions of `UpdateFeaturesRequest` this build encodes and decodes: 0-2, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `UpdateFeatures` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `UpdateFeaturesRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for UpdateFeaturesRequest<'_> {
     const NAME: &'static str = "UpdateFeaturesRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(57);

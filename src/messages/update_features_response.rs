@@ -97,6 +97,14 @@ impl<'a> UpdateFeaturesResponse<'a> {
     }
 }
 
+impl UpdateFeaturesResponse<'_> {
+    /// The versions of `UpdateFeaturesResponse` this build encodes and decodes: 0-2, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `UpdateFeatures` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `UpdateFeaturesResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for UpdateFeaturesResponse<'_> {
     const NAME: &'static str = "UpdateFeaturesResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(57);

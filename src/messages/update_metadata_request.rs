@@ -156,6 +156,14 @@ impl<'a> UpdateMetadataRequest<'a> {
     }
 }
 
+impl UpdateMetadataRequest<'_> {
+    /// The versions of `UpdateMetadataRequest` this build encodes and decodes: 0-8, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `UpdateMetadata` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `UpdateMetadataRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for UpdateMetadataRequest<'_> {
     const NAME: &'static str = "UpdateMetadataRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(6);

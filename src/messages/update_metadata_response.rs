@@ -56,6 +56,14 @@ impl<'a> UpdateMetadataResponse<'a> {
     }
 }
 
+impl UpdateMetadataResponse<'_> {
+    /// The versions of `UpdateMetadataResponse` this build encodes and decodes: 0-8, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `UpdateMetadata` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `UpdateMetadataResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for UpdateMetadataResponse<'_> {
     const NAME: &'static str = "UpdateMetadataResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(6);

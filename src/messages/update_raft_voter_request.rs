@@ -120,6 +120,14 @@ impl<'a> UpdateRaftVoterRequest<'a> {
     }
 }
 
+impl UpdateRaftVoterRequest<'_> {
+    /// The versions of `UpdateRaftVoterRequest` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `UpdateRaftVoter` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `UpdateRaftVoterRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for UpdateRaftVoterRequest<'_> {
     const NAME: &'static str = "UpdateRaftVoterRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(82);

@@ -81,6 +81,14 @@ impl<'a> UpdateRaftVoterResponse<'a> {
     }
 }
 
+impl UpdateRaftVoterResponse<'_> {
+    /// The versions of `UpdateRaftVoterResponse` this build encodes and decodes: 0, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `UpdateRaftVoter` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `UpdateRaftVoterResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for UpdateRaftVoterResponse<'_> {
     const NAME: &'static str = "UpdateRaftVoterResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(82);

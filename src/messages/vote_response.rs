@@ -81,6 +81,14 @@ impl<'a> VoteResponse<'a> {
     }
 }
 
+impl VoteResponse<'_> {
+    /// The versions of `VoteResponse` this build encodes and decodes: 0-2, unless `KWIRE_VERSIONS`
+    /// kept fewer of the `Vote` API (see the crate docs on firmware builds); a version outside is
+    /// refused with `UnsupportedVersion`. A build pinned to one version sends at
+    /// `VoteResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for VoteResponse<'_> {
     const NAME: &'static str = "VoteResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(52);

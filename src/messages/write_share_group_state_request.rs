@@ -68,6 +68,15 @@ impl<'a> WriteShareGroupStateRequest<'a> {
     }
 }
 
+impl WriteShareGroupStateRequest<'_> {
+    /// The versions of `WriteShareGroupStateRequest` this build encodes and decodes: 0-1, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `WriteShareGroupState` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `WriteShareGroupStateRequest::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for WriteShareGroupStateRequest<'_> {
     const NAME: &'static str = "WriteShareGroupStateRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(85);

@@ -55,6 +55,15 @@ impl<'a> WriteShareGroupStateResponse<'a> {
     }
 }
 
+impl WriteShareGroupStateResponse<'_> {
+    /// The versions of `WriteShareGroupStateResponse` this build encodes and decodes: 0-1, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `WriteShareGroupState` API (see the crate docs on
+    /// firmware builds); a version outside is refused with `UnsupportedVersion`. A build pinned to
+    /// one version sends at `WriteShareGroupStateResponse::BUILT_VERSIONS.max`, which follows the
+    /// pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for WriteShareGroupStateResponse<'_> {
     const NAME: &'static str = "WriteShareGroupStateResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(85);

@@ -56,6 +56,14 @@ impl<'a> WriteTxnMarkersRequest<'a> {
     }
 }
 
+impl WriteTxnMarkersRequest<'_> {
+    /// The versions of `WriteTxnMarkersRequest` this build encodes and decodes: 0-2, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `WriteTxnMarkers` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `WriteTxnMarkersRequest::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for WriteTxnMarkersRequest<'_> {
     const NAME: &'static str = "WriteTxnMarkersRequest";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(27);

@@ -59,6 +59,14 @@ impl<'a> WriteTxnMarkersResponse<'a> {
     }
 }
 
+impl WriteTxnMarkersResponse<'_> {
+    /// The versions of `WriteTxnMarkersResponse` this build encodes and decodes: 0-2, unless
+    /// `KWIRE_VERSIONS` kept fewer of the `WriteTxnMarkers` API (see the crate docs on firmware
+    /// builds); a version outside is refused with `UnsupportedVersion`. A build pinned to one
+    /// version sends at `WriteTxnMarkersResponse::BUILT_VERSIONS.max`, which follows the pin.
+    pub const BUILT_VERSIONS: c::VersionRange = BUILT.range();
+}
+
 impl c::Message for WriteTxnMarkersResponse<'_> {
     const NAME: &'static str = "WriteTxnMarkersResponse";
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(27);

@@ -4,7 +4,7 @@
 //! Nothing here may panic.
 
 use kwire::codec::{
-    Array, Decode, Encode, RawTaggedField, Reader, TaggedFields, VersionRange, uvarint_len,
+    Decode, Encode, RawTaggedField, Reader, TaggedFields, VersionRange, uvarint_len,
 };
 use kwire::frame::{self, decode_request, decode_response, encode_request, encode_response};
 use kwire::messages::api_versions_request::ApiVersionsRequest;
@@ -754,7 +754,7 @@ fn metadata_v8_request_prefixes() {
         MetadataRequestTopic::default().with_name(Some("payments")),
     ];
     let body = MetadataRequest::default()
-        .with_topics(Some(Array::from(&topics)))
+        .with_topics(&topics)
         .with_allow_auto_topic_creation(false)
         .with_include_topic_authorized_operations(true);
     let bytes = encode_body(&body, 8);
@@ -1640,7 +1640,7 @@ fn sample_request_frames() -> Vec<Vec<u8>> {
         MetadataRequestTopic::default().with_name(Some("orders")),
         MetadataRequestTopic::default().with_name(Some("x")),
     ];
-    let md = MetadataRequest::default().with_topics(Some(Array::from(&topics)));
+    let md = MetadataRequest::default().with_topics(&topics);
     let mut fetch_v15 = raw_request(1, 15, &fetch_positional(15));
     fetch_v15.extend_from_slice(&hex("01 01 0d"));
     fetch_v15.extend_from_slice(&hex(REPLICA_STATE));

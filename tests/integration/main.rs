@@ -32,5 +32,6 @@ mod relay;
 mod roundtrip;
 mod sasl;
 mod session;
+mod setters;
 mod uuids;
 mod zero_alloc;

@@ -762,3 +762,30 @@ fn negotiation_capped_at_the_callers_highest_version() {
         Err(Unsupported::NotAdvertised)
     );
 }
+
+/// Each message type says which versions the build kept, as a constant of the type: the same
+/// range as the `Message` trait's and the API table's, usable where a constant is (a firmware
+/// pins its version with it, checked at compile time).
+#[test]
+fn each_message_type_names_its_built_versions() {
+    use kwire::codec::Message;
+    use kwire::messages::{FetchRequest, FetchResponse, ProduceRequest};
+
+    const PRODUCE: i16 = ProduceRequest::BUILT_VERSIONS.max;
+    const _: () = assert!(ProduceRequest::BUILT_VERSIONS.contains(PRODUCE));
+    assert_eq!(
+        ProduceRequest::BUILT_VERSIONS,
+        <ProduceRequest<'_> as Message>::BUILT_VERSIONS
+    );
+    assert_eq!(
+        ProduceRequest::BUILT_VERSIONS,
+        ApiKey::PRODUCE.built_versions()
+    );
+    assert_eq!(FetchRequest::BUILT_VERSIONS, FetchResponse::BUILT_VERSIONS);
+    // This build keeps every version.
+    assert_eq!(
+        ProduceRequest::BUILT_VERSIONS,
+        ProduceRequest::VALID_VERSIONS
+    );
+    assert_eq!(PRODUCE, 13);
+}

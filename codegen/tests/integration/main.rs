@@ -5,4 +5,5 @@ mod brokers;
 mod golden;
 mod header;
 mod merge;
+mod notes;
 mod topics;

@@ -25,10 +25,20 @@ fn a_name_and_an_id_whose_versions_meet_are_partners() {
     let m = parse_message("PairsRequest.json", src).expect("the schema parses");
     let structs = collect_structs(&m).expect("the structs collect");
     let partners = |name: &str| {
-        let s = structs.list.iter().find(|s| s.name == name).expect("struct");
+        let s = structs
+            .list
+            .iter()
+            .find(|s| s.name == name)
+            .expect("struct");
         s.fields
             .iter()
-            .map(|f| (f.name.as_str(), s.topic_partner(f).map(|p| p.name.as_str()), s.carried(f)))
+            .map(|f| {
+                (
+                    f.name.as_str(),
+                    s.topic_partner(f).map(|p| p.name.as_str()),
+                    s.carried(f),
+                )
+            })
             .collect::<Vec<_>>()
     };
     let all = Range {
@@ -37,7 +47,10 @@ fn a_name_and_an_id_whose_versions_meet_are_partners() {
     };
     assert_eq!(
         partners("Topic"),
-        [("Name", Some("TopicId"), all), ("TopicId", Some("Name"), all)]
+        [
+            ("Name", Some("TopicId"), all),
+            ("TopicId", Some("Name"), all)
+        ]
     );
     // Both on the wire at once: each is a value of its own.
     let both = partners("Both");

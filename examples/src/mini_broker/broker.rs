@@ -693,11 +693,8 @@ impl Broker {
             .zip(&parts)
             .map(|((name, tid, _), parts)| {
                 let t = TopicProduceResponse::default().with_partition_responses(&parts[..]);
-                if v >= 13 {
-                    t.with_topic_id(*tid)
-                } else {
-                    t.with_name(name.as_deref().unwrap_or(""))
-                }
+                t.with_topic_id(*tid)
+                    .with_name(name.as_deref().unwrap_or(""))
             })
             .collect();
         let body = ProduceResponse::default().with_responses(&topics[..]);
@@ -892,11 +889,8 @@ impl Broker {
             .zip(&per_topic)
             .map(|((name, tid), parts)| {
                 let t = FetchableTopicResponse::default().with_partitions(&parts[..]);
-                if v >= 13 {
-                    t.with_topic_id(*tid)
-                } else {
-                    t.with_topic(name.as_deref().unwrap_or(""))
-                }
+                t.with_topic_id(*tid)
+                    .with_topic(name.as_deref().unwrap_or(""))
             })
             .collect();
         // No incremental fetch sessions: session id 0 tells the client to send full requests.
@@ -991,7 +985,7 @@ impl Broker {
                             t = t
                                 .with_num_partitions(*n)
                                 .with_replication_factor(1)
-                                .with_configs(Some(Array::from(&no_configs)));
+                                .with_configs(&no_configs);
                         }
                         if v >= 7 {
                             t = t.with_topic_id(*tid);

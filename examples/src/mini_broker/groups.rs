@@ -585,11 +585,7 @@ impl Groups {
             .zip(&parts)
             .map(|((name, tid, _), parts)| {
                 let t = OffsetCommitResponseTopic::default().with_partitions(&parts[..]);
-                if v >= 10 {
-                    t.with_topic_id(*tid)
-                } else {
-                    t.with_name(name)
-                }
+                t.with_topic_id(*tid).with_name(name)
             })
             .collect();
         encode(
@@ -760,11 +756,7 @@ impl Groups {
                     .zip(parts)
                     .map(|((n, tid, _), ps)| {
                         let t = OffsetFetchResponseTopics::default().with_partitions(&ps[..]);
-                        if v >= 10 {
-                            t.with_topic_id(*tid)
-                        } else {
-                            t.with_name(n)
-                        }
+                        t.with_topic_id(*tid).with_name(n)
                     })
                     .collect()
             })

@@ -201,7 +201,7 @@ fn create(c: &mut Client, name: &str, partitions: i32) -> Uuid {
     let r = decode_as!(f, CreateTopics, ApiKey::CREATE_TOPICS, 7);
     let row = r.topics.iter().next().unwrap();
     assert_eq!(row.error_code, ErrorCode::NONE, "creating {name}");
-    assert_ne!(row.topic_id, Uuid::ZERO);
+    assert!(!row.topic_id.is_zero());
     row.topic_id
 }
 
@@ -739,7 +739,7 @@ fn configs_and_cluster(c: &mut Client, addr: SocketAddr) {
             DescribeConfigsResource::default()
                 .with_resource_type(2)
                 .with_resource_name("configured")
-                .with_configuration_keys(Some(Array::from(&keys))),
+                .with_configuration_keys(&keys),
             DescribeConfigsResource::default()
                 .with_resource_type(2)
                 .with_resource_name("configured"),
@@ -904,7 +904,7 @@ fn metadata(c: &mut Client, addr: SocketAddr) {
     for v in versions(ApiKey::METADATA) {
         let name = format!("auto-{v}");
         let names = [MetadataRequestTopic::default().with_name(Some(&name))];
-        let mut req = MetadataRequest::default().with_topics(Some(Array::from(&names)));
+        let mut req = MetadataRequest::default().with_topics(&names);
         if v >= 4 {
             req = req.with_allow_auto_topic_creation(true);
         }
@@ -927,7 +927,7 @@ fn metadata(c: &mut Client, addr: SocketAddr) {
             (ErrorCode::NONE.0, Some(name.as_str()))
         );
         if v >= 10 {
-            assert_ne!(t.topic_id, Uuid::ZERO);
+            assert!(!t.topic_id.is_zero());
         }
         assert_eq!(t.partitions.len(), 3, "auto-created with 3 partitions");
         for (i, p) in t.partitions.iter().enumerate() {
@@ -943,7 +943,7 @@ fn metadata(c: &mut Client, addr: SocketAddr) {
             // Not created when the client says not to.
             let names = [MetadataRequestTopic::default().with_name(Some("never"))];
             let req = MetadataRequest::default()
-                .with_topics(Some(Array::from(&names)))
+                .with_topics(&names)
                 .with_allow_auto_topic_creation(false);
             let f = c.call(v, &req);
             let r = decode_as!(f, Metadata, ApiKey::METADATA, v);
@@ -1521,7 +1521,7 @@ fn strings_that_are_not_utf8() {
         let mut t = MetadataRequestTopic::default();
         t.name = Some(bad);
         let t = [t];
-        let mut req = MetadataRequest::default().with_topics(Some(Array::from(&t)));
+        let mut req = MetadataRequest::default().with_topics(&t);
         if v >= 4 {
             req = req.with_allow_auto_topic_creation(true);
         }
@@ -1723,7 +1723,7 @@ fn strings_that_are_not_utf8() {
             let t = [OffsetFetchRequestTopic::default()
                 .with_name(data.0)
                 .with_partition_indexes(&indexes)];
-            let mut req = OffsetFetchRequest::default().with_topics(Some(Array::from(&t)));
+            let mut req = OffsetFetchRequest::default().with_topics(&t);
             req.group_id = bad;
             c.call(v, &req)
         } else {
