@@ -1,5 +1,6 @@
 //! A producer: batches of records to one partition, with up to 8 Produce requests in flight on
-//! one connection, each answer matched to its request.
+//! one connection, each answer matched to its request, which is tagged with its number of
+//! records.
 //!
 //! ```text
 //! cargo run -p kwire-examples --example producer -- 127.0.0.1:19092 events [COUNT]
@@ -40,14 +41,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (mut batch, mut sent, mut acked) = (vec![0; 1 << 15], 0, 0);
     while acked < count {
         while sent < count && broker.client().in_flight() < 8 {
-            let records = values[sent..count.min(sent + 10)]
-                .iter()
-                .map(|v| NewRecord {
-                    key: None,
-                    value: Some(v.as_bytes()),
-                    headers: &[],
-                    timestamp: 0,
-                });
+            let in_batch = &values[sent..count.min(sent + 10)];
+            let records = in_batch.iter().map(|v| NewRecord {
+                key: None,
+                value: Some(v.as_bytes()),
+                headers: &[],
+                timestamp: 0,
+            });
             let len = BatchBuilder::new().write(records, &mut batch)?;
             let partitions =
                 [PartitionProduceData::default().with_records(Some(Records::new(&batch[..len])))];
@@ -61,10 +61,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let request = ProduceRequest::default()
                 .with_acks(-1)
                 .with_topic_data(&data);
-            broker.send(&request.with_timeout_ms(5_000))?;
-            sent = count.min(sent + 10);
+            // The request's tag is its number of records, which comes back with its answer.
+            let tag = u64::try_from(in_batch.len())?;
+            broker.send_tagged(&request.with_timeout_ms(5_000), tag)?;
+            sent += in_batch.len();
         }
-        let produced: ProduceResponse<'_> = broker.receive()?.decode_as()?;
+        let answer = broker.receive()?;
+        let produced: ProduceResponse<'_> = answer.decode_as()?;
         for p in produced
             .responses
             .iter()
@@ -73,10 +76,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             if p.error_code != ErrorCode::NONE {
                 return Err(format!("{topic}-0: {}", ErrorCode(p.error_code)).into());
             }
-            let n = (count - acked).min(10);
-            println!("{topic}-0@{}: {n} records", p.base_offset);
-            acked += n;
+            println!("{topic}-0@{}: {} records", p.base_offset, answer.tag());
         }
+        acked += usize::try_from(answer.tag())?;
     }
     Ok(())
 }

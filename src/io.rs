@@ -90,8 +90,9 @@ pub enum Error {
     /// The oldest request in flight waited past its deadline. Close the connection, as Kafka's
     /// clients do: its answer may still come, before the others'.
     TimedOut {
-        /// The request.
-        request: Pending,
+        /// The request, with the tag it was sent with ([`Connection::send_tagged`]; 0 for
+        /// none).
+        request: Pending<u64>,
     },
     /// [`Connection::call`] on a request that gets no response (a Produce with `acks` 0):
     /// [`Connection::send`] sends it. Nothing was sent.
@@ -218,24 +219,26 @@ pub fn check_idle<const N: usize>(client: &Client<'_, N>) -> Result<(), Error> {
     }
 }
 
-/// Encodes a request for `body` at `version` into `tx` with the session, storage that can grow
-/// grown to what the request needs: the frame's length at the start of `tx`.
+/// Encodes a request for `body` at `version` with the caller's `tag` into `tx` with the
+/// session, storage that can grow grown to what the request needs: the frame's length at the
+/// start of `tx`.
 ///
 /// # Errors
 ///
-/// [`Error::Session`] as [`Client::send_at`] refuses the request.
+/// [`Error::Session`] as [`Client::send_at_tagged`] refuses the request.
 #[doc(hidden)]
 pub fn encode<R: Body, B: Storage, const N: usize>(
     client: &mut Client<'_, N>,
     body: &R,
     version: i16,
+    tag: u64,
     tx: &mut B,
 ) -> Result<Sent, Error> {
-    match client.send_at(body, version, tx.as_mut()) {
+    match client.send_at_tagged(body, version, tag, tx.as_mut()) {
         Err(SessionError::Encode(EncodeError::BufferTooSmall { required, .. }))
             if tx.grow(required) =>
         {
-            Ok(client.send_at(body, version, tx.as_mut())?)
+            Ok(client.send_at_tagged(body, version, tag, tx.as_mut())?)
         }
         sent => Ok(sent?),
     }
@@ -415,8 +418,20 @@ impl<'a, S: Read + Write, B: Storage, const N: usize> Connection<'a, S, B, N> {
     /// requests in flight, a value the version cannot carry, a request larger than the
     /// caller's send buffer); [`Error::Io`] when the stream fails.
     pub fn send<R: Body>(&mut self, body: &R) -> Result<Sent, Error> {
+        self.send_tagged(body, 0)
+    }
+
+    /// [`Connection::send`], with a tag the caller chooses (an index into its own table, the
+    /// number of records a Produce carries), which comes back with the answer
+    /// ([`Answer::tag`]), with an [`Error::TimedOut`], and in the requests left unanswered
+    /// ([`Client::pending`]), as [`Client::send_tagged`] keeps it.
+    ///
+    /// # Errors
+    ///
+    /// As [`Connection::send`].
+    pub fn send_tagged<R: Body>(&mut self, body: &R, tag: u64) -> Result<Sent, Error> {
         let version = self.client.version(body.body_api_key())?;
-        self.send_at(body, version)
+        self.send_at_tagged(body, version, tag)
     }
 
     /// Sends `body` at `version`, without waiting.
@@ -425,9 +440,24 @@ impl<'a, S: Read + Write, B: Storage, const N: usize> Connection<'a, S, B, N> {
     ///
     /// As [`Connection::send`].
     pub fn send_at<R: Body>(&mut self, body: &R, version: i16) -> Result<Sent, Error> {
+        self.send_at_tagged(body, version, 0)
+    }
+
+    /// [`Connection::send_at`], with a tag the caller chooses, as
+    /// [`Connection::send_tagged`] has it.
+    ///
+    /// # Errors
+    ///
+    /// As [`Connection::send`].
+    pub fn send_at_tagged<R: Body>(
+        &mut self,
+        body: &R,
+        version: i16,
+        tag: u64,
+    ) -> Result<Sent, Error> {
         // The clock read, for the request's deadline; one that expired is reported by a read.
         self.tick();
-        let sent = encode(&mut self.client, body, version, &mut self.tx)?;
+        let sent = encode(&mut self.client, body, version, tag, &mut self.tx)?;
         self.write(sent.len)?;
         Ok(sent)
     }
@@ -486,7 +516,7 @@ impl<'a, S: Read + Write, B: Storage, const N: usize> Connection<'a, S, B, N> {
     }
 
     /// Sets the session's clock; the request that expired, if one did.
-    fn tick(&mut self) -> Option<Pending> {
+    fn tick(&mut self) -> Option<Pending<u64>> {
         self.client.handle_timeout(clock(self.started.elapsed()))
     }
 

@@ -33,8 +33,8 @@ use super::{FrameBuffer, InFlight, Pending, Sent, SessionError};
 pub struct Client<'a, const N: usize> {
     client_id: Option<&'a str>,
     next_correlation_id: i32,
-    /// The requests in flight, each tagged with its deadline, if it has one.
-    in_flight: InFlight<N, Option<u32>>,
+    /// The requests in flight, each with its deadline, if it has one, and the caller's tag.
+    in_flight: InFlight<N, Tags>,
     /// The session's clock: the last `now` given to [`Client::handle_timeout`].
     now: u32,
     /// How long a request may wait for its response, in the clock's milliseconds.
@@ -49,7 +49,8 @@ pub struct Client<'a, const N: usize> {
 /// What a [`Client`] received.
 #[derive(Debug)]
 pub enum Event<'a> {
-    /// The response to a request sent with [`Client::send`] or [`Client::send_at`].
+    /// The response to a request sent with [`Client::send`] or [`Client::send_at`] (or their
+    /// tagged forms, [`Client::send_tagged`] and [`Client::send_at_tagged`]).
     Response(Answer<'a>),
     /// The broker's versions are known: [`Client::send`] picks a version for each request.
     Ready,
@@ -80,6 +81,7 @@ impl<'a> Event<'a> {
 #[derive(Debug, Clone, Copy)]
 pub struct Answer<'a> {
     request: Pending,
+    tag: Tag,
     frame: &'a [u8],
 }
 
@@ -88,6 +90,13 @@ impl<'a> Answer<'a> {
     #[must_use]
     pub fn request(&self) -> Pending {
         self.request
+    }
+
+    /// The tag the request was sent with ([`Client::send_tagged`]); 0 for one sent with
+    /// [`Client::send`] or [`Client::send_at`].
+    #[must_use]
+    pub fn tag(&self) -> u64 {
+        self.tag.get()
     }
 
     /// The whole response frame, size prefix included.
@@ -299,28 +308,30 @@ impl<'a, const N: usize> Client<'a, N> {
 
     /// Sets the session's clock to `now` (milliseconds from any origin the caller keeps, going
     /// forward, wrapping at `u32::MAX`) and returns the oldest request in flight whose deadline
-    /// has passed, if any. The request stays in flight: Kafka answers in order, so a late
-    /// response still comes before the later ones, and a client that gives up on a request
-    /// closes the connection, as Kafka's own clients do.
-    pub fn handle_timeout(&mut self, now: u32) -> Option<Pending> {
+    /// has passed, if any, with the tag it was sent with ([`Client::send_tagged`]; 0 for
+    /// none). The request stays in flight: Kafka answers in order, so a late response still
+    /// comes before the later ones, and a client that gives up on a request closes the
+    /// connection, as Kafka's own clients do ([`Client::pending`] then lists what went
+    /// unanswered).
+    pub fn handle_timeout(&mut self, now: u32) -> Option<Pending<u64>> {
         self.now = now;
         let oldest = self.first_timed()?;
-        let deadline = oldest.tag?;
+        let deadline = oldest.tag.deadline?;
         // Passed when `now` is at or after it, across a wrap of the clock.
-        (now.wrapping_sub(deadline) < 1 << 31).then(|| oldest.untagged())
+        (now.wrapping_sub(deadline) < 1 << 31).then(|| Tags::caller(oldest))
     }
 
     /// The earliest deadline of the requests in flight, on the session's clock: when to call
     /// [`Client::handle_timeout`] next. `None` when no request in flight has one.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<u32> {
-        self.first_timed()?.tag
+        self.first_timed()?.tag.deadline
     }
 
     /// The oldest request in flight with a deadline: the one whose deadline comes first, since
     /// requests are sent in order, on a clock that goes forward, with one timeout.
-    fn first_timed(&self) -> Option<&Pending<Option<u32>>> {
-        self.in_flight.iter().find(|p| p.tag.is_some())
+    fn first_timed(&self) -> Option<&Pending<Tags>> {
+        self.in_flight.iter().find(|p| p.tag.deadline.is_some())
     }
 
     /// Starts the correlation ids at `id` instead of 0 (a negative `id` starts at 0).
@@ -345,7 +356,7 @@ impl<'a, const N: usize> Client<'a, N> {
                 .with_client_software_name(name)
                 .with_client_software_version(software_version);
             // The software's name and version are hints, which versions before 3 leave out.
-            let sent = self.encode(&body, version, out, Drops::Allowed)?;
+            let sent = self.encode(&body, version, out, Drops::Allowed, 0)?;
             self.hello.state = HelloState::Asked {
                 version,
                 correlation_id: sent.correlation_id,
@@ -490,13 +501,14 @@ impl<'a, const N: usize> Client<'a, N> {
         })?;
         *prefix = size.to_be_bytes();
         let correlation_id = self.next_id(true)?;
-        self.sent(Sent {
+        let sent = Sent {
             len: n.saturating_add(frame::SIZE_LEN),
             correlation_id,
             api_key: ApiKey::SASL_AUTHENTICATE,
             version: 0,
             answered: true,
-        })
+        };
+        self.sent(sent, 0)
     }
 
     /// The version to send the authentication's request for `key` at: the highest both sides
@@ -586,8 +598,59 @@ impl<'a, const N: usize> Client<'a, N> {
     ///
     /// As [`Client::version`] and [`Client::send_at`].
     pub fn send<B: Body>(&mut self, body: &B, out: &mut [u8]) -> Result<Sent, SessionError> {
+        self.send_tagged(body, 0, out)
+    }
+
+    /// [`Client::send`], with a tag the caller chooses (an index into its own table of
+    /// requests, the number of records a Produce carries), which comes back with the answer
+    /// ([`Answer::tag`]), with the request if its deadline passes
+    /// ([`Client::handle_timeout`]), and with the requests left unanswered
+    /// ([`Client::pending`]). A request sent with [`Client::send`] has the tag 0.
+    ///
+    /// ```
+    /// use kwire::messages::HeartbeatRequest;
+    /// use kwire::session::{Client, Event, FrameBuffer};
+    /// # use kwire::session::server;
+    /// # use kwire::messages::HeartbeatResponse;
+    ///
+    /// let mut client: Client<'_, 4> = Client::new(None);
+    /// let mut out = [0u8; 64];
+    /// let mut wire = Vec::new();
+    /// for batch in [3, 5] {
+    ///     let sent = client.send_at_tagged(&HeartbeatRequest::default(), 4, batch, &mut out)?;
+    ///     wire.extend_from_slice(&out[..sent.len]);
+    /// }
+    /// # let mut storage = [0u8; 256];
+    /// # let mut requests = FrameBuffer::new(&mut storage[..]);
+    /// # requests.push(&wire);
+    /// # let mut answers = Vec::new();
+    /// # while let Some(request) = server::next_request(&mut requests).unwrap() {
+    /// #     let n = server::respond(&request.info, &HeartbeatResponse::default(), &mut out).unwrap();
+    /// #     answers.extend_from_slice(&out[..n]);
+    /// # }
+    /// // ... the broker answers both ...
+    /// let mut storage = [0u8; 256];
+    /// let mut rx = FrameBuffer::new(&mut storage[..]);
+    /// rx.push(&answers);
+    /// let mut acknowledged = 0;
+    /// while let Some(Event::Response(answer)) = client.receive(&mut rx)? {
+    ///     acknowledged += answer.tag();
+    /// }
+    /// assert_eq!(acknowledged, 8);
+    /// # Ok::<(), kwire::session::SessionError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::send`].
+    pub fn send_tagged<B: Body>(
+        &mut self,
+        body: &B,
+        tag: u64,
+        out: &mut [u8],
+    ) -> Result<Sent, SessionError> {
         let version = self.version(body.body_api_key())?;
-        self.send_at(body, version, out)
+        self.send_at_tagged(body, version, tag, out)
     }
 
     /// Encodes a request for `body` at `version` into `out`, and remembers it until its
@@ -605,11 +668,26 @@ impl<'a, const N: usize> Client<'a, N> {
         version: i16,
         out: &mut [u8],
     ) -> Result<Sent, SessionError> {
-        self.encode(body, version, out, Drops::Refused)
+        self.encode(body, version, out, Drops::Refused, 0)
+    }
+
+    /// [`Client::send_at`], with a tag the caller chooses, as [`Client::send_tagged`] has it.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::send_at`].
+    pub fn send_at_tagged<B: Body>(
+        &mut self,
+        body: &B,
+        version: i16,
+        tag: u64,
+        out: &mut [u8],
+    ) -> Result<Sent, SessionError> {
+        self.encode(body, version, out, Drops::Refused, tag)
     }
 
     /// Encodes the request, leaving out ignorable values the version lacks only if `drops`
-    /// allows it, and remembers it, as [`frame::encode_request`] (or
+    /// allows it, and remembers it with the caller's `tag`, as [`frame::encode_request`] (or
     /// [`frame::encode_request_lenient`]) encodes it. Inline and thin: past what depends on the
     /// body's type (its key, whether it is answered, the header version), the body goes on
     /// behind a vtable, so that one copy of the encoder serves every body.
@@ -620,6 +698,7 @@ impl<'a, const N: usize> Client<'a, N> {
         version: i16,
         out: &mut [u8],
         drops: Drops,
+        tag: u64,
     ) -> Result<Sent, SessionError> {
         let api_key = body.body_api_key();
         let request = Request {
@@ -629,16 +708,18 @@ impl<'a, const N: usize> Client<'a, N> {
             answered: body.expects_response(),
             drops,
         };
-        self.encode_erased(body, request, out)
+        self.encode_erased(body, request, out, tag)
     }
 
-    /// [`Client::encode`], for every body.
+    /// [`Client::encode`], for every body. The caller's `tag` comes apart from the `Request`,
+    /// which then fits in registers (a firmware's calls grew by a hundred bytes with it inside).
     #[inline(never)]
     fn encode_erased(
         &mut self,
         body: &dyn ErasedBody,
         request: Request,
         out: &mut [u8],
+        tag: u64,
     ) -> Result<Sent, SessionError> {
         let Request {
             api_key,
@@ -651,13 +732,14 @@ impl<'a, const N: usize> Client<'a, N> {
         let header =
             RequestHeader::new(api_key, version, correlation_id).with_client_id(self.client_id);
         let len = frame::encode_frame(&header, hv, body, version, out, drops)?;
-        self.sent(Sent {
+        let sent = Sent {
             len,
             correlation_id,
             api_key,
             version,
             answered,
-        })
+        };
+        self.sent(sent, tag)
     }
 
     /// The next correlation id, once the request can be remembered.
@@ -671,15 +753,19 @@ impl<'a, const N: usize> Client<'a, N> {
         Ok(id)
     }
 
-    /// Remembers a request encoded, its id checked by [`Client::next_id`].
-    fn sent(&mut self, sent: Sent) -> Result<Sent, SessionError> {
+    /// Remembers a request encoded, with the caller's `tag`, its id checked by
+    /// [`Client::next_id`].
+    fn sent(&mut self, sent: Sent, tag: u64) -> Result<Sent, SessionError> {
         if sent.answered {
             let deadline = self.timeout.map(|t| self.now.wrapping_add(t));
             self.in_flight.push_checked(Pending {
                 correlation_id: sent.correlation_id,
                 api_key: sent.api_key,
                 version: sent.version,
-                tag: deadline,
+                tag: Tags {
+                    deadline,
+                    caller: Tag::new(tag),
+                },
             })?;
         }
         self.next_correlation_id = sent.correlation_id.checked_add(1).unwrap_or(0);
@@ -733,7 +819,8 @@ impl<'a, const N: usize> Client<'a, N> {
             Some(id) => i32::from_be_bytes(*id),
             None => return Err(no_correlation_id(frame.len()).into()),
         };
-        let request = self.in_flight.answer(correlation_id)?.untagged();
+        let answered = self.in_flight.answer(correlation_id)?;
+        let (request, tag) = (answered.untagged(), answered.tag.caller);
         #[cfg(feature = "ApiVersions")]
         if let HelloState::Asked {
             version,
@@ -764,7 +851,11 @@ impl<'a, const N: usize> Client<'a, N> {
                 Event::Authenticating
             }));
         }
-        Ok(Some(Event::Response(Answer { request, frame })))
+        Ok(Some(Event::Response(Answer {
+            request,
+            tag,
+            frame,
+        })))
     }
 
     /// How many requests wait for their responses.
@@ -773,9 +864,11 @@ impl<'a, const N: usize> Client<'a, N> {
         self.in_flight.len()
     }
 
-    /// The requests that wait for their responses, oldest first.
-    pub fn pending(&self) -> impl Iterator<Item = Pending> {
-        self.in_flight.iter().map(Pending::untagged)
+    /// The requests that wait for their responses, oldest first, each with the tag it was sent
+    /// with ([`Client::send_tagged`]; 0 for none): after a connection failed, the requests to
+    /// send again.
+    pub fn pending(&self) -> impl Iterator<Item = Pending<u64>> {
+        self.in_flight.iter().map(Tags::caller)
     }
 
     /// At the end of the stream (the broker closed the connection, or the client is about to):
@@ -829,6 +922,50 @@ struct Request {
     header_version: i16,
     answered: bool,
     drops: Drops,
+}
+
+/// What a [`Client`] keeps with a request in flight.
+#[derive(Debug, Clone, Copy)]
+struct Tags {
+    /// When its response is due, on the session's clock, if the client has a request timeout.
+    deadline: Option<u32>,
+    /// The caller's tag ([`Client::send_tagged`]).
+    caller: Tag,
+}
+
+/// A caller's tag, kept as two halves, low first: a `u64` would align the client (and each
+/// [`Answer`]) to 8 bytes, and a firmware that zeroes such a client links a second `memclr`
+/// (the embedded producer's `.text` grew by 160 bytes with it).
+#[derive(Debug, Clone, Copy)]
+struct Tag([u32; 2]);
+
+impl Tag {
+    /// The halves of `tag`.
+    fn new(tag: u64) -> Self {
+        let [a, b, c, d, e, f, g, h] = tag.to_le_bytes();
+        Self([
+            u32::from_le_bytes([a, b, c, d]),
+            u32::from_le_bytes([e, f, g, h]),
+        ])
+    }
+
+    /// The tag whole.
+    fn get(self) -> u64 {
+        let [low, high] = self.0;
+        (u64::from(high) << 32) | u64::from(low)
+    }
+}
+
+impl Tags {
+    /// The request with the caller's tag alone.
+    fn caller(p: &Pending<Self>) -> Pending<u64> {
+        Pending {
+            correlation_id: p.correlation_id,
+            api_key: p.api_key,
+            version: p.version,
+            tag: p.tag.caller.get(),
+        }
+    }
 }
 
 /// The encoding of a request body, as a trait object: the three calls the session's encoder

@@ -18,7 +18,8 @@ pub struct Pending<T = ()> {
     /// The request's version: the response is written at the same.
     pub version: i16,
     /// What the caller keeps with the request (a relay's arrival time, a capture's frame
-    /// number); `()` for none.
+    /// number, the `u64` a [`Client`](super::Client) was given with
+    /// [`send_tagged`](super::Client::send_tagged)); `()` for none.
     pub tag: T,
 }
 

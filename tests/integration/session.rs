@@ -620,3 +620,99 @@ fn deadlines_are_kept_until_the_answer_and_checked_across_the_clock_wrap() {
         (None, None)
     );
 }
+
+#[test]
+fn tags_come_back_with_pipelined_answers_in_any_chunks() {
+    let mut client = ready_client();
+    let mut wire = Vec::new();
+    let mut tx = vec![0u8; 1024];
+    let topics = [TopicProduceData::default().with_name("t")];
+    let acked = ProduceRequest::default()
+        .with_acks(-1)
+        .with_topic_data(&topics);
+    let fire_and_forget = ProduceRequest::default()
+        .with_acks(0)
+        .with_topic_data(&topics);
+    // Tagged and untagged requests, and one that gets no answer, its tag forgotten with it.
+    let mut expected = Vec::new();
+    for (i, tag) in [7u64, 0, u64::MAX, 12, 1 << 40].into_iter().enumerate() {
+        let sent = match i {
+            1 => client.send(&HeartbeatRequest::default(), &mut tx),
+            3 => client.send_at_tagged(&MetadataRequest::default(), 12, tag, &mut tx),
+            _ => client.send_tagged(&acked, tag, &mut tx),
+        }
+        .unwrap();
+        wire.extend_from_slice(&tx[..sent.len]);
+        expected.push((sent.correlation_id, tag));
+        let lost = client.send_tagged(&fire_and_forget, 99, &mut tx).unwrap();
+        assert!(!lost.answered);
+        wire.extend_from_slice(&tx[..lost.len]);
+    }
+    let tags: Vec<u64> = client.pending().map(|p| p.tag).collect();
+    assert_eq!(tags, [7, 0, u64::MAX, 12, 1 << 40]);
+
+    let answers = broker(&wire).concat();
+    for chunk in [1, 3, 64, answers.len()] {
+        let mut client = client.clone();
+        let mut storage = vec![0u8; 4096];
+        let mut rx = FrameBuffer::new(&mut storage);
+        let mut got = Vec::new();
+        for piece in answers.chunks(chunk) {
+            rx.push(piece);
+            while let Some(Event::Response(answer)) = client.receive(&mut rx).unwrap() {
+                assert_eq!(
+                    says(&answer.decode().unwrap()),
+                    answer.request().correlation_id
+                );
+                got.push((answer.request().correlation_id, answer.tag()));
+            }
+        }
+        assert_eq!(got, expected, "chunks of {chunk}");
+        assert_eq!(client.in_flight(), 0);
+    }
+}
+
+#[test]
+fn a_request_that_expires_comes_back_with_its_tag() {
+    let mut client: Client<'_, 4> = Client::new(None).with_request_timeout(1_000);
+    let mut out = [0u8; 64];
+    let first = client
+        .send_at_tagged(&HeartbeatRequest::default(), 4, 30, &mut out)
+        .unwrap();
+    assert_eq!(client.handle_timeout(500), None);
+    let second = client
+        .send_at_tagged(&HeartbeatRequest::default(), 4, 45, &mut out)
+        .unwrap();
+    let untagged = client
+        .send_at(&HeartbeatRequest::default(), 4, &mut out)
+        .unwrap();
+    let expired = client.handle_timeout(1_000).expect("the first expired");
+    assert_eq!(
+        (expired.correlation_id, expired.tag),
+        (first.correlation_id, 30)
+    );
+    assert_eq!(expired.untagged().api_key, ApiKey::HEARTBEAT);
+
+    // The first answered late: the second is the one that expires next, with its own tag.
+    let mut storage = [0u8; 256];
+    let mut rx = FrameBuffer::new(&mut storage);
+    rx.push(&heartbeat_answer(first.correlation_id));
+    let Ok(Some(Event::Response(answer))) = client.receive(&mut rx) else {
+        panic!("the first answer")
+    };
+    assert_eq!(answer.tag(), 30);
+    let expired = client.handle_timeout(1_500).expect("the second expired");
+    assert_eq!(
+        (expired.correlation_id, expired.tag),
+        (second.correlation_id, 45)
+    );
+    // What is left unanswered, to send again, with the tags.
+    let left: Vec<(i32, u64)> = client
+        .pending()
+        .map(|p| (p.correlation_id, p.tag))
+        .collect();
+    assert_eq!(
+        left,
+        [(second.correlation_id, 45), (untagged.correlation_id, 0)]
+    );
+}

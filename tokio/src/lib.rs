@@ -286,8 +286,18 @@ impl<'a, S: AsyncRead + AsyncWrite + Unpin, const N: usize> Connection<'a, S, N>
     ///
     /// As [`kwire::io::Connection::send`].
     pub async fn send<R: Body>(&mut self, body: &R) -> Result<Sent, Error> {
+        self.send_tagged(body, 0).await
+    }
+
+    /// Sends `body` at the version both sides speak with a tag the caller chooses, which
+    /// comes back with the answer, as [`kwire::io::Connection::send_tagged`] does.
+    ///
+    /// # Errors
+    ///
+    /// As [`kwire::io::Connection::send`].
+    pub async fn send_tagged<R: Body>(&mut self, body: &R, tag: u64) -> Result<Sent, Error> {
         let version = self.client.version(body.body_api_key())?;
-        self.send_at(body, version).await
+        self.send_at_tagged(body, version, tag).await
     }
 
     /// Sends `body` at `version`, without waiting for its answer.
@@ -296,9 +306,24 @@ impl<'a, S: AsyncRead + AsyncWrite + Unpin, const N: usize> Connection<'a, S, N>
     ///
     /// As [`kwire::io::Connection::send`].
     pub async fn send_at<R: Body>(&mut self, body: &R, version: i16) -> Result<Sent, Error> {
+        self.send_at_tagged(body, version, 0).await
+    }
+
+    /// Sends `body` at `version` with a tag the caller chooses, as
+    /// [`kwire::io::Connection::send_at_tagged`] does.
+    ///
+    /// # Errors
+    ///
+    /// As [`kwire::io::Connection::send`].
+    pub async fn send_at_tagged<R: Body>(
+        &mut self,
+        body: &R,
+        version: i16,
+        tag: u64,
+    ) -> Result<Sent, Error> {
         // The clock read, for the request's deadline; one that expired is reported by a read.
         self.client.handle_timeout(clock(self.started.elapsed()));
-        let sent = encode(&mut self.client, body, version, &mut self.tx)?;
+        let sent = encode(&mut self.client, body, version, tag, &mut self.tx)?;
         self.write(sent.len).await?;
         Ok(sent)
     }

@@ -334,3 +334,55 @@ fn a_peer_that_closes_before_negotiating() {
         other => panic!("{:?}", other.map(|_| ())),
     }
 }
+
+#[test]
+fn tags_come_back_with_the_answers_and_with_a_request_that_timed_out() {
+    let addr = Broker::spawn(1);
+    let client = Client::negotiating(Some("io-tags")).with_request_timeout(10_000);
+    let mut broker = io::connect(addr, client).unwrap();
+    let topic_id = create(&mut broker, "tags");
+
+    // Three batches in flight, each tagged with its number of records.
+    let batches: Vec<Vec<Vec<u8>>> = (1..=3u8)
+        .map(|n| (0..n).map(|i| vec![b'a' + i; 10]).collect())
+        .collect();
+    let mut sent = Vec::new();
+    for batch in &batches {
+        let records = u64::try_from(batch.len()).unwrap();
+        let s = with_produce(topic_id, batch, |r| broker.send_tagged(r, records).unwrap());
+        sent.push((s.correlation_id, records));
+    }
+    let version = broker.version(ApiKey::METADATA).unwrap();
+    let meta = broker
+        .send_at_tagged(&MetadataRequest::default(), version, u64::MAX)
+        .unwrap();
+    sent.push((meta.correlation_id, u64::MAX));
+    let mut acknowledged = 0;
+    for (id, tag) in sent {
+        let answer = broker.receive().unwrap();
+        assert_eq!((answer.request().correlation_id, answer.tag()), (id, tag));
+        if answer.request().api_key == ApiKey::PRODUCE {
+            let _: ProduceResponse<'_> = answer.decode_as().unwrap();
+            acknowledged += answer.tag();
+        }
+    }
+    assert_eq!(acknowledged, 6);
+    assert_eq!(fetch_values(&mut broker, topic_id).len(), 6);
+    // `call` tags nothing.
+    assert_eq!(broker.call(&MetadataRequest::default()).unwrap().tag(), 0);
+
+    // A peer that never answers: the request that timed out names its tag.
+    let addr = peer(|_, _| std::thread::sleep(Duration::from_secs(30)));
+    let client: Client<'_, 4> = Client::negotiating(None).with_request_timeout(300);
+    let mut c = io::connect(addr, client).unwrap();
+    c.send_tagged(&HeartbeatRequest::default(), 41).unwrap();
+    c.send(&HeartbeatRequest::default()).unwrap();
+    match c.receive() {
+        Err(Error::TimedOut { request }) => {
+            assert_eq!((request.api_key, request.tag), (ApiKey::HEARTBEAT, 41));
+        }
+        other => panic!("{:?}", other.map(|a| a.request())),
+    }
+    let left: Vec<u64> = c.client().pending().map(|p| p.tag).collect();
+    assert_eq!(left, [41, 0]);
+}

@@ -55,7 +55,7 @@ async fn produce_pipelined_and_fetch_back_from_the_mini_broker() {
         .map(|i| vec![b'a' + i; 1 + 10_000 * usize::from(i == 2)])
         .collect();
     let mut ids = Vec::new();
-    for value in &values {
+    for (i, value) in (0u64..).zip(&values) {
         let record = NewRecord {
             key: None,
             value: Some(value),
@@ -74,11 +74,13 @@ async fn produce_pipelined_and_fetch_back_from_the_mini_broker() {
             .with_acks(-1)
             .with_timeout_ms(5_000)
             .with_topic_data(&data);
-        ids.push(broker.send(&request).await.unwrap().correlation_id);
+        // Each tagged with its value's index, which comes back with the answer.
+        let sent = broker.send_tagged(&request, i).await.unwrap();
+        ids.push((sent.correlation_id, i));
     }
     for id in ids {
         let answer = broker.receive().await.unwrap();
-        assert_eq!(answer.request().correlation_id, id);
+        assert_eq!((answer.request().correlation_id, answer.tag()), id);
         let produced: ProduceResponse<'_> = answer.decode_as().unwrap();
         let p = produced.responses.iter().next().unwrap();
         assert_eq!(p.partition_responses.iter().next().unwrap().error_code, 0);
@@ -217,13 +219,18 @@ async fn answers_that_came_in_time_are_read_after_the_deadline() {
     })
     .await;
     let mut c = connect(addr, 200).await.unwrap();
-    for _ in 0..2 {
-        c.send(&HeartbeatRequest::default()).await.unwrap();
+    for tag in [3, 4] {
+        c.send_at_tagged(&HeartbeatRequest::default(), 4, tag)
+            .await
+            .unwrap();
     }
     tokio::time::sleep(Duration::from_millis(600)).await;
-    for _ in 0..2 {
+    for tag in [3, 4] {
         let answer = c.receive().await.unwrap();
-        assert_eq!(answer.request().api_key, ApiKey::HEARTBEAT);
+        assert_eq!(
+            (answer.request().api_key, answer.tag()),
+            (ApiKey::HEARTBEAT, tag)
+        );
     }
 }
 
