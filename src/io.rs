@@ -9,6 +9,16 @@
 //! connection's own (`Vec<u8>`, the send buffer grown to what a request needs) or the caller's
 //! ([`Connection::open_with`]).
 //!
+//! The receive buffer holds the largest answer the connection accepts: a larger one ends the
+//! connection (a `SessionError::Framing`). The connection tells its client the buffer's size
+//! ([`Client::with_max_response`]), and the client lowers the `MaxBytes` of each Fetch (v3 and
+//! later), ShareFetch and FetchSnapshot so that the answer fits: at most the buffer's frame
+//! size less [`RESPONSE_OVERHEAD`](crate::session::RESPONSE_OVERHEAD) (512 bytes). A broker
+//! still returns the first record batch of a fetch whole even when it is larger than
+//! `MaxBytes`, so a caller's buffer ([`Connection::open_with`]) must also hold the largest
+//! single batch of the topics fetched (the broker's `message.max.bytes`, about 1 MiB by
+//! default) and the overhead; the connection's own holds 64 MiB ([`DEFAULT_MAX_FRAME`]).
+//!
 //! Timeouts are the stream's own: a read that times out (`set_read_timeout` on a `TcpStream`)
 //! comes back to the connection, which reports [`Error::TimedOut`] once the oldest request has
 //! waited longer than the client's request timeout ([`Client::with_request_timeout`]), and the
@@ -188,7 +198,8 @@ impl Storage for &mut [u8] {
 /// The checks [`Connection::call`] makes before it sends `body`: a request that gets no
 /// response cannot be called, and a call waits for no answer but its own.
 ///
-/// This and [`check_idle`], [`encode`], [`ended`], [`answer`] and [`clock`] are the I/O-free
+/// This and [`check_idle`], [`encode`], [`fit_responses`], [`ended`], [`answer`] and [`clock`]
+/// are the I/O-free
 /// parts of a connection, for a connection over another I/O model (`kwire-tokio`'s) to share;
 /// they are hidden from the documentation, since a program calls the connections instead.
 ///
@@ -242,6 +253,20 @@ pub fn encode<R: Body, B: Storage, const N: usize>(
         }
         sent => Ok(sent?),
     }
+}
+
+/// `client`, its requests fitted to `rx` ([`Client::with_max_response`]), unless it was told a
+/// smaller limit.
+#[must_use]
+#[doc(hidden)]
+pub fn fit_responses<'a, S: AsRef<[u8]> + AsMut<[u8]>, const N: usize>(
+    client: Client<'a, N>,
+    rx: &FrameBuffer<S>,
+) -> Client<'a, N> {
+    let max = client
+        .max_response()
+        .map_or(rx.max_frame(), |m| m.min(rx.max_frame()));
+    client.with_max_response(max)
 }
 
 /// The error of a stream that ended (a read of no bytes) while an answer was awaited: the
@@ -341,16 +366,19 @@ impl<'a, S: Read + Write, const N: usize> Connection<'a, S, Vec<u8>, N> {
 impl<'a, S: Read + Write, B: Storage, const N: usize> Connection<'a, S, B, N> {
     /// A connection over `stream` with the given buffers: `rx` holds the largest response frame
     /// accepted, and `tx` the largest request a `&mut [u8]` can send (a `Vec<u8>` grows); after
-    /// the ApiVersions exchange of a negotiating client.
+    /// the ApiVersions exchange of a negotiating client. The client's requests are fitted to
+    /// `rx` ([`Client::with_max_response`], unless the client was given less): see the
+    /// [module docs](self) for how large it must be.
     ///
     /// # Errors
     ///
     /// As [`Connection::open`].
     pub fn open_with(stream: S, client: Client<'a, N>, rx: B, tx: B) -> Result<Self, Error> {
+        let rx = FrameBuffer::new(rx);
         let mut c = Self {
             stream,
-            client,
-            rx: FrameBuffer::new(rx),
+            client: fit_responses(client, &rx),
+            rx,
             tx,
             started: Instant::now(),
         };

@@ -28,6 +28,22 @@ use super::{FrameBuffer, InFlight, Pending, Sent, SessionError};
 /// [`NegotiateError::retry_version`](crate::api::NegotiateError::retry_version) picks
 /// ([`Event::Retry`]).
 ///
+/// # Sizing the receive buffer
+///
+/// A response frame larger than the receive buffer ([`FrameBuffer::max_frame`]) ends the
+/// connection (`SessionError::Framing`), and Fetch asks for up to 2 GiB by default
+/// (`MaxBytes` 0x7fffffff). [`Client::with_max_response`] tells the session what the buffer
+/// holds (`io::Connection` tells it itself), and the session lowers the `MaxBytes` of each
+/// request that bounds its answer (Fetch from v3, ShareFetch, FetchSnapshot) to that less
+/// [`RESPONSE_OVERHEAD`], 512 bytes for the response's headers and fields around the records,
+/// as librdkafka wants `receive.message.max.bytes` at least `fetch.max.bytes` + 512. So the
+/// largest answer is `max_bytes` + the overhead; for a program that fetches many partitions at
+/// once, whose overhead grows with them, set a lower `MaxBytes` itself. A broker still returns
+/// the first record batch of a fetch whole even when it is larger than `MaxBytes` (or the
+/// partition's `PartitionMaxBytes`), so that a consumer makes progress (KIP-74): the buffer
+/// must also hold the largest single batch the topics hold (the broker's `message.max.bytes`,
+/// about 1 MiB by default) with the overhead, whatever the cap.
+///
 /// See the [module docs](super) for a whole pipelined exchange.
 #[derive(Debug, Clone)]
 pub struct Client<'a, const N: usize> {
@@ -39,6 +55,8 @@ pub struct Client<'a, const N: usize> {
     now: u32,
     /// How long a request may wait for its response, in the clock's milliseconds.
     timeout: Option<u32>,
+    /// The largest response frame the receive buffer holds, size prefix excluded.
+    max_response: Option<usize>,
     #[cfg(feature = "ApiVersions")]
     hello: Hello<'a>,
     /// The SASL authentication, when the client authenticates.
@@ -145,6 +163,7 @@ impl<'a, const N: usize> Client<'a, N> {
             in_flight: InFlight::new(),
             now: 0,
             timeout: None,
+            max_response: None,
             #[cfg(feature = "ApiVersions")]
             hello: Hello::off(),
             #[cfg(feature = "sasl")]
@@ -304,6 +323,42 @@ impl<'a, const N: usize> Client<'a, N> {
     #[must_use]
     pub fn request_timeout(&self) -> Option<u32> {
         self.timeout
+    }
+
+    /// Fits the answers to requests sent from then on in a receive buffer that holds response
+    /// frames of `max_frame` bytes after the size prefix ([`FrameBuffer::max_frame`]): a
+    /// request that bounds its answer's data and asks for more than `max_frame` less
+    /// [`RESPONSE_OVERHEAD`] is sent asking for that much (see
+    /// [`Body::fit_response`] and [sizing the receive buffer](Client#sizing-the-receive-buffer)).
+    /// A client without it sends every request as it is given.
+    ///
+    /// ```
+    /// use kwire::frame::decode_request;
+    /// use kwire::messages::FetchRequest;
+    /// use kwire::session::{Client, FrameBuffer};
+    /// use kwire::Request;
+    ///
+    /// let mut storage = vec![0u8; 64 << 10];
+    /// let rx = FrameBuffer::new(&mut storage[..]);
+    /// let mut client: Client<'_, 4> = Client::new(None).with_max_response(rx.max_frame());
+    /// let mut out = [0u8; 128];
+    /// // A Fetch at its default `MaxBytes`, 2 GiB.
+    /// let sent = client.send_at(&FetchRequest::default(), 17, &mut out)?;
+    /// let (_, body) = decode_request(&out[..sent.len])?;
+    /// let Request::Fetch(fetch) = body else { unreachable!() };
+    /// assert_eq!(fetch.max_bytes, (64 << 10) - 4 - 512);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn with_max_response(mut self, max_frame: usize) -> Self {
+        self.max_response = Some(max_frame);
+        self
+    }
+
+    /// The largest response frame [`Client::with_max_response`] set.
+    #[must_use]
+    pub fn max_response(&self) -> Option<usize> {
+        self.max_response
     }
 
     /// Sets the session's clock to `now` (milliseconds from any origin the caller keeps, going
@@ -708,7 +763,23 @@ impl<'a, const N: usize> Client<'a, N> {
             answered: body.expects_response(),
             drops,
         };
-        self.encode_erased(body, request, out, tag)
+        // For a body that cannot be lowered, `fitted` is `None` at compile time.
+        let fitted = match self.max_response {
+            Some(max_response) => body.fit_response(max_bytes(max_response)),
+            None => None,
+        };
+        let first: &dyn ErasedBody = match &fitted {
+            Some(fitted) => fitted,
+            None => body,
+        };
+        match self.encode_erased(first, request, out, tag) {
+            // A version without the bound (Fetch v0-2): the request goes as it is, and fails
+            // as it does if the value refused was one of the caller's.
+            Err(SessionError::Encode(EncodeError::FieldNotInVersion {
+                ignorable: true, ..
+            })) if fitted.is_some() => self.encode_erased(body, request, out, tag),
+            sent => sent,
+        }
     }
 
     /// [`Client::encode`], for every body. The caller's `tag` comes apart from the `Request`,
@@ -900,6 +971,17 @@ fn token_frame_len(client_id: Option<&str>, n: usize, version: i16) -> usize {
         .unwrap_or(0)
         .saturating_add(n.saturating_mul(2))
         .saturating_add(4)
+}
+
+/// The bytes a response takes besides the data a request's `MaxBytes` bounds: its headers, and
+/// the fields around the records. 512, as librdkafka asks `receive.message.max.bytes` to be at
+/// least `fetch.max.bytes` + 512; a Fetch of many partitions takes more (see
+/// [sizing the receive buffer](Client#sizing-the-receive-buffer)).
+pub const RESPONSE_OVERHEAD: usize = 512;
+
+/// The `MaxBytes` whose answer fits in a response frame of `max_response` bytes.
+fn max_bytes(max_response: usize) -> i32 {
+    i32::try_from(max_response.saturating_sub(RESPONSE_OVERHEAD)).unwrap_or(i32::MAX)
 }
 
 /// `Truncated` for a whole response frame of `len` bytes, too short to hold a correlation id,

@@ -106,6 +106,6 @@ pub mod server;
 pub mod sasl;
 
 pub use buffer::FrameBuffer;
-pub use client::{Answer, Client, Event};
+pub use client::{Answer, Client, Event, RESPONSE_OVERHEAD};
 pub use error::SessionError;
 pub use in_flight::{InFlight, Pending, Sent};

@@ -716,3 +716,88 @@ fn a_request_that_expires_comes_back_with_its_tag() {
         [(second.correlation_id, 45), (untagged.correlation_id, 0)]
     );
 }
+
+/// The `MaxBytes` of the request `client` sends for `body` at `version`.
+fn max_bytes_sent<B: kwire::Body>(client: &mut Client<'_, 4>, body: &B, version: i16) -> i32 {
+    let mut out = [0u8; 256];
+    let sent = client.send_at(body, version, &mut out).unwrap();
+    match frame::decode_request(&out[..sent.len]).unwrap().1 {
+        Request::Fetch(r) => r.max_bytes,
+        Request::ShareFetch(r) => r.max_bytes,
+        Request::FetchSnapshot(r) => r.max_bytes,
+        other => panic!("{:?}", other.api_key()),
+    }
+}
+
+#[test]
+fn a_fetch_asks_for_no_more_than_the_receive_buffer_holds() {
+    use kwire::messages::{FetchSnapshotRequest, ShareFetchRequest};
+
+    let limited = || Client::<'_, 4>::new(None).with_max_response(64 << 10);
+    let fetch = FetchRequest::default().with_max_bytes(4 << 20);
+    assert_eq!(limited().max_response(), Some(64 << 10));
+    // 64 KiB less the 512 bytes of the response's own fields.
+    assert_eq!(kwire::session::RESPONSE_OVERHEAD, 512);
+    for version in [3, 12, 17, 18] {
+        assert_eq!(max_bytes_sent(&mut limited(), &fetch, version), 65_024);
+    }
+    // The schema's default, 2 GiB, and the other requests that bound their answer.
+    let default = FetchRequest::default();
+    assert_eq!(max_bytes_sent(&mut limited(), &default, 18), 65_024);
+    let share = ShareFetchRequest::default().with_max_bytes(4 << 20);
+    assert_eq!(max_bytes_sent(&mut limited(), &share, 1), 65_024);
+    let snapshot = FetchSnapshotRequest::default();
+    assert_eq!(max_bytes_sent(&mut limited(), &snapshot, 1), 65_024);
+    // A request that asks for less goes as it is.
+    let small = FetchRequest::default().with_max_bytes(1_000);
+    assert_eq!(max_bytes_sent(&mut limited(), &small, 18), 1_000);
+    // A buffer smaller than the overhead: the broker still returns a first batch.
+    let mut tiny: Client<'_, 4> = Client::new(None).with_max_response(100);
+    assert_eq!(max_bytes_sent(&mut tiny, &fetch, 18), 0);
+
+    // A client without a limit sends what it is given.
+    let mut unlimited: Client<'_, 4> = Client::new(None);
+    assert_eq!(unlimited.max_response(), None);
+    assert_eq!(max_bytes_sent(&mut unlimited, &fetch, 18), 4 << 20);
+    assert_eq!(max_bytes_sent(&mut unlimited, &default, 18), i32::MAX);
+
+    // The Request enum goes as it is.
+    assert_eq!(
+        max_bytes_sent(&mut limited(), &Request::Fetch(fetch), 18),
+        4 << 20
+    );
+}
+
+#[test]
+fn a_fetch_at_a_version_without_max_bytes_goes_as_it_is() {
+    let mut out = [0u8; 256];
+    for version in 0..3 {
+        // The default reads back as the default: nothing was lowered.
+        let mut client: Client<'_, 4> = Client::new(None).with_max_response(64 << 10);
+        let sent = client
+            .send_at(&FetchRequest::default(), version, &mut out)
+            .unwrap();
+        let Request::Fetch(fetch) = frame::decode_request(&out[..sent.len]).unwrap().1 else {
+            panic!("a Fetch")
+        };
+        assert_eq!(fetch.max_bytes, i32::MAX);
+        assert_eq!(client.in_flight(), 1);
+
+        // A value the version cannot carry is refused as without a limit, and nothing is
+        // remembered.
+        let asked = FetchRequest::default().with_max_bytes(4 << 20);
+        let refused = client.send_at(&asked, version, &mut out);
+        let mut plain: Client<'_, 4> = Client::new(None).with_correlation_id(1);
+        assert_eq!(refused, plain.send_at(&asked, version, &mut out));
+        assert!(matches!(
+            refused,
+            Err(SessionError::Encode(
+                kwire::EncodeError::FieldNotInVersion {
+                    path: "FetchRequest.MaxBytes",
+                    ..
+                }
+            ))
+        ));
+        assert_eq!(client.in_flight(), 1);
+    }
+}

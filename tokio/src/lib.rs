@@ -34,7 +34,7 @@ use bytes::{BufMut, BytesMut};
 use kwire::frame::{self, Body};
 use kwire::io::{
     DEFAULT_MAX_FRAME, Error, FIRST_SEND_BUFFER, answer, check_call, check_idle, clock, encode,
-    ended,
+    ended, fit_responses,
 };
 use kwire::messages::{RequestHeader, ResponseHeader};
 use kwire::session::{Answer, Client, FrameBuffer, Sent};
@@ -217,17 +217,19 @@ pub struct Connection<'a, S, const N: usize = 8> {
 }
 
 impl<'a, S: AsyncRead + AsyncWrite + Unpin, const N: usize> Connection<'a, S, N> {
-    /// A connection over `stream` (frames up to [`DEFAULT_MAX_FRAME`]), after the ApiVersions
+    /// A connection over `stream` (frames up to [`DEFAULT_MAX_FRAME`], the client's requests
+    /// fitted to them as [`kwire::io::Connection::open`] fits them), after the ApiVersions
     /// exchange of a negotiating client.
     ///
     /// # Errors
     ///
     /// As [`kwire::io::Connection::open`].
     pub async fn open(stream: S, client: Client<'a, N>) -> Result<Self, Error> {
+        let rx = FrameBuffer::new(vec![0; DEFAULT_MAX_FRAME + frame::SIZE_LEN]);
         let mut c = Self {
             stream,
-            client,
-            rx: FrameBuffer::new(vec![0; DEFAULT_MAX_FRAME + frame::SIZE_LEN]),
+            client: fit_responses(client, &rx),
+            rx,
             tx: vec![0; FIRST_SEND_BUFFER],
             started: Instant::now(),
         };

@@ -386,3 +386,54 @@ fn tags_come_back_with_the_answers_and_with_a_request_that_timed_out() {
     let left: Vec<u64> = c.client().pending().map(|p| p.tag).collect();
     assert_eq!(left, [41, 0]);
 }
+
+#[test]
+fn a_default_fetch_fits_the_callers_receive_buffer() {
+    let addr = Broker::spawn(1);
+    let client = Client::negotiating(Some("io-fit")).with_request_timeout(10_000);
+    let mut broker = io::connect(addr, client).unwrap();
+    assert_eq!(broker.client().max_response(), Some(io::DEFAULT_MAX_FRAME));
+    let topic_id = create(&mut broker, "fit");
+    // Four batches of 24 KB: more than a 64 KiB buffer holds.
+    for i in 0..4u8 {
+        with_produce(topic_id, &[vec![b'a' + i; 24_000]], |r| {
+            broker.call(r).unwrap();
+        });
+    }
+
+    let (mut rx, mut tx) = (vec![0u8; 64 << 10], [0u8; 1024]);
+    let stream = TcpStream::connect(addr).unwrap();
+    let client: Client<'_, 2> = Client::negotiating(None);
+    let mut small = Connection::open_with(stream, client, &mut rx[..], &mut tx[..]).unwrap();
+    assert_eq!(small.client().max_response(), Some((64 << 10) - 4));
+    // Fetch at its default `MaxBytes`, 2 GiB: lowered to what the buffer holds, the answer
+    // fits, and holds the batches that fit in it.
+    let partitions = [FetchPartition::default()
+        .with_partition(0)
+        .with_partition_max_bytes(1 << 20)];
+    let topics = [FetchTopic::default()
+        .with_topic_id(topic_id)
+        .with_partitions(&partitions)];
+    let request = FetchRequest::default().with_topics(&topics);
+    let answer = small.call(&request).unwrap();
+    assert!(answer.frame().len() <= 64 << 10);
+    let fetched: FetchResponse<'_> = answer.decode_as().unwrap();
+    let p = fetched
+        .responses
+        .iter()
+        .next()
+        .unwrap()
+        .partitions
+        .iter()
+        .next()
+        .unwrap();
+    assert_eq!(p.error_code, ErrorCode::NONE);
+    assert_eq!(p.records.unwrap_or_default().batches().count(), 2);
+
+    // A client told less keeps its own limit.
+    let (mut rx, mut tx) = (vec![0u8; 64 << 10], [0u8; 1024]);
+    let stream = TcpStream::connect(addr).unwrap();
+    let client: Client<'_, 2> = Client::negotiating(None).with_max_response(30_000);
+    let small = Connection::open_with(stream, client, &mut rx[..], &mut tx[..]).unwrap();
+    assert_eq!(small.client().max_response(), Some(30_000));
+}
