@@ -28,7 +28,7 @@ use std::process::ExitCode;
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use kwire::codec::{Array, Str, Uuid};
+use kwire::codec::{Str, Uuid};
 use kwire::frame::{self, Body};
 use kwire::io::tls;
 use kwire::messages::create_topics_request::CreatableTopic;

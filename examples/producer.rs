@@ -6,7 +6,7 @@
 //! cargo run -p kwire-examples --example producer -- 127.0.0.1:19092 events [COUNT]
 //! ```
 
-use kwire::codec::{Array, Str};
+use kwire::codec::Str;
 use kwire::messages::metadata_request::MetadataRequestTopic;
 use kwire::messages::produce_request::{PartitionProduceData, TopicProduceData};
 use kwire::messages::{MetadataRequest, MetadataResponse, ProduceRequest, ProduceResponse};
@@ -24,7 +24,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Metadata creates the topic, and gives its id: Produce names topics by id from v13 on.
     let topics = [MetadataRequestTopic::default().with_name(Some(&topic))];
     let request = MetadataRequest::default()
-        .with_topics(Some(Array::from(&topics[..])))
+        .with_topics(&topics)
         .with_allow_auto_topic_creation(true);
     let metadata: MetadataResponse<'_> = broker.call(&request)?.decode_as()?;
     let topic_id = match metadata

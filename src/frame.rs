@@ -24,31 +24,28 @@ pub trait Body: Encode {
     /// 0 (see [`Request::expects_response`]). True for a response.
     fn expects_response(&self) -> bool;
 
-    /// For a request that bounds its response's data (the `MaxBytes` of Fetch, ShareFetch and
-    /// FetchSnapshot) and asks for more than `max_bytes`: the request asking for `max_bytes`,
-    /// as [`Message::with_response_limit`] lowers it. `None` for any other request, for a
-    /// response, and for the [`Request`] and [`Response`] enums. The session sends a request
-    /// through it, so that the answer fits its receive buffer
+    /// For a request that bounds its response's data (the `MaxBytes` of Fetch from version 3,
+    /// ShareFetch and FetchSnapshot) and asks for more than `max_bytes` at `version`: the
+    /// request asking for `max_bytes`, as [`Message::with_response_limit`] lowers it. `None` for
+    /// any other request, for a response, and for the [`Request`] and [`Response`] enums. The
+    /// session sends a request through it, so that the answer fits its receive buffer
     /// (`session::Client::with_max_response`).
-    ///
-    /// Fetch has `MaxBytes` from version 3: at versions 0 to 2 the value lowered is one the
-    /// version cannot carry, which the strict encoders refuse (`FieldNotInVersion`, ignorable),
-    /// and the session sends the request as it is.
     ///
     /// ```
     /// use kwire::frame::Body;
     /// use kwire::messages::FetchRequest;
     ///
     /// let fetch = FetchRequest::default().with_max_bytes(4 << 20);
-    /// assert_eq!(fetch.fit_response(65_024).map(|f| f.max_bytes), Some(65_024));
-    /// assert_eq!(fetch.fit_response(8 << 20), None);
+    /// assert_eq!(fetch.fit_response(17, 65_024).map(|f| f.max_bytes), Some(65_024));
+    /// assert_eq!(fetch.fit_response(17, 8 << 20), None);
+    /// assert_eq!(fetch.fit_response(2, 65_024), None);
     /// ```
     #[must_use]
-    fn fit_response(&self, max_bytes: i32) -> Option<Self>
+    fn fit_response(&self, version: i16, max_bytes: i32) -> Option<Self>
     where
         Self: Sized,
     {
-        let _ = max_bytes;
+        let _ = (version, max_bytes);
         None
     }
 }
@@ -62,8 +59,8 @@ impl<T: Message + Encode> Body for T {
         Message::expects_response(self)
     }
 
-    fn fit_response(&self, max_bytes: i32) -> Option<Self> {
-        Message::with_response_limit(self, max_bytes)
+    fn fit_response(&self, version: i16, max_bytes: i32) -> Option<Self> {
+        Message::with_response_limit(self, version, max_bytes)
     }
 }
 

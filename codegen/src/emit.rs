@@ -1453,23 +1453,31 @@ fn emit_message_impl(out: &mut String, c: &StructCtx<'_>) {
             m.api_key.unwrap_or(-1),
             m.valid.rust(),
             m.flexible.rust(),
-            expects_response(m) + response_limit(m)
+            expects_response(m) + &response_limit(m)
         );
     }
 }
 
 /// The `with_response_limit` of a request whose top-level `MaxBytes` bounds its response's
-/// data (Fetch, ShareFetch, FetchSnapshot).
-fn response_limit(m: &Message) -> &'static str {
-    let bounded = m.kind == Kind::Request
-        && m.fields
-            .iter()
-            .any(|f| f.name == "MaxBytes" && matches!(f.ty, Ty::Prim(Prim::Int32)));
-    if bounded {
-        "fn with_response_limit(&self, max_bytes: i32) -> Option<Self> {\n(self.max_bytes > max_bytes).then_some(Self { max_bytes, ..*self })\n}\n"
-    } else {
-        ""
-    }
+/// data (Fetch, ShareFetch, FetchSnapshot): lowered only at the versions that carry it.
+fn response_limit(m: &Message) -> String {
+    let field = m
+        .fields
+        .iter()
+        .find(|f| f.name == "MaxBytes" && matches!(f.ty, Ty::Prim(Prim::Int32)));
+    let Some(field) = field.filter(|_| m.kind == Kind::Request) else {
+        return String::new();
+    };
+    let (head, absent) = match cond_not(field.versions, m.valid) {
+        Cond::Expr(e) => (PIN.to_string(), format!("{e} || ")),
+        Cond::Never => ("let _ = version;\n".to_string(), String::new()),
+        Cond::Always => return String::new(),
+    };
+    format!(
+        "fn with_response_limit(&self, version: i16, max_bytes: i32) -> Option<Self> {{\n{head}\
+         if {absent}self.max_bytes <= max_bytes {{ return None; }}\n\
+         let mut lowered = *self;\nlowered.max_bytes = max_bytes;\nSome(lowered)\n}}\n"
+    )
 }
 
 /// The `expects_response` of a request the broker may leave unanswered: a Produce with `acks`

@@ -78,7 +78,7 @@ pub const NOTES: &[Note] = &[
     },
     Note {
         path: "FetchRequest.MaxBytes",
-        text: "A soft cap on the record data of the whole response (v3+): the first batch of the first partition that has data comes back whole even when it is larger, so a fetch always makes progress. A session that knows its receive limit lowers it to that limit less 512 bytes, so that the response fits; the receive buffer must still hold one batch as large as the topic's `max.message.bytes`, or the frame is refused.",
+        text: "A soft cap on the record data of the whole response (v3+): the first batch of the first partition that has data comes back whole even when it is larger, so a fetch always makes progress. A session told its receive limit (`Client::with_max_response`; `io::Connection` takes it from its receive buffer) lowers it to that limit less 512 bytes, so that the response fits; the receive buffer must still hold one batch as large as the topic's `max.message.bytes`, or the frame is refused.",
     },
     Note {
         path: "FetchRequest.IsolationLevel",

@@ -512,10 +512,11 @@ pub trait Message {
         true
     }
 
-    /// This request asking for at most `max_bytes` bytes of data in its response, if it asks for
-    /// more: Fetch, ShareFetch and FetchSnapshot bound their response's data with `MaxBytes`,
-    /// which a session lowers to what its receive buffer holds. `None` for a request that asks
-    /// for no more, and for every other message.
+    /// This request asking for at most `max_bytes` bytes of data in its response at `version`,
+    /// if it asks for more: Fetch (from version 3), ShareFetch and FetchSnapshot bound their
+    /// response's data with `MaxBytes`, which a session lowers to what its receive buffer
+    /// holds. `None` for a request that asks for no more, at a version without the bound, and
+    /// for every other message.
     ///
     /// ```
     /// use kwire::codec::Message;
@@ -523,17 +524,19 @@ pub trait Message {
     ///
     /// // Fetch's MaxBytes defaults to 0x7fffffff: more than any receive buffer.
     /// let fetch = FetchRequest::default().with_max_wait_ms(500);
-    /// let capped = fetch.with_response_limit(65_024).unwrap();
+    /// let capped = fetch.with_response_limit(17, 65_024).unwrap();
     /// assert_eq!((capped.max_bytes, capped.max_wait_ms), (65_024, 500));
-    /// assert_eq!(capped.with_response_limit(1 << 20), None);
-    /// assert_eq!(MetadataRequest::default().with_response_limit(1 << 10), None);
+    /// assert_eq!(capped.with_response_limit(17, 1 << 20), None);
+    /// // Fetch v2 has no MaxBytes to lower.
+    /// assert_eq!(fetch.with_response_limit(2, 65_024), None);
+    /// assert_eq!(MetadataRequest::default().with_response_limit(12, 1 << 10), None);
     /// ```
     #[must_use]
-    fn with_response_limit(&self, max_bytes: i32) -> Option<Self>
+    fn with_response_limit(&self, version: i16, max_bytes: i32) -> Option<Self>
     where
         Self: Sized,
     {
-        let _ = max_bytes;
+        let _ = (version, max_bytes);
         None
     }
 }

@@ -47,8 +47,9 @@ pub struct FetchRequest<'a> {
     ///
     /// A soft cap on the record data of the whole response (v3+): the first batch of the first
     /// partition that has data comes back whole even when it is larger, so a fetch always makes
-    /// progress. A session that knows its receive limit lowers it to that limit less 512 bytes, so
-    /// that the response fits; the receive buffer must still hold one batch as large as the topic's
+    /// progress. A session told its receive limit (`Client::with_max_response`; `io::Connection`
+    /// takes it from its receive buffer) lowers it to that limit less 512 bytes, so that the
+    /// response fits; the receive buffer must still hold one batch as large as the topic's
     /// `max.message.bytes`, or the frame is refused.
     pub max_bytes: i32,
     /// `IsolationLevel`: `int8`, versions 4+. Default: `0`. Ignorable.
@@ -260,8 +261,15 @@ impl c::Message for FetchRequest<'_> {
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 18);
     const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(12, 32767);
-    fn with_response_limit(&self, max_bytes: i32) -> Option<Self> {
-        (self.max_bytes > max_bytes).then_some(Self { max_bytes, ..*self })
+    fn with_response_limit(&self, version: i16, max_bytes: i32) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        if version < 3 || self.max_bytes <= max_bytes {
+            return None;
+        }
+        let mut lowered = *self;
+        lowered.max_bytes = max_bytes;
+        Some(lowered)
     }
 }
 

@@ -216,8 +216,14 @@ impl c::Message for ShareFetchRequest<'_> {
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(1, 2);
     const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
-    fn with_response_limit(&self, max_bytes: i32) -> Option<Self> {
-        (self.max_bytes > max_bytes).then_some(Self { max_bytes, ..*self })
+    fn with_response_limit(&self, version: i16, max_bytes: i32) -> Option<Self> {
+        let _ = version;
+        if self.max_bytes <= max_bytes {
+            return None;
+        }
+        let mut lowered = *self;
+        lowered.max_bytes = max_bytes;
+        Some(lowered)
     }
 }
 

@@ -765,21 +765,14 @@ impl<'a, const N: usize> Client<'a, N> {
         };
         // For a body that cannot be lowered, `fitted` is `None` at compile time.
         let fitted = match self.max_response {
-            Some(max_response) => body.fit_response(max_bytes(max_response)),
+            Some(max_response) => body.fit_response(version, max_bytes(max_response)),
             None => None,
         };
-        let first: &dyn ErasedBody = match &fitted {
+        let body: &dyn ErasedBody = match &fitted {
             Some(fitted) => fitted,
             None => body,
         };
-        match self.encode_erased(first, request, out, tag) {
-            // A version without the bound (Fetch v0-2): the request goes as it is, and fails
-            // as it does if the value refused was one of the caller's.
-            Err(SessionError::Encode(EncodeError::FieldNotInVersion {
-                ignorable: true, ..
-            })) if fitted.is_some() => self.encode_erased(body, request, out, tag),
-            sent => sent,
-        }
+        self.encode_erased(body, request, out, tag)
     }
 
     /// [`Client::encode`], for every body. The caller's `tag` comes apart from the `Request`,

@@ -6,7 +6,6 @@ use std::io::Write;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 
-use kwire::codec::Array;
 use kwire::io::{self, Connection, Error};
 use kwire::messages::api_versions_response::ApiVersion;
 use kwire::messages::fetch_request::{FetchPartition, FetchTopic};
@@ -25,7 +24,7 @@ use kwire_examples::mini_broker::broker::Broker;
 fn create(broker: &mut Connection<'_, TcpStream>, topic: &str) -> kwire::codec::Uuid {
     let topics = [MetadataRequestTopic::default().with_name(Some(topic))];
     let request = MetadataRequest::default()
-        .with_topics(Some(Array::from(&topics[..])))
+        .with_topics(&topics)
         .with_allow_auto_topic_creation(true);
     let metadata: MetadataResponse<'_> = broker.call(&request).unwrap().decode_as().unwrap();
     let t = metadata.topics.iter().next().expect("the topic");
@@ -176,7 +175,7 @@ fn the_callers_buffers_and_a_request_they_cannot_hold() {
         .iter()
         .map(|n| MetadataRequestTopic::default().with_name(Some(n)))
         .collect();
-    let request = MetadataRequest::default().with_topics(Some(Array::from(&topics[..])));
+    let request = MetadataRequest::default().with_topics(&topics);
     match broker.call(&request) {
         Err(Error::Session(SessionError::Encode(kwire::EncodeError::BufferTooSmall {
             required,

@@ -6,7 +6,6 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use futures::{SinkExt, StreamExt};
-use kwire::codec::Array;
 use kwire::io::Error;
 use kwire::messages::api_versions_response::ApiVersion;
 use kwire::messages::fetch_request::{FetchPartition, FetchTopic};
@@ -42,7 +41,7 @@ async fn produce_pipelined_and_fetch_back_from_the_mini_broker() {
 
     let topics = [MetadataRequestTopic::default().with_name(Some("async"))];
     let request = MetadataRequest::default()
-        .with_topics(Some(Array::from(&topics[..])))
+        .with_topics(&topics)
         .with_allow_auto_topic_creation(true);
     let metadata: MetadataResponse<'_> = broker.call(&request).await.unwrap().decode_as().unwrap();
     let topic = metadata.topics.iter().next().unwrap();
