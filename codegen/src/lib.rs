@@ -145,13 +145,8 @@ pub fn emit(
     let older_note = older.map(|o| (dir_name(o), source_note(o)));
     let mut files = BTreeMap::new();
     let mut modules = Vec::new();
-    let mut paths = Vec::new();
     for m in &messages {
         let structs = collect_structs(m)?;
-        paths.push(m.name.clone());
-        for s in &structs.list {
-            paths.extend(s.fields.iter().map(|f| format!("{}.{}", s.path, f.name)));
-        }
         let text = emit::emit_message(
             m,
             &structs,
@@ -166,7 +161,7 @@ pub fn emit(
         );
         modules.push((module, m));
     }
-    notes::check(paths.iter().map(String::as_str))?;
+    notes::check(notes::schema_paths(&messages)?.iter().map(String::as_str))?;
     files.insert(
         PathBuf::from("src/messages/mod.rs"),
         Emitted::rust(emit_messages_mod(&modules)),

@@ -434,13 +434,29 @@ pub const NOTES: &[Note] = &[
     },
 ];
 
+/// Every message's name and every field's schema path in `messages`: what a note may name.
+///
+/// # Errors
+///
+/// A message whose structs do not collect.
+pub fn schema_paths(messages: &[crate::spec::Message]) -> Result<Vec<String>, String> {
+    let mut paths = Vec::new();
+    for m in messages {
+        paths.push(m.name.clone());
+        for s in crate::spec::collect_structs(m)?.list {
+            paths.extend(s.fields.iter().map(|f| format!("{}.{}", s.path, f.name)));
+        }
+    }
+    Ok(paths)
+}
+
 /// The note on `path`, if there is one.
 pub fn note(path: &str) -> Option<&'static str> {
     NOTES.iter().find(|n| n.path == path).map(|n| n.text)
 }
 
-/// `Err` naming the notes whose path names no message or field of `paths` (every message's
-/// name and every field's schema path): a note must not outlive the field it explains.
+/// `Err` naming the notes whose path is not one of `paths` ([`schema_paths`]): a note must not
+/// outlive the field it explains.
 pub fn check<'p>(paths: impl IntoIterator<Item = &'p str>) -> Result<(), String> {
     let paths: std::collections::BTreeSet<&str> = paths.into_iter().collect();
     let stray: Vec<&str> = NOTES

@@ -1,8 +1,6 @@
 //! The responses that name brokers (`kwire_codegen::brokers`): the rule on small schemas
 //! written here, and what it finds in the real schema set.
 
-use std::path::Path;
-
 use kwire_codegen::brokers::{broker_apis, broker_structs};
 use kwire_codegen::spec::{Message, Range, parse_message};
 
@@ -77,10 +75,7 @@ fn a_host_and_a_port_beside_a_broker_id_in_an_api_brokers_serve() {
 /// (v10+), Fetch (v16+), ShareFetch and ShareAcknowledge; no controller-to-controller API.
 #[test]
 fn the_schemas_name_brokers_in_seven_apis() {
-    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/kafka-schemas");
-    let (messages, _) =
-        kwire_codegen::load(&shared.join("message"), Some(&shared.join("message-3.9")))
-            .expect("the schemas load");
+    let messages = super::schemas();
     let found = broker_structs(&messages).expect("the schemas are sound");
     let paths: Vec<(&str, Range)> = found
         .iter()

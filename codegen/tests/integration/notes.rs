@@ -1,24 +1,12 @@
 //! Our notes on what fields mean (`kwire_codegen::notes`): each names a message or field of the
 //! real schema set, a path that names nothing is refused, and the text is wrapped as doc lines.
 
-use std::path::Path;
-
-use kwire_codegen::notes::{NOTES, check, doc_lines, note};
-use kwire_codegen::spec::collect_structs;
+use kwire_codegen::notes::{NOTES, check, doc_lines, note, schema_paths};
 
 #[test]
 fn every_note_names_a_message_or_field_of_the_schemas() {
-    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/kafka-schemas");
-    let (messages, _) =
-        kwire_codegen::load(&shared.join("message"), Some(&shared.join("message-3.9")))
-            .expect("the schemas load");
-    let mut paths = Vec::new();
-    for m in &messages {
-        paths.push(m.name.clone());
-        for s in collect_structs(m).expect("the structs collect").list {
-            paths.extend(s.fields.iter().map(|f| format!("{}.{}", s.path, f.name)));
-        }
-    }
+    let messages = super::schemas();
+    let paths = schema_paths(&messages).expect("the structs collect");
     assert_eq!(check(paths.iter().map(String::as_str)), Ok(()));
     // Without the Metadata request's fields, its notes are strays, named.
     let err = check(

@@ -2,8 +2,6 @@
 //! (`StructDef::topic_partner`): the rule on a small schema written here, and the pairs it finds
 //! in the real schema set.
 
-use std::path::Path;
-
 use kwire_codegen::spec::{Range, collect_structs, parse_message};
 
 #[test]
@@ -64,10 +62,7 @@ fn a_name_and_an_id_whose_versions_meet_are_partners() {
 /// AlterPartition (v2) switch from names to ids, requests and responses; no other API does.
 #[test]
 fn the_schemas_switch_from_names_to_ids_in_six_apis() {
-    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/kafka-schemas");
-    let (messages, _) =
-        kwire_codegen::load(&shared.join("message"), Some(&shared.join("message-3.9")))
-            .expect("the schemas load");
+    let messages = super::schemas();
     let mut found = Vec::new();
     for m in &messages {
         for s in collect_structs(m).expect("the structs collect").list {
