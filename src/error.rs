@@ -441,11 +441,10 @@ pub enum EncodeError {
         /// The API key of the value.
         found: ApiKey,
     },
-    /// A `records` field written in place ([`Records::in_place`](crate::records::Records::in_place))
-    /// did not write what its source announced: [`WriteRecords::write`](crate::records::WriteRecords::write)
-    /// failed, or wrote another length than
-    /// [`WriteRecords::encoded_len`](crate::records::WriteRecords::encoded_len) gave. The frame
-    /// would not be what its sizes say, so no encode returns it.
+    /// A `records` field written in place (`Records::in_place`, with the `in-place` feature) did
+    /// not write what its source announced: `WriteRecords::write` failed, or wrote another length
+    /// than `WriteRecords::encoded_len` gave. The frame would not be what its sizes say, so no
+    /// encode returns it.
     RecordsMiswritten,
 }
 

@@ -264,7 +264,6 @@ pub(crate) fn encode_frame<H: Encode + ?Sized, B: Encode + ?Sized>(
 ) -> Result<usize, EncodeError> {
     let (total, prefix) = encode_with(
         out,
-        version,
         || frame_len(header, hv, body, version),
         || match drops {
             Drops::Refused => {

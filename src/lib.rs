@@ -269,7 +269,7 @@
 //! |---|---|
 //! | `wire` | private: the wire's primitive types, each public where it is used: [`ApiKey`] (in [`api`] and here), [`codec::VersionRange`] and [`codec::Uuid`] |
 //! | [`error`] | [`DecodeError`] (offset, kind, field path), [`EncodeError`], [`Status`] |
-//! | [`codec`] | [`codec::Reader`], [`codec::Writer`], [`codec::Array`], tagged fields, the [`Decode`]/[`Encode`] traits; the value of a `records` field ([`records::Records`], bytes or a [`records::WriteRecords`] source) |
+//! | [`codec`] | [`codec::Reader`], [`codec::Writer`], [`codec::Array`], tagged fields, the [`Decode`]/[`Encode`] traits; the value of a `records` field ([`records::Records`]: bytes, or with `in-place` a source that writes them) |
 //! | [`records`] | record batches: the v2 batch view and builder, records, control record keys, legacy message sets, CRCs, the compression hook |
 //! | [`messages`] | generated: one struct per message and nested struct, for all versions |
 //! | [`api`] | the version tables, [`Request`] and [`Response`] by key, version negotiation; header versions ([`header`]); control record values ([`control`]) |
@@ -296,6 +296,7 @@
 //! | `all-apis` (default) | every API below |
 //! | one per API, named as the API: `Produce`, `Fetch`, `ApiVersions`, `DescribeUserScramCredentials`, ... | that API's request and response types (`messages::produce_request`, ...) and its [`Request`]/[`Response`] variants. Without it, [`ApiKey::is_enabled`] is false and the by-key decoders fail with [`DecodeErrorKind::ApiNotEnabled`]. Headers, the other schemas, [`ApiKey`] and its version tables are always compiled; version negotiation from an ApiVersions response needs `ApiVersions` |
 //! | `perf` (default) | speed bought with code size: element decoders inlined into array loops and iterators, arrays validated by a walk that builds nothing, nested arrays walked over when iterating, CRC tables that take sixteen bytes a step (16 KiB each). Firmware short of flash turns default features off; decoding and encoding are otherwise the same |
+//! | `in-place` | a records field written in place, straight into the encoder's output: `records::NewBatch` (a batch builder and its records) in a message as `Records::in_place(&batch)`, for any number of partitions and through every encode, with no buffer of its own and no copy (`records::WriteRecords` for sources of one's own). Off, a records field is only bytes, and the generated encoders and decoders are as they were without it |
 //! | `defmt` | `defmt::Format` for errors, headers, API keys, version negotiation, record views and every generated message |
 //! | `sasl` (default) | SASL in the session layer (`session::sasl`): PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 (client and server side), OAUTHBEARER; enables the ApiVersions, SaslHandshake and SaslAuthenticate APIs |
 //! | `tls` | `io::tls`: a blocking connection over TLS (rustls with the `ring` provider; the system's roots or a CA file, client certificates) and the server side of a listener; enables `std` |

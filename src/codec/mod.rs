@@ -58,7 +58,9 @@ pub(crate) use fast_reader::FastReader;
 #[cfg(feature = "perf")]
 pub(crate) use fast_reader::FastSection;
 pub use reader::{Failed, Reader};
-pub(crate) use records_field::{Records, WriteRecords};
+pub(crate) use records_field::Records;
+#[cfg(feature = "in-place")]
+pub(crate) use records_field::WriteRecords;
 pub use tagged::{
     RawTaggedField, TaggedEntry, TaggedFieldIter, TaggedFields, TaggedSection, tagged_entry_len,
 };
@@ -391,7 +393,6 @@ fn encode_once<E: Encode + ?Sized>(
 ) -> Result<usize, EncodeError> {
     encode_with(
         out,
-        version,
         || value.encoded_len(version),
         || match drops {
             Drops::Refused => refuse_drops(value, version),
@@ -412,7 +413,6 @@ fn encode_once<E: Encode + ?Sized>(
 #[inline]
 pub(crate) fn encode_with<'b, T>(
     out: &'b mut [u8],
-    version: i16,
     size: impl Fn() -> Result<usize, EncodeError>,
     drops: impl Fn() -> Result<(), EncodeError>,
     write: impl FnOnce(&mut Writer<'b>) -> T,
@@ -432,17 +432,15 @@ pub(crate) fn encode_with<'b, T>(
     let wrote = write(&mut w);
     if cfg!(feature = "perf") {
         if w.refused() {
-            return Err(refusal(version, size, w.was_miswritten()));
+            return Err(refusal(size));
         }
         drops()?;
-    } else if w.refused() {
+    } else if cfg!(feature = "in-place") && w.refused() {
         // Sized first, so nothing is refused (the oracles test that the two agree) but what a
         // records source wrote other than it announced.
-        debug_assert!(
-            w.was_miswritten(),
-            "a write refused what its sizing accepts"
-        );
         return Err(EncodeError::RecordsMiswritten);
+    } else {
+        debug_assert!(!w.refused(), "a write refused what its sizing accepts");
     }
     if w.overflowed() {
         return Err(EncodeError::BufferTooSmall {
@@ -453,26 +451,18 @@ pub(crate) fn encode_with<'b, T>(
     Ok((w.position(), wrote))
 }
 
-/// The error behind a refused write: the one its sizing gives, else `RecordsMiswritten` when a
-/// records source wrote other than it announced (`miswritten`), which no sizing finds. The two
-/// make the same checks (the oracles test it); were they ever to disagree otherwise, the refusal
-/// is reported as the version being unsupported, under no API key.
+/// The error behind a refused write: the one its sizing gives. The two make the same checks
+/// (the oracles test it), but for a records source that writes other than it announced (with
+/// `in-place`), which no sizing finds: a refusal its sizing accepts is `RecordsMiswritten`.
 #[cold]
 #[inline(never)]
-fn refusal(
-    version: i16,
-    size: impl FnOnce() -> Result<usize, EncodeError>,
-    miswritten: bool,
-) -> EncodeError {
+fn refusal(size: impl FnOnce() -> Result<usize, EncodeError>) -> EncodeError {
     let sized = size();
-    if miswritten && sized.is_ok() {
-        return EncodeError::RecordsMiswritten;
-    }
-    debug_assert!(sized.is_err(), "a write refused what its sizing accepts");
-    sized.err().unwrap_or(EncodeError::UnsupportedVersion {
-        api_key: ApiKey(-1),
-        version,
-    })
+    debug_assert!(
+        cfg!(feature = "in-place") || sized.is_err(),
+        "a write refused what its sizing accepts"
+    );
+    sized.err().unwrap_or(EncodeError::RecordsMiswritten)
 }
 
 /// What a schema describes: a request or response body, a header, or a standalone payload.

@@ -1,16 +1,19 @@
-//! [`Records`], the value of a `records` field: the bytes of log entries, or a source that writes
-//! them where the field goes in an encoder's output ([`WriteRecords`]). Public as
-//! [`crate::records::Records`] and [`crate::records::WriteRecords`].
+//! [`Records`], the value of a `records` field: the bytes of log entries, or with the
+//! `in-place` feature a source that writes them where the field goes in an encoder's output
+//! (`WriteRecords`). Public as [`crate::records::Records`] and `crate::records::WriteRecords`.
 
 use core::fmt;
+#[cfg(feature = "in-place")]
 use core::panic::RefUnwindSafe;
 
+#[cfg(feature = "in-place")]
 use crate::error::EncodeError;
 
 /// A `records` field's bytes written in place: a value that knows how long its encoding is and
 /// writes it into the encoder's output, where the field goes, so that nothing is built in a
 /// buffer of its own and copied. [`Records::in_place`] puts one in a message;
-/// [`NewBatch`](crate::records::NewBatch) is the one for a v2 batch of new records.
+/// [`NewBatch`](crate::records::NewBatch) is the one for a v2 batch of new records. With the
+/// `in-place` feature.
 ///
 /// An encode asks [`WriteRecords::encoded_len`] first (the field's length prefix comes before
 /// its bytes), then gives [`WriteRecords::write`] exactly that many bytes of its output. A write
@@ -21,6 +24,7 @@ use crate::error::EncodeError;
 ///
 /// It is `Sync` and `RefUnwindSafe`, so that a message holding one is `Send`, `Sync` and
 /// unwind-safe, as one holding bytes is.
+#[cfg(feature = "in-place")]
 pub trait WriteRecords: Sync + RefUnwindSafe {
     /// The exact number of bytes [`WriteRecords::write`] writes.
     ///
@@ -41,13 +45,13 @@ pub trait WriteRecords: Sync + RefUnwindSafe {
     fn write(&self, out: &mut [u8]) -> Result<usize, EncodeError>;
 }
 
-/// The value of a `records` field: log entries, either read (a borrowed slice and where it was
-/// found) or to be written in place by a [`WriteRecords`] source.
+/// The value of a `records` field: log entries, read (a borrowed slice and where it was found)
+/// or, with the `in-place` feature, to be written in place by a `WriteRecords` source.
 ///
-/// Decoding always gives bytes. A value made by [`Records::in_place`] has no bytes until an
-/// encode writes them into its output: its reading methods ([`Records::as_bytes`],
+/// Decoding always gives bytes. A value made by `Records::in_place` has no bytes until an encode
+/// writes them into its output: its reading methods ([`Records::as_bytes`],
 /// [`Records::batches`](crate::records::Records::batches), [`Records::len`], ...) see an empty
-/// field, and [`Records::source`] gives the source.
+/// field, and `Records::source` gives the source.
 ///
 /// Two values of bytes are equal when their bytes are (where they were found is not compared),
 /// and hash by their bytes; two written in place are equal when they write from the same source
@@ -57,12 +61,31 @@ pub struct Records<'a> {
     repr: Repr<'a>,
 }
 
+/// With `in-place`, one byte, [`Mark`], tells bytes from a source and, in an `Option<Records>`,
+/// from `None`, so that an encoder's test for bytes to copy is one comparison, as its test for
+/// `None` was. Without it, a slice and its offset, as before the feature.
 #[derive(Clone, Copy)]
 enum Repr<'a> {
     /// Encoded entries, found at absolute offset `base` of the buffer a decode was given.
-    Bytes { bytes: &'a [u8], base: usize },
+    Bytes {
+        bytes: &'a [u8],
+        base: usize,
+        #[cfg(feature = "in-place")]
+        #[allow(dead_code, reason = "its value is the layout's, never read")]
+        mark: Mark,
+    },
     /// Written in place by the source.
+    #[cfg(feature = "in-place")]
     InPlace(&'a dyn WriteRecords),
+}
+
+/// A byte that is always 0 in [`Repr::Bytes`]: its other values are where the layout keeps the
+/// tag of [`Repr::InPlace`] and the `None` of an `Option<Records>`.
+#[cfg(feature = "in-place")]
+#[derive(Clone, Copy)]
+#[repr(u8)]
+enum Mark {
+    Bytes = 0,
 }
 
 impl Default for Records<'_> {
@@ -86,6 +109,8 @@ impl<'a> Records<'a> {
             repr: Repr::Bytes {
                 bytes,
                 base: offset,
+                #[cfg(feature = "in-place")]
+                mark: Mark::Bytes,
             },
         }
     }
@@ -113,6 +138,7 @@ impl<'a> Records<'a> {
     /// assert_eq!(out[..n], expected[..n]);
     /// # Ok::<(), kwire::EncodeError>(())
     /// ```
+    #[cfg(feature = "in-place")]
     #[must_use]
     pub const fn in_place(source: &'a dyn WriteRecords) -> Self {
         Self {
@@ -121,11 +147,22 @@ impl<'a> Records<'a> {
     }
 
     /// The source of entries written in place ([`Records::in_place`]); `None` for bytes.
+    #[cfg(feature = "in-place")]
     #[must_use]
     pub const fn source(&self) -> Option<&'a dyn WriteRecords> {
         match self.repr {
             Repr::Bytes { .. } => None,
             Repr::InPlace(source) => Some(source),
+        }
+    }
+
+    /// The encoded entries, `None` for entries written in place: what an encoder copies.
+    #[cfg(feature = "in-place")]
+    #[inline(always)]
+    pub(crate) const fn read_bytes(&self) -> Option<&'a [u8]> {
+        match self.repr {
+            Repr::Bytes { bytes, .. } => Some(bytes),
+            Repr::InPlace(_) => None,
         }
     }
 
@@ -135,6 +172,7 @@ impl<'a> Records<'a> {
     pub const fn as_bytes(&self) -> &'a [u8] {
         match self.repr {
             Repr::Bytes { bytes, .. } => bytes,
+            #[cfg(feature = "in-place")]
             Repr::InPlace(_) => &[],
         }
     }
@@ -144,12 +182,13 @@ impl<'a> Records<'a> {
     pub const fn offset(&self) -> usize {
         match self.repr {
             Repr::Bytes { base, .. } => base,
+            #[cfg(feature = "in-place")]
             Repr::InPlace(_) => 0,
         }
     }
 
     /// The length in bytes ([`Records::as_bytes`]'s: 0 for entries written in place, whose
-    /// length is their source's [`WriteRecords::encoded_len`]).
+    /// length is their source's `WriteRecords::encoded_len`).
     #[must_use]
     pub const fn len(&self) -> usize {
         self.as_bytes().len()
@@ -173,7 +212,9 @@ impl PartialEq for Records<'_> {
     fn eq(&self, other: &Self) -> bool {
         match (self.repr, other.repr) {
             (Repr::Bytes { bytes: a, .. }, Repr::Bytes { bytes: b, .. }) => a == b,
+            #[cfg(feature = "in-place")]
             (Repr::InPlace(a), Repr::InPlace(b)) => core::ptr::addr_eq(a, b),
+            #[cfg(feature = "in-place")]
             _ => false,
         }
     }
@@ -185,6 +226,7 @@ impl core::hash::Hash for Records<'_> {
     fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
         match self.repr {
             Repr::Bytes { bytes, .. } => bytes.hash(state),
+            #[cfg(feature = "in-place")]
             Repr::InPlace(source) => core::ptr::from_ref(source).cast::<()>().hash(state),
         }
     }
@@ -194,6 +236,7 @@ impl fmt::Debug for Records<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.repr {
             Repr::Bytes { bytes, .. } => write!(f, "Records({} bytes)", bytes.len()),
+            #[cfg(feature = "in-place")]
             Repr::InPlace(source) => match source.encoded_len() {
                 Ok(n) => write!(f, "Records(in place, {n} bytes)"),
                 Err(_) => f.write_str("Records(in place)"),
@@ -207,12 +250,23 @@ impl defmt::Format for Records<'_> {
     fn format(&self, f: defmt::Formatter<'_>) {
         match self.repr {
             Repr::Bytes { bytes, .. } => defmt::write!(f, "Records({=usize} bytes)", bytes.len()),
+            #[cfg(feature = "in-place")]
             Repr::InPlace(_) => defmt::write!(f, "Records(in place)"),
         }
     }
 }
 
+/// Without `in-place`, a slice and its offset; with it, a word more. An `Option` of it is no
+/// larger either way.
 #[cfg(test)]
+#[test]
+fn layout() {
+    let words = if cfg!(feature = "in-place") { 4 } else { 3 };
+    assert_eq!(size_of::<Records<'_>>(), words * size_of::<usize>());
+    assert_eq!(size_of::<Option<Records<'_>>>(), words * size_of::<usize>());
+}
+
+#[cfg(all(test, feature = "in-place"))]
 mod tests {
     use std::format;
 
@@ -229,11 +283,6 @@ mod tests {
             out.fill(7);
             Ok(out.len())
         }
-    }
-
-    #[test]
-    fn no_larger_than_a_slice_and_its_offset() {
-        assert_eq!(size_of::<Records<'_>>(), 3 * size_of::<usize>());
     }
 
     #[test]

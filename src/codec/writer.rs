@@ -2,7 +2,7 @@
 
 use crate::error::EncodeError;
 
-use super::{LengthPrefix, MAX_STRING_LEN, Records, Str, Uuid, WriteRecords};
+use super::{LengthPrefix, MAX_STRING_LEN, Records, Str, Uuid};
 
 /// A cursor over a caller's output buffer.
 ///
@@ -18,8 +18,7 @@ use super::{LengthPrefix, MAX_STRING_LEN, Records, Str, Uuid, WriteRecords};
 pub struct Writer<'b> {
     /// The part of the buffer not written yet (empty once a write overflowed).
     rest: &'b mut [u8],
-    /// Length of the caller's buffer; [`MISWRITTEN`] once a records source wrote other than it
-    /// announced ([`Writer::miswritten`]), a length no buffer has.
+    /// Length of the caller's buffer.
     capacity: usize,
     /// Bytes counted but not written because they did not fit; nonzero once overflowed.
     lost: usize,
@@ -398,33 +397,55 @@ impl<'b> Writer<'b> {
         }
     }
 
-    /// Writes a `records` field with its length prefix: its bytes, or what its source writes
-    /// in place ([`Records::in_place`]), straight into the output: the length the source
-    /// announces ([`WriteRecords::encoded_len`]), then its write into exactly that many bytes.
-    /// A source whose length is an error [refuses](Writer::refuse) the output, and so does one
-    /// that writes other than it announced: its encode fails with
-    /// [`EncodeError::RecordsMiswritten`].
+    /// Writes a `records` field with its length prefix: its bytes, or with the `in-place`
+    /// feature what its source writes in place (`Records::in_place`), straight into the output:
+    /// the length the source announces (`WriteRecords::encoded_len`), then its write into
+    /// exactly that many bytes. A source whose length is an error [refuses](Writer::refuse) the
+    /// output, and so does one that writes other than it announced, which no sizing finds: its
+    /// encode fails with [`EncodeError::RecordsMiswritten`].
     #[inline(always)]
     pub fn records(&mut self, v: Records<'_>, flexible: bool) {
-        match v.source() {
-            None => self.bytes(v.as_bytes(), flexible),
-            Some(source) => self.out_of_line(|w| w.records_in_place(source, flexible)),
+        #[cfg(feature = "in-place")]
+        match v.read_bytes() {
+            Some(bytes) => self.bytes(bytes, flexible),
+            None => {
+                cold_path();
+                self.out_of_line(move |w| w.records_not_read(Some(v), flexible));
+            }
         }
+        #[cfg(not(feature = "in-place"))]
+        self.bytes(v.as_bytes(), flexible);
     }
 
     /// Writes a nullable `records` field (see [`Writer::records`]).
     #[inline(always)]
     pub fn nullable_records(&mut self, v: Option<Records<'_>>, flexible: bool) {
-        match v {
-            Some(r) => self.records(r, flexible),
-            None => self.null_len(LengthPrefix::bytes(flexible)),
+        // Bytes, the common case, in one test; null and a source out of line.
+        #[cfg(feature = "in-place")]
+        match v.and_then(|r| r.read_bytes()) {
+            Some(bytes) => self.bytes(bytes, flexible),
+            None => {
+                cold_path();
+                self.out_of_line(move |w| w.records_not_read(v, flexible));
+            }
         }
+        #[cfg(not(feature = "in-place"))]
+        self.nullable_bytes(v.map(|r| r.as_bytes()), flexible);
     }
 
-    /// The length prefix and bytes of a source's records: the length it announces, then its
-    /// write into exactly that many bytes of the output, checked.
+    /// A `records` field that is null, or written in place by its source: the length the source
+    /// announces, then its write into exactly that many bytes of the output, checked.
+    #[cfg(feature = "in-place")]
     #[inline(never)]
-    fn records_in_place(&mut self, source: &dyn WriteRecords, flexible: bool) {
+    fn records_not_read(&mut self, v: Option<Records<'_>>, flexible: bool) {
+        let Some(r) = v else {
+            self.null_len(LengthPrefix::bytes(flexible));
+            return;
+        };
+        let Some(source) = r.source() else {
+            self.bytes(r.as_bytes(), flexible);
+            return;
+        };
         let Ok(len) = source.encoded_len() else {
             // The sizing names the error.
             self.refuse();
@@ -434,30 +455,11 @@ impl<'b> Writer<'b> {
         if let Some(dst) = self.reserve(len)
             && source.write(dst) != Ok(len)
         {
-            self.miswritten();
+            // No sizing finds this refusal: the encode reports `RecordsMiswritten`.
+            self.refuse();
         }
     }
-
-    /// Marks the output as no encoding because a records source wrote other than the length it
-    /// announced, or failed to write: [refused](Writer::refuse), and told apart from a refusal
-    /// that a sizing names ([`Writer::was_miswritten`]).
-    #[cold]
-    fn miswritten(&mut self) {
-        self.refuse();
-        self.capacity = MISWRITTEN;
-    }
-
-    /// True if a records source wrote other than it announced ([`Writer::records`]): the encode
-    /// fails with [`EncodeError::RecordsMiswritten`], which no sizing can find.
-    #[must_use]
-    pub(crate) const fn was_miswritten(&self) -> bool {
-        self.capacity == MISWRITTEN
-    }
 }
-
-/// [`Writer::capacity`] of a writer a records source wrote other than it announced into: no
-/// buffer is that long, so a writer's own never is.
-const MISWRITTEN: usize = usize::MAX;
 
 /// [`Writer::lost`] of a refused writer: more than any count of bytes that did not fit.
 const REFUSED: usize = usize::MAX;
@@ -611,8 +613,8 @@ pub fn nullable_bytes_len(
     }
 }
 
-/// Encoded size of a `records` field with its prefix: of its bytes, or of what its source writes
-/// in place ([`WriteRecords::encoded_len`]).
+/// Encoded size of a `records` field with its prefix: of its bytes, or with the `in-place`
+/// feature of what its source writes in place (`WriteRecords::encoded_len`).
 ///
 /// # Errors
 ///
@@ -623,10 +625,13 @@ pub fn records_len(
     flexible: bool,
     path: &'static str,
 ) -> Result<usize, EncodeError> {
+    #[cfg(feature = "in-place")]
     let len = match v.source() {
         None => v.len(),
         Some(source) => source.encoded_len()?,
     };
+    #[cfg(not(feature = "in-place"))]
+    let len = v.len();
     Ok(prefix_len(len, flexible, false, path)?.saturating_add(len))
 }
 

@@ -1,6 +1,7 @@
 //! Writing v2 record batches into a caller's buffer.
 
 use core::borrow::Borrow;
+#[cfg(feature = "in-place")]
 use core::panic::RefUnwindSafe;
 
 use super::batch::{
@@ -8,7 +9,9 @@ use super::batch::{
 };
 use super::compression::{CompressionError, Compressor};
 use super::control_record::{ControlRecordType, TxnMarker};
-use crate::codec::{WriteRecords, Writer, varint_len, varlong_len};
+#[cfg(feature = "in-place")]
+use crate::codec::WriteRecords;
+use crate::codec::{Writer, varint_len, varlong_len};
 use crate::error::EncodeError;
 
 /// A header of a record to be written.
@@ -500,7 +503,8 @@ impl BatchBuilder {
     }
 }
 
-/// A v2 batch of new records written in place: a [`BatchBuilder`] and its records, which
+/// A v2 batch of new records written in place (with the `in-place` feature): a [`BatchBuilder`]
+/// and its records, which
 /// [`Records::in_place`](super::Records::in_place) puts in a message's `records` field, so that
 /// the encode writes the batch, CRC included, straight into its output where the field goes.
 /// Nothing is built in a buffer of its own and copied, for any number of partitions, through
@@ -533,6 +537,7 @@ impl BatchBuilder {
 /// assert_eq!(n, frame::request_len(&header, &body)?);
 /// # Ok::<(), kwire::EncodeError>(())
 /// ```
+#[cfg(feature = "in-place")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct NewBatch<I> {
@@ -540,6 +545,7 @@ pub struct NewBatch<I> {
     records: I,
 }
 
+#[cfg(feature = "in-place")]
 impl<I> NewBatch<I> {
     /// The batch `builder` writes of `records`.
     #[must_use]
@@ -561,6 +567,7 @@ impl<I> NewBatch<I> {
 }
 
 /// [`BatchBuilder::encoded_len`] and [`BatchBuilder::write`] of the records.
+#[cfg(feature = "in-place")]
 impl<'r, I> WriteRecords for NewBatch<I>
 where
     I: IntoIterator + Clone + Sync + RefUnwindSafe,

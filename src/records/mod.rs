@@ -46,9 +46,10 @@
 //! ```
 //! * [`ControlRecord`] reads the key of a control record; [`ControlRecord::payload`] (in
 //!   [`crate::control`]) decodes its value, a transaction marker or a KRaft record.
-//! * [`BatchBuilder`] writes a v2 batch into a caller's buffer, CRC included; a [`NewBatch`]
-//!   (a builder and its records) is written in place, straight into an encoder's output where a
-//!   message's records field goes ([`Records::in_place`], [`WriteRecords`]).
+//! * [`BatchBuilder`] writes a v2 batch into a caller's buffer, CRC included. With the
+//!   `in-place` feature, a `NewBatch` (a builder and its records) is written in place, straight
+//!   into an encoder's output where a message's records field goes (`Records::in_place`,
+//!   `WriteRecords`).
 //! * [`LegacyMessage`] reads a magic 0 or 1 message; [`LegacyMessage::inner`] iterates the inner
 //!   messages of a compressed wrapper (with Kafka's offset rules for each magic),
 //!   [`LegacyRecords`] the records of an uncompressed message set, and [`LegacyBuilder`] writes
@@ -71,12 +72,16 @@ pub use batch::{
     Attributes, CRC_OFFSET, CRC_START, Compression, HEADER_FIELDS, HEADER_LEN, HeaderField,
     LOG_OVERHEAD, MAGIC_OFFSET, MIN_BATCH_LENGTH, RecordBatch, RecordBatchHeader, TimestampType,
 };
-pub use builder::{BatchBuilder, NewBatch, NewHeader, NewRecord};
+#[cfg(feature = "in-place")]
+pub use builder::NewBatch;
+pub use builder::{BatchBuilder, NewHeader, NewRecord};
 pub use control_record::{ControlRecord, ControlRecordType, TxnMarker};
 pub use legacy::*;
 pub use record::{Header, HeaderIter, Headers, Record, RecordIter};
 
-pub use crate::codec::records_field::{Records, WriteRecords};
+pub use crate::codec::records_field::Records;
+#[cfg(feature = "in-place")]
+pub use crate::codec::records_field::WriteRecords;
 use crate::error::{DecodeError, DecodeErrorKind};
 
 /// Bytes of an entry up to and including its magic byte; fewer than this at the end of a records

@@ -17,6 +17,7 @@ mod error_code;
 mod error_messages;
 mod frame_helpers;
 mod ignorable;
+#[cfg(feature = "in-place")]
 mod in_place;
 mod kafka_python;
 mod layers;
