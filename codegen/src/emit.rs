@@ -495,6 +495,7 @@ fn non_default(x: &F<'_>) -> Result<String, String> {
                     (Prim::Bool, "false") => format!("{star}{v}"),
                     (Prim::Bool, _) => format!("!{star}{v}"),
                     (Prim::String, "c::Str::EMPTY") => format!("!{v}.is_empty()"),
+                    (Prim::Uuid, "c::Uuid::ZERO") => format!("!{v}.is_zero()"),
                     _ => format!("{star}{v} != {d}"),
                 }
             }
@@ -1987,12 +1988,18 @@ fn write_body(c: &StructCtx<'_>, tagged_fields: &[&F<'_>]) -> Result<String, Str
         ..
     } = c;
     let mut body = String::new();
-    let _ = writeln!(body, "if {} {{ w.refuse(); return; }}", refused(s));
+    // Only with `perf`, as the checks below: a small build's sizing refuses the version first.
+    let _ = writeln!(
+        body,
+        "if cfg!(feature = \"perf\") && {} {{ w.refuse(); return; }}",
+        refused(s)
+    );
     body.push_str(PIN);
     body.push_str(flex_let);
     // A value other than its default in a field the version lacks, unless the field is
     // ignorable (`dropped_field` finds those; an encode that may drop them leaves them out).
-    // A topic's name or id set alone where only its partner is on the wire.
+    // A topic's name or id set alone where only its partner is on the wire. Only with `perf`:
+    // a small build sizes first (`codec::encode_with`), and its sizing finds these.
     for x in fields {
         let check = if x.f.ignorable {
             partner_check(s, fields, x, *hull, "w.refuse();")?
@@ -2003,8 +2010,8 @@ fn write_body(c: &StructCtx<'_>, tagged_fields: &[&F<'_>]) -> Result<String, Str
                 "w.refuse();",
             )
         };
-        if !check.is_empty() {
-            let _ = writeln!(body, "{check}");
+        if let Some(check) = check.strip_prefix("if ") {
+            let _ = writeln!(body, "if cfg!(feature = \"perf\") && {check}");
         }
     }
     // Consecutive fixed-width fields are written through one reservation of their total width

@@ -298,12 +298,15 @@ pub trait Encode {
     /// # Errors
     ///
     /// `UnsupportedVersion`, `FieldNotInVersion` (for a field that is not ignorable),
-    /// `TopicNamedBy`, `NullNotAllowed`, `LengthOverflow`, `TaggedFieldsNotInVersion`, `InvalidUnknownTag`.
+    /// `TopicNamedBy`, `NullNotAllowed`, `LengthOverflow`, `TaggedFieldsNotInVersion`,
+    /// `InvalidUnknownTag`.
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError>;
 
     /// Writes the encoding at `version`, leaving out the values [`Encode::dropped_field`] finds.
-    /// Where [`Encode::encoded_len`] would fail, the writer is [refused](Writer::refused) instead;
-    /// a writer that runs out of room records the overflow and goes on counting.
+    /// Where [`Encode::encoded_len`] would fail, the writer is [refused](Writer::refused) instead
+    /// (with `perf`: a small build's encoders size first, and its generated writes leave those
+    /// checks to the sizing); a writer that runs out of room records the overflow and goes on
+    /// counting.
     fn write(&self, w: &mut Writer<'_>, version: i16);
 
     /// Writes the encoding at `version` at the start of `out` and returns the number of bytes

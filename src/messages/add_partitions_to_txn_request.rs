@@ -445,26 +445,26 @@ impl c::Encode for AddPartitionsToTxnRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
-        if version < 4 && !self.transactions.is_empty() {
+        if cfg!(feature = "perf") && version < 4 && !self.transactions.is_empty() {
             w.refuse();
         }
-        if version > 3 && !self.v3_and_below_transactional_id.is_empty() {
+        if cfg!(feature = "perf") && version > 3 && !self.v3_and_below_transactional_id.is_empty() {
             w.refuse();
         }
-        if version > 3 && self.v3_and_below_producer_id != 0 {
+        if cfg!(feature = "perf") && version > 3 && self.v3_and_below_producer_id != 0 {
             w.refuse();
         }
-        if version > 3 && self.v3_and_below_producer_epoch != 0 {
+        if cfg!(feature = "perf") && version > 3 && self.v3_and_below_producer_epoch != 0 {
             w.refuse();
         }
-        if version > 3 && !self.v3_and_below_topics.is_empty() {
+        if cfg!(feature = "perf") && version > 3 && !self.v3_and_below_topics.is_empty() {
             w.refuse();
         }
         if version >= 4 {
@@ -788,7 +788,7 @@ impl c::Encode for AddPartitionsToTxnTransaction<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -1069,7 +1069,7 @@ impl c::Encode for AddPartitionsToTxnTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }

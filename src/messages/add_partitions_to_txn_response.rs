@@ -375,17 +375,17 @@ impl c::Encode for AddPartitionsToTxnResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
-        if version < 4 && !self.results_by_transaction.is_empty() {
+        if cfg!(feature = "perf") && version < 4 && !self.results_by_transaction.is_empty() {
             w.refuse();
         }
-        if version > 3 && !self.results_by_topic_v3_and_below.is_empty() {
+        if cfg!(feature = "perf") && version > 3 && !self.results_by_topic_v3_and_below.is_empty() {
             w.refuse();
         }
         if let Some(mut w) = w.sub(4usize.wrapping_add(if version >= 4 { 2 } else { 0 })) {
@@ -667,7 +667,7 @@ impl c::Encode for AddPartitionsToTxnResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -948,7 +948,7 @@ impl c::Encode for AddPartitionsToTxnTopicResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -1225,7 +1225,7 @@ impl c::Encode for AddPartitionsToTxnPartitionResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }

@@ -107,7 +107,7 @@ impl<'a> AddRaftVoterRequest<'a> {
         if self.voter_id != 0 {
             return false;
         }
-        if self.voter_directory_id != c::Uuid::ZERO {
+        if !self.voter_directory_id.is_zero() {
             return false;
         }
         if !self.listeners.is_empty() {
@@ -374,13 +374,13 @@ impl c::Encode for AddRaftVoterRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if version < 1 && !self.ack_when_committed {
+        if cfg!(feature = "perf") && version < 1 && !self.ack_when_committed {
             w.refuse();
         }
         w.nullable_string(self.cluster_id, true);
@@ -648,7 +648,7 @@ impl c::Encode for Listener<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }

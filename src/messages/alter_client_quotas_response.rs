@@ -269,7 +269,7 @@ impl c::Encode for AlterClientQuotasResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
@@ -567,7 +567,7 @@ impl c::Encode for EntryData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -849,7 +849,7 @@ impl c::Encode for EntityData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }

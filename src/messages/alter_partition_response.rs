@@ -272,7 +272,7 @@ impl c::Encode for AlterPartitionResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
@@ -366,7 +366,7 @@ impl<'a> TopicData<'a> {
         if !self.topic_name.is_empty() {
             return false;
         }
-        if self.topic_id != c::Uuid::ZERO {
+        if !self.topic_id.is_zero() {
             return false;
         }
         if !self.partitions.is_empty() {
@@ -566,7 +566,7 @@ impl c::Encode for TopicData<'_> {
                 "AlterPartitionResponse.Topics.TopicName",
             )?);
         }
-        if version >= 2 && !self.topic_name.is_empty() && self.topic_id == c::Uuid::ZERO {
+        if version >= 2 && !self.topic_name.is_empty() && self.topic_id.is_zero() {
             return Err(EncodeError::TopicNamedBy {
                 path: "AlterPartitionResponse.Topics.TopicName",
                 version,
@@ -577,7 +577,7 @@ impl c::Encode for TopicData<'_> {
         if version >= 2 {
             n = n.saturating_add(16);
         }
-        if version <= 1 && self.topic_id != c::Uuid::ZERO && self.topic_name.is_empty() {
+        if version <= 1 && !self.topic_id.is_zero() && self.topic_name.is_empty() {
             return Err(EncodeError::TopicNamedBy {
                 path: "AlterPartitionResponse.Topics.TopicId",
                 version,
@@ -604,16 +604,24 @@ impl c::Encode for TopicData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if version >= 2 && !self.topic_name.is_empty() && self.topic_id == c::Uuid::ZERO {
+        if cfg!(feature = "perf")
+            && version >= 2
+            && !self.topic_name.is_empty()
+            && self.topic_id.is_zero()
+        {
             w.refuse();
         }
-        if version <= 1 && self.topic_id != c::Uuid::ZERO && self.topic_name.is_empty() {
+        if cfg!(feature = "perf")
+            && version <= 1
+            && !self.topic_id.is_zero()
+            && self.topic_name.is_empty()
+        {
             w.refuse();
         }
         if version <= 1 {
@@ -1012,7 +1020,7 @@ impl c::Encode for PartitionData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }

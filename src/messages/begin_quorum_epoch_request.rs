@@ -343,7 +343,7 @@ impl c::Encode for BeginQuorumEpochRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
@@ -649,7 +649,7 @@ impl c::Encode for TopicData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -751,7 +751,7 @@ impl<'a> PartitionData<'a> {
         if self.partition_index != 0 {
             return false;
         }
-        if self.voter_directory_id != c::Uuid::ZERO {
+        if !self.voter_directory_id.is_zero() {
             return false;
         }
         if self.leader_id != 0 {
@@ -1019,7 +1019,7 @@ impl c::Encode for PartitionData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -1047,7 +1047,7 @@ impl c::Encode for PartitionData<'_> {
         if !c::drops_at(0b1, version) {
             return None;
         }
-        if version < 1 && self.voter_directory_id != c::Uuid::ZERO {
+        if version < 1 && !self.voter_directory_id.is_zero() {
             return Some(c::DroppedField {
                 path: "BeginQuorumEpochRequest.Topics.Partitions.VoterDirectoryId",
                 versions: c::VersionRange::new(1, 32767),
@@ -1310,7 +1310,7 @@ impl c::Encode for LeaderEndpoint<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }

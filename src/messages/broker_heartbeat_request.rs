@@ -468,16 +468,16 @@ impl c::Encode for BrokerHeartbeatRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if version < 1 && !self.offline_log_dirs.is_empty() {
+        if cfg!(feature = "perf") && version < 1 && !self.offline_log_dirs.is_empty() {
             w.refuse();
         }
-        if version < 2 && self.cordoned_log_dirs.is_some() {
+        if cfg!(feature = "perf") && version < 2 && self.cordoned_log_dirs.is_some() {
             w.refuse();
         }
         if let Some(mut w) = w.sub(22) {

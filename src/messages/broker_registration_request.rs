@@ -134,7 +134,7 @@ impl<'a> BrokerRegistrationRequest<'a> {
         if !self.cluster_id.is_empty() {
             return false;
         }
-        if self.incarnation_id != c::Uuid::ZERO {
+        if !self.incarnation_id.is_zero() {
             return false;
         }
         if !self.listeners.is_empty() {
@@ -437,13 +437,13 @@ impl c::Encode for BrokerRegistrationRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if version < 1 && self.is_migrating_zk_broker {
+        if cfg!(feature = "perf") && version < 1 && self.is_migrating_zk_broker {
             w.refuse();
         }
         w.i32(self.broker_id);
@@ -755,7 +755,7 @@ impl c::Encode for Listener<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -1025,7 +1025,7 @@ impl c::Encode for Feature<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }

@@ -473,13 +473,13 @@ impl c::Encode for ConsumerGroupHeartbeatRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if version < 1 && self.subscribed_topic_regex.is_some() {
+        if cfg!(feature = "perf") && version < 1 && self.subscribed_topic_regex.is_some() {
             w.refuse();
         }
         w.string(self.group_id, true);
@@ -548,7 +548,7 @@ impl<'a> TopicPartitions<'a> {
     /// True when every field holds its schema default and no unknown tagged field is set.
     #[must_use]
     pub fn is_default(&self) -> bool {
-        if self.topic_id != c::Uuid::ZERO {
+        if !self.topic_id.is_zero() {
             return false;
         }
         if !self.partitions.is_empty() {
@@ -730,7 +730,7 @@ impl c::Encode for TopicPartitions<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }

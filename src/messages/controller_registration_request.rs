@@ -91,7 +91,7 @@ impl<'a> ControllerRegistrationRequest<'a> {
         if self.controller_id != 0 {
             return false;
         }
-        if self.incarnation_id != c::Uuid::ZERO {
+        if !self.incarnation_id.is_zero() {
             return false;
         }
         if self.zk_migration_ready {
@@ -337,7 +337,7 @@ impl c::Encode for ControllerRegistrationRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
@@ -625,7 +625,7 @@ impl c::Encode for Listener<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -897,7 +897,7 @@ impl c::Encode for Feature<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }

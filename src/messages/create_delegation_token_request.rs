@@ -380,14 +380,15 @@ impl c::Encode for CreateDelegationTokenRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
-        if version < 3
+        if cfg!(feature = "perf")
+            && version < 3
             && self
                 .owner_principal_type
                 .as_ref()
@@ -395,7 +396,8 @@ impl c::Encode for CreateDelegationTokenRequest<'_> {
         {
             w.refuse();
         }
-        if version < 3
+        if cfg!(feature = "perf")
+            && version < 3
             && self
                 .owner_principal_name
                 .as_ref()
@@ -683,7 +685,7 @@ impl c::Encode for CreatableRenewers<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }

@@ -278,7 +278,7 @@ impl c::Encode for CreateTopicsResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
@@ -435,7 +435,7 @@ impl<'a> CreatableTopicResult<'a> {
         if !self.name.is_empty() {
             return false;
         }
-        if self.topic_id != c::Uuid::ZERO {
+        if !self.topic_id.is_zero() {
             return false;
         }
         if self.error_code != 0 {
@@ -898,7 +898,7 @@ impl c::Encode for CreatableTopicResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -955,7 +955,7 @@ impl c::Encode for CreatableTopicResult<'_> {
         if !c::drops_at(0b1111111, version) {
             return None;
         }
-        if version < 7 && self.topic_id != c::Uuid::ZERO {
+        if version < 7 && !self.topic_id.is_zero() {
             return Some(c::DroppedField {
                 path: "CreateTopicsResponse.Topics.TopicId",
                 versions: c::VersionRange::new(7, 32767),
@@ -1281,7 +1281,7 @@ impl c::Encode for CreatableTopicConfigs<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }

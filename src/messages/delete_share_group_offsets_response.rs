@@ -305,7 +305,7 @@ impl c::Encode for DeleteShareGroupOffsetsResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
@@ -394,7 +394,7 @@ impl<'a> DeleteShareGroupOffsetsResponseTopic<'a> {
         if !self.topic_name.is_empty() {
             return false;
         }
-        if self.topic_id != c::Uuid::ZERO {
+        if !self.topic_id.is_zero() {
             return false;
         }
         if self.error_code != 0 {
@@ -611,7 +611,7 @@ impl c::Encode for DeleteShareGroupOffsetsResponseTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }

@@ -331,14 +331,14 @@ impl c::Encode for DeleteTopicsRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
-        if version < 6 && !self.topics.is_empty() {
+        if cfg!(feature = "perf") && version < 6 && !self.topics.is_empty() {
             w.refuse();
         }
         if version >= 6 {
@@ -424,7 +424,7 @@ impl<'a> DeleteTopicState<'a> {
         if self.name.is_some() {
             return false;
         }
-        if self.topic_id != c::Uuid::ZERO {
+        if !self.topic_id.is_zero() {
             return false;
         }
         self.unknown_tagged_fields.is_empty()
@@ -622,7 +622,7 @@ impl c::Encode for DeleteTopicState<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }

@@ -281,7 +281,7 @@ impl c::Encode for DeleteTopicsResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
@@ -391,7 +391,7 @@ impl<'a> DeletableTopicResult<'a> {
         if self.name.as_ref().is_none_or(|v| !v.is_empty()) {
             return false;
         }
-        if self.topic_id != c::Uuid::ZERO {
+        if !self.topic_id.is_zero() {
             return false;
         }
         if self.error_code != 0 {
@@ -702,7 +702,7 @@ impl c::Encode for DeletableTopicResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -741,7 +741,7 @@ impl c::Encode for DeletableTopicResult<'_> {
         if !c::drops_at(0b111111, version) {
             return None;
         }
-        if version < 6 && self.topic_id != c::Uuid::ZERO {
+        if version < 6 && !self.topic_id.is_zero() {
             return Some(c::DroppedField {
                 path: "DeleteTopicsResponse.Responses.TopicId",
                 versions: c::VersionRange::new(6, 32767),

@@ -394,13 +394,13 @@ impl c::Encode for DescribeClusterResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if version < 1 && self.endpoint_type != 1 {
+        if cfg!(feature = "perf") && version < 1 && self.endpoint_type != 1 {
             w.refuse();
         }
         if let Some(mut w) = w.sub(6) {
@@ -749,13 +749,13 @@ impl c::Encode for DescribeClusterBroker<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if version < 2 && self.is_fenced {
+        if cfg!(feature = "perf") && version < 2 && self.is_fenced {
             w.refuse();
         }
         w.i32(self.broker_id);

@@ -325,17 +325,17 @@ impl c::Encode for DescribeConfigsRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
-        if version < 1 && self.include_synonyms {
+        if cfg!(feature = "perf") && version < 1 && self.include_synonyms {
             w.refuse();
         }
-        if version < 3 && self.include_documentation {
+        if cfg!(feature = "perf") && version < 3 && self.include_documentation {
             w.refuse();
         }
         self.resources.write(w, version, flexible);
@@ -658,7 +658,7 @@ impl c::Encode for DescribeConfigsResource<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }

@@ -299,7 +299,7 @@ impl c::Encode for DescribeDelegationTokenResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
@@ -918,17 +918,19 @@ impl c::Encode for DescribedDelegationToken<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
-        if version < 3 && !self.token_requester_principal_type.is_empty() {
+        if cfg!(feature = "perf") && version < 3 && !self.token_requester_principal_type.is_empty()
+        {
             w.refuse();
         }
-        if version < 3 && !self.token_requester_principal_name.is_empty() {
+        if cfg!(feature = "perf") && version < 3 && !self.token_requester_principal_name.is_empty()
+        {
             w.refuse();
         }
         w.string(self.principal_type, flexible);
@@ -1219,7 +1221,7 @@ impl c::Encode for DescribedDelegationTokenRenewer<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }

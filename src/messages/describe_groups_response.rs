@@ -277,7 +277,7 @@ impl c::Encode for DescribeGroupsResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
@@ -809,17 +809,17 @@ impl c::Encode for DescribedGroup<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
-        if version < 6 && self.error_message.is_some() {
+        if cfg!(feature = "perf") && version < 6 && self.error_message.is_some() {
             w.refuse();
         }
-        if version < 3 && self.authorized_operations != -2147483648 {
+        if cfg!(feature = "perf") && version < 3 && self.authorized_operations != -2147483648 {
             w.refuse();
         }
         w.i16(self.error_code);
@@ -1247,7 +1247,7 @@ impl c::Encode for DescribedGroupMember<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }

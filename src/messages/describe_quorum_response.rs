@@ -330,13 +330,13 @@ impl c::Encode for DescribeQuorumResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if version < 2 && !self.nodes.is_empty() {
+        if cfg!(feature = "perf") && version < 2 && !self.nodes.is_empty() {
             w.refuse();
         }
         w.i16(self.error_code);
@@ -603,7 +603,7 @@ impl c::Encode for TopicData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -1063,7 +1063,7 @@ impl c::Encode for PartitionData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -1337,7 +1337,7 @@ impl c::Encode for Node<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -1602,7 +1602,7 @@ impl c::Encode for Listener<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -1703,7 +1703,7 @@ impl<'a> ReplicaState<'a> {
         if self.replica_id != 0 {
             return false;
         }
-        if self.replica_directory_id != c::Uuid::ZERO {
+        if !self.replica_directory_id.is_zero() {
             return false;
         }
         if self.log_end_offset != 0 {
@@ -2043,7 +2043,7 @@ impl c::Encode for ReplicaState<'_> {
         if version >= 2 {
             n = n.saturating_add(16);
         }
-        if version < 2 && self.replica_directory_id != c::Uuid::ZERO {
+        if version < 2 && !self.replica_directory_id.is_zero() {
             return Err(EncodeError::FieldNotInVersion {
                 path: "DescribeQuorumResponse.ReplicaState.ReplicaDirectoryId",
                 version,
@@ -2072,13 +2072,13 @@ impl c::Encode for ReplicaState<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if version < 2 && self.replica_directory_id != c::Uuid::ZERO {
+        if cfg!(feature = "perf") && version < 2 && !self.replica_directory_id.is_zero() {
             w.refuse();
         }
         if let Some(mut w) = w.sub(

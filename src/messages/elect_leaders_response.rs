@@ -313,14 +313,14 @@ impl c::Encode for ElectLeadersResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
-        if version < 1 && self.error_code != 0 {
+        if cfg!(feature = "perf") && version < 1 && self.error_code != 0 {
             w.refuse();
         }
         if let Some(mut w) = w.sub(4usize.wrapping_add(if version >= 1 { 2 } else { 0 })) {
@@ -605,7 +605,7 @@ impl c::Encode for ReplicaElectionResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -903,7 +903,7 @@ impl c::Encode for PartitionResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }

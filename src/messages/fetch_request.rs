@@ -663,20 +663,20 @@ impl c::Encode for FetchRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
-        if version > 14 && self.replica_id != -1 {
+        if cfg!(feature = "perf") && version > 14 && self.replica_id != -1 {
             w.refuse();
         }
-        if version < 15 && !self.replica_state.is_default() {
+        if cfg!(feature = "perf") && version < 15 && !self.replica_state.is_default() {
             w.refuse();
         }
-        if version < 7 && !self.forgotten_topics_data.is_empty() {
+        if cfg!(feature = "perf") && version < 7 && !self.forgotten_topics_data.is_empty() {
             w.refuse();
         }
         if let Some(mut w) = w.sub(
@@ -1018,7 +1018,7 @@ impl c::Encode for ReplicaState<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -1102,7 +1102,7 @@ impl<'a> FetchTopic<'a> {
         if !self.topic.is_empty() {
             return false;
         }
-        if self.topic_id != c::Uuid::ZERO {
+        if !self.topic_id.is_zero() {
             return false;
         }
         if !self.partitions.is_empty() {
@@ -1313,7 +1313,7 @@ impl c::Encode for FetchTopic<'_> {
                 "FetchRequest.Topics.Topic",
             )?);
         }
-        if version >= 13 && !self.topic.is_empty() && self.topic_id == c::Uuid::ZERO {
+        if version >= 13 && !self.topic.is_empty() && self.topic_id.is_zero() {
             return Err(EncodeError::TopicNamedBy {
                 path: "FetchRequest.Topics.Topic",
                 version,
@@ -1324,7 +1324,7 @@ impl c::Encode for FetchTopic<'_> {
         if version >= 13 {
             n = n.saturating_add(16);
         }
-        if version <= 12 && self.topic_id != c::Uuid::ZERO && self.topic.is_empty() {
+        if version <= 12 && !self.topic_id.is_zero() && self.topic.is_empty() {
             return Err(EncodeError::TopicNamedBy {
                 path: "FetchRequest.Topics.TopicId",
                 version,
@@ -1358,17 +1358,25 @@ impl c::Encode for FetchTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
-        if version >= 13 && !self.topic.is_empty() && self.topic_id == c::Uuid::ZERO {
+        if cfg!(feature = "perf")
+            && version >= 13
+            && !self.topic.is_empty()
+            && self.topic_id.is_zero()
+        {
             w.refuse();
         }
-        if version <= 12 && self.topic_id != c::Uuid::ZERO && self.topic.is_empty() {
+        if cfg!(feature = "perf")
+            && version <= 12
+            && !self.topic_id.is_zero()
+            && self.topic.is_empty()
+        {
             w.refuse();
         }
         if version <= 12 {
@@ -1541,7 +1549,7 @@ impl<'a> FetchPartition<'a> {
         if self.partition_max_bytes != 0 {
             return false;
         }
-        if self.replica_directory_id != c::Uuid::ZERO {
+        if !self.replica_directory_id.is_zero() {
             return false;
         }
         if self.high_watermark != 9223372036854775807 {
@@ -2160,7 +2168,7 @@ impl c::Encode for FetchPartition<'_> {
 
         if flexible {
             let mut count: u32 = self.unknown_tagged_fields.count();
-            if version >= 17 && self.replica_directory_id != c::Uuid::ZERO {
+            if version >= 17 && !self.replica_directory_id.is_zero() {
                 count = count.saturating_add(1);
                 n = n.saturating_add(c::tagged_entry_len(
                     0,
@@ -2189,14 +2197,14 @@ impl c::Encode for FetchPartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
-        if version < 12 && self.last_fetched_epoch != -1 {
+        if cfg!(feature = "perf") && version < 12 && self.last_fetched_epoch != -1 {
             w.refuse();
         }
         if let Some(mut w) = w.sub(
@@ -2220,7 +2228,7 @@ impl c::Encode for FetchPartition<'_> {
         }
         if flexible {
             let mut count: u32 = self.unknown_tagged_fields.count();
-            let tagged_0 = version >= 17 && self.replica_directory_id != c::Uuid::ZERO;
+            let tagged_0 = version >= 17 && !self.replica_directory_id.is_zero();
             count = count.saturating_add(u32::from(tagged_0));
             let tagged_1 = version >= 18 && self.high_watermark != 9223372036854775807;
             count = count.saturating_add(u32::from(tagged_1));
@@ -2275,7 +2283,7 @@ impl c::Encode for FetchPartition<'_> {
                 versions: c::VersionRange::new(5, 32767),
             });
         }
-        if version < 17 && self.replica_directory_id != c::Uuid::ZERO {
+        if version < 17 && !self.replica_directory_id.is_zero() {
             return Some(c::DroppedField {
                 path: "FetchRequest.Topics.Partitions.ReplicaDirectoryId",
                 versions: c::VersionRange::new(17, 32767),
@@ -2358,7 +2366,7 @@ impl<'a> ForgottenTopic<'a> {
         if !self.topic.is_empty() {
             return false;
         }
-        if self.topic_id != c::Uuid::ZERO {
+        if !self.topic_id.is_zero() {
             return false;
         }
         if !self.partitions.is_empty() {
@@ -2574,7 +2582,7 @@ impl c::Encode for ForgottenTopic<'_> {
                 "FetchRequest.ForgottenTopicsData.Topic",
             )?);
         }
-        if version >= 13 && !self.topic.is_empty() && self.topic_id == c::Uuid::ZERO {
+        if version >= 13 && !self.topic.is_empty() && self.topic_id.is_zero() {
             return Err(EncodeError::TopicNamedBy {
                 path: "FetchRequest.ForgottenTopicsData.Topic",
                 version,
@@ -2585,7 +2593,7 @@ impl c::Encode for ForgottenTopic<'_> {
         if version >= 13 {
             n = n.saturating_add(16);
         }
-        if version <= 12 && self.topic_id != c::Uuid::ZERO && self.topic.is_empty() {
+        if version <= 12 && !self.topic_id.is_zero() && self.topic.is_empty() {
             return Err(EncodeError::TopicNamedBy {
                 path: "FetchRequest.ForgottenTopicsData.TopicId",
                 version,
@@ -2619,17 +2627,25 @@ impl c::Encode for ForgottenTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
-        if version >= 13 && !self.topic.is_empty() && self.topic_id == c::Uuid::ZERO {
+        if cfg!(feature = "perf")
+            && version >= 13
+            && !self.topic.is_empty()
+            && self.topic_id.is_zero()
+        {
             w.refuse();
         }
-        if version <= 12 && self.topic_id != c::Uuid::ZERO && self.topic.is_empty() {
+        if cfg!(feature = "perf")
+            && version <= 12
+            && !self.topic_id.is_zero()
+            && self.topic.is_empty()
+        {
             w.refuse();
         }
         if version <= 12 {

@@ -405,17 +405,17 @@ impl c::Encode for FetchResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
-        if version < 7 && self.session_id != 0 {
+        if cfg!(feature = "perf") && version < 7 && self.session_id != 0 {
             w.refuse();
         }
-        if version < 16 && !self.node_endpoints.is_empty() {
+        if cfg!(feature = "perf") && version < 16 && !self.node_endpoints.is_empty() {
             w.refuse();
         }
         if let Some(mut w) = w.sub(
@@ -554,7 +554,7 @@ impl<'a> FetchableTopicResponse<'a> {
         if !self.topic.is_empty() {
             return false;
         }
-        if self.topic_id != c::Uuid::ZERO {
+        if !self.topic_id.is_zero() {
             return false;
         }
         if !self.partitions.is_empty() {
@@ -765,7 +765,7 @@ impl c::Encode for FetchableTopicResponse<'_> {
                 "FetchResponse.Responses.Topic",
             )?);
         }
-        if version >= 13 && !self.topic.is_empty() && self.topic_id == c::Uuid::ZERO {
+        if version >= 13 && !self.topic.is_empty() && self.topic_id.is_zero() {
             return Err(EncodeError::TopicNamedBy {
                 path: "FetchResponse.Responses.Topic",
                 version,
@@ -776,7 +776,7 @@ impl c::Encode for FetchableTopicResponse<'_> {
         if version >= 13 {
             n = n.saturating_add(16);
         }
-        if version <= 12 && self.topic_id != c::Uuid::ZERO && self.topic.is_empty() {
+        if version <= 12 && !self.topic_id.is_zero() && self.topic.is_empty() {
             return Err(EncodeError::TopicNamedBy {
                 path: "FetchResponse.Responses.TopicId",
                 version,
@@ -810,17 +810,25 @@ impl c::Encode for FetchableTopicResponse<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
-        if version >= 13 && !self.topic.is_empty() && self.topic_id == c::Uuid::ZERO {
+        if cfg!(feature = "perf")
+            && version >= 13
+            && !self.topic.is_empty()
+            && self.topic_id.is_zero()
+        {
             w.refuse();
         }
-        if version <= 12 && self.topic_id != c::Uuid::ZERO && self.topic.is_empty() {
+        if cfg!(feature = "perf")
+            && version <= 12
+            && !self.topic_id.is_zero()
+            && self.topic.is_empty()
+        {
             w.refuse();
         }
         if version <= 12 {
@@ -1734,23 +1742,23 @@ impl c::Encode for PartitionData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
-        if version < 12 && !self.diverging_epoch.is_default() {
+        if cfg!(feature = "perf") && version < 12 && !self.diverging_epoch.is_default() {
             w.refuse();
         }
-        if version < 12 && !self.current_leader.is_default() {
+        if cfg!(feature = "perf") && version < 12 && !self.current_leader.is_default() {
             w.refuse();
         }
-        if version < 12 && !self.snapshot_id.is_default() {
+        if cfg!(feature = "perf") && version < 12 && !self.snapshot_id.is_default() {
             w.refuse();
         }
-        if version < 11 && self.preferred_read_replica != -1 {
+        if cfg!(feature = "perf") && version < 11 && self.preferred_read_replica != -1 {
             w.refuse();
         }
         if let Some(mut w) = w.sub(
@@ -2081,7 +2089,7 @@ impl c::Encode for EpochEndOffset<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -2313,7 +2321,7 @@ impl c::Encode for LeaderIdAndEpoch<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -2545,7 +2553,7 @@ impl c::Encode for SnapshotId<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -2853,7 +2861,7 @@ impl c::Encode for AbortedTransaction<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -3144,7 +3152,7 @@ impl c::Encode for NodeEndpoint<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }

@@ -324,7 +324,7 @@ impl c::Encode for FetchSnapshotRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
@@ -601,7 +601,7 @@ impl c::Encode for TopicSnapshot<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -717,7 +717,7 @@ impl<'a> PartitionSnapshot<'a> {
         if self.position != 0 {
             return false;
         }
-        if self.replica_directory_id != c::Uuid::ZERO {
+        if !self.replica_directory_id.is_zero() {
             return false;
         }
         self.unknown_tagged_fields.is_empty()
@@ -971,7 +971,7 @@ impl c::Encode for PartitionSnapshot<'_> {
         n = n.saturating_add(8);
 
         let mut count: u32 = self.unknown_tagged_fields.count();
-        if version >= 1 && self.replica_directory_id != c::Uuid::ZERO {
+        if version >= 1 && !self.replica_directory_id.is_zero() {
             count = count.saturating_add(1);
             n = n.saturating_add(c::tagged_entry_len(
                 0,
@@ -987,7 +987,7 @@ impl c::Encode for PartitionSnapshot<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -1000,7 +1000,7 @@ impl c::Encode for PartitionSnapshot<'_> {
         c::Encode::write(&self.snapshot_id, w, version);
         w.i64(self.position);
         let mut count: u32 = self.unknown_tagged_fields.count();
-        let tagged_0 = version >= 1 && self.replica_directory_id != c::Uuid::ZERO;
+        let tagged_0 = version >= 1 && !self.replica_directory_id.is_zero();
         count = count.saturating_add(u32::from(tagged_0));
         w.uvarint(count);
         if count != 0 {
@@ -1026,7 +1026,7 @@ impl c::Encode for PartitionSnapshot<'_> {
         if !c::drops_at(0b1, version) {
             return None;
         }
-        if version < 1 && self.replica_directory_id != c::Uuid::ZERO {
+        if version < 1 && !self.replica_directory_id.is_zero() {
             return Some(c::DroppedField {
                 path: "FetchSnapshotRequest.Topics.Partitions.ReplicaDirectoryId",
                 versions: c::VersionRange::new(1, 32767),
@@ -1256,7 +1256,7 @@ impl c::Encode for SnapshotId<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }

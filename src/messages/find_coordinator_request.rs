@@ -364,20 +364,20 @@ impl c::Encode for FindCoordinatorRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
-        if version > 3 && !self.key.is_empty() {
+        if cfg!(feature = "perf") && version > 3 && !self.key.is_empty() {
             w.refuse();
         }
-        if version < 1 && self.key_type != 0 {
+        if cfg!(feature = "perf") && version < 1 && self.key_type != 0 {
             w.refuse();
         }
-        if version < 4 && !self.coordinator_keys.is_empty() {
+        if cfg!(feature = "perf") && version < 4 && !self.coordinator_keys.is_empty() {
             w.refuse();
         }
         if version <= 3 {

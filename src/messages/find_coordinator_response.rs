@@ -484,26 +484,26 @@ impl c::Encode for FindCoordinatorResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
-        if version > 3 && self.error_code != 0 {
+        if cfg!(feature = "perf") && version > 3 && self.error_code != 0 {
             w.refuse();
         }
-        if version > 3 && self.node_id != 0 {
+        if cfg!(feature = "perf") && version > 3 && self.node_id != 0 {
             w.refuse();
         }
-        if version > 3 && !self.host.is_empty() {
+        if cfg!(feature = "perf") && version > 3 && !self.host.is_empty() {
             w.refuse();
         }
-        if version > 3 && self.port != 0 {
+        if cfg!(feature = "perf") && version > 3 && self.port != 0 {
             w.refuse();
         }
-        if version < 4 && !self.coordinators.is_empty() {
+        if cfg!(feature = "perf") && version < 4 && !self.coordinators.is_empty() {
             w.refuse();
         }
         if let Some(mut w) = w.sub(
@@ -871,7 +871,7 @@ impl c::Encode for Coordinator<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }

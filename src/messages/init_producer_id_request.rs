@@ -427,23 +427,23 @@ impl c::Encode for InitProducerIdRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
-        if version < 3 && self.producer_id != -1 {
+        if cfg!(feature = "perf") && version < 3 && self.producer_id != -1 {
             w.refuse();
         }
-        if version < 3 && self.producer_epoch != -1 {
+        if cfg!(feature = "perf") && version < 3 && self.producer_epoch != -1 {
             w.refuse();
         }
-        if version < 6 && self.enable2_pc {
+        if cfg!(feature = "perf") && version < 6 && self.enable2_pc {
             w.refuse();
         }
-        if version < 6 && self.keep_prepared_txn {
+        if cfg!(feature = "perf") && version < 6 && self.keep_prepared_txn {
             w.refuse();
         }
         w.nullable_string(self.transactional_id, flexible);

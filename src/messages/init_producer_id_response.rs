@@ -387,17 +387,17 @@ impl c::Encode for InitProducerIdResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
-        if version < 6 && self.ongoing_txn_producer_id != -1 {
+        if cfg!(feature = "perf") && version < 6 && self.ongoing_txn_producer_id != -1 {
             w.refuse();
         }
-        if version < 6 && self.ongoing_txn_producer_epoch != -1 {
+        if cfg!(feature = "perf") && version < 6 && self.ongoing_txn_producer_epoch != -1 {
             w.refuse();
         }
         if let Some(mut w) = w.sub(

@@ -476,14 +476,14 @@ impl c::Encode for JoinGroupRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
-        if version < 5 && self.group_instance_id.is_some() {
+        if cfg!(feature = "perf") && version < 5 && self.group_instance_id.is_some() {
             w.refuse();
         }
         w.string(self.group_id, flexible);
@@ -787,7 +787,7 @@ impl c::Encode for JoinGroupRequestProtocol<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }

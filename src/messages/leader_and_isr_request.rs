@@ -487,23 +487,23 @@ impl c::Encode for LeaderAndIsrRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
-        if version < 7 && self.is_k_raft_controller {
+        if cfg!(feature = "perf") && version < 7 && self.is_k_raft_controller {
             w.refuse();
         }
-        if version < 5 && self.r#type != 0 {
+        if cfg!(feature = "perf") && version < 5 && self.r#type != 0 {
             w.refuse();
         }
-        if version > 1 && !self.ungrouped_partition_states.is_empty() {
+        if cfg!(feature = "perf") && version > 1 && !self.ungrouped_partition_states.is_empty() {
             w.refuse();
         }
-        if version < 2 && !self.topic_states.is_empty() {
+        if cfg!(feature = "perf") && version < 2 && !self.topic_states.is_empty() {
             w.refuse();
         }
         if let Some(mut w) = w.sub(
@@ -627,7 +627,7 @@ impl<'a> LeaderAndIsrTopicState<'a> {
         if !self.topic_name.is_empty() {
             return false;
         }
-        if self.topic_id != c::Uuid::ZERO {
+        if !self.topic_id.is_zero() {
             return false;
         }
         if !self.partition_states.is_empty() {
@@ -867,7 +867,7 @@ impl c::Encode for LeaderAndIsrTopicState<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -889,7 +889,7 @@ impl c::Encode for LeaderAndIsrTopicState<'_> {
     fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if version < 5 && self.topic_id != c::Uuid::ZERO {
+        if version < 5 && !self.topic_id.is_zero() {
             return Some(c::DroppedField {
                 path: "LeaderAndIsrRequest.TopicStates.TopicId",
                 versions: c::VersionRange::new(5, 32767),
@@ -1181,7 +1181,7 @@ impl c::Encode for LeaderAndIsrLiveLeader<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -1992,14 +1992,14 @@ impl c::Encode for LeaderAndIsrPartitionState<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
-        if version < 6 && self.leader_recovery_state != 0 {
+        if cfg!(feature = "perf") && version < 6 && self.leader_recovery_state != 0 {
             w.refuse();
         }
         if version <= 1 {

@@ -339,17 +339,17 @@ impl c::Encode for LeaderAndIsrResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
-        if version > 4 && !self.partition_errors.is_empty() {
+        if cfg!(feature = "perf") && version > 4 && !self.partition_errors.is_empty() {
             w.refuse();
         }
-        if version < 5 && !self.topics.is_empty() {
+        if cfg!(feature = "perf") && version < 5 && !self.topics.is_empty() {
             w.refuse();
         }
         w.i16(self.error_code);
@@ -439,7 +439,7 @@ impl<'a> LeaderAndIsrTopicError<'a> {
     /// True when every field holds its schema default and no unknown tagged field is set.
     #[must_use]
     pub fn is_default(&self) -> bool {
-        if self.topic_id != c::Uuid::ZERO {
+        if !self.topic_id.is_zero() {
             return false;
         }
         if !self.partition_errors.is_empty() {
@@ -620,7 +620,7 @@ impl c::Encode for LeaderAndIsrTopicError<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -953,7 +953,7 @@ impl c::Encode for LeaderAndIsrPartitionError<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }

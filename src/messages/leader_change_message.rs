@@ -289,7 +289,7 @@ impl c::Encode for LeaderChangeMessage<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
@@ -358,7 +358,7 @@ impl<'a> Voter<'a> {
         if self.voter_id != 0 {
             return false;
         }
-        if self.voter_directory_id != c::Uuid::ZERO {
+        if !self.voter_directory_id.is_zero() {
             return false;
         }
         self.unknown_tagged_fields.is_empty()
@@ -576,7 +576,7 @@ impl c::Encode for Voter<'_> {
         if version >= 1 {
             n = n.saturating_add(16);
         }
-        if version < 1 && self.voter_directory_id != c::Uuid::ZERO {
+        if version < 1 && !self.voter_directory_id.is_zero() {
             return Err(EncodeError::FieldNotInVersion {
                 path: "LeaderChangeMessage.Voter.VoterDirectoryId",
                 version,
@@ -597,13 +597,13 @@ impl c::Encode for Voter<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if version < 1 && self.voter_directory_id != c::Uuid::ZERO {
+        if cfg!(feature = "perf") && version < 1 && !self.voter_directory_id.is_zero() {
             w.refuse();
         }
         if let Some(mut w) = w.sub(4usize.wrapping_add(if version >= 1 { 16 } else { 0 })) {

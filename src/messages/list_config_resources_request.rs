@@ -253,13 +253,13 @@ impl c::Encode for ListConfigResourcesRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if version < 1 && !self.resource_types.is_empty() {
+        if cfg!(feature = "perf") && version < 1 && !self.resource_types.is_empty() {
             w.refuse();
         }
         if version >= 1 {

@@ -340,14 +340,14 @@ impl c::Encode for ListOffsetsRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
-        if version < 2 && self.isolation_level != 0 {
+        if cfg!(feature = "perf") && version < 2 && self.isolation_level != 0 {
             w.refuse();
         }
         if let Some(mut w) = w.sub(4usize.wrapping_add(if version >= 2 { 1 } else { 0 })) {
@@ -652,7 +652,7 @@ impl c::Encode for ListOffsetsTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -1098,14 +1098,14 @@ impl c::Encode for ListOffsetsPartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
-        if version > 0 && self.max_num_offsets != 1 {
+        if cfg!(feature = "perf") && version > 0 && self.max_num_offsets != 1 {
             w.refuse();
         }
         if let Some(mut w) = w.sub(

@@ -282,7 +282,7 @@ impl c::Encode for ListOffsetsResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
@@ -580,7 +580,7 @@ impl c::Encode for ListOffsetsTopicResponse<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -1135,23 +1135,23 @@ impl c::Encode for ListOffsetsPartitionResponse<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
-        if version > 0 && !self.old_style_offsets.is_empty() {
+        if cfg!(feature = "perf") && version > 0 && !self.old_style_offsets.is_empty() {
             w.refuse();
         }
-        if version < 1 && self.timestamp != -1 {
+        if cfg!(feature = "perf") && version < 1 && self.timestamp != -1 {
             w.refuse();
         }
-        if version < 1 && self.offset != -1 {
+        if cfg!(feature = "perf") && version < 1 && self.offset != -1 {
             w.refuse();
         }
-        if version < 4 && self.leader_epoch != -1 {
+        if cfg!(feature = "perf") && version < 4 && self.leader_epoch != -1 {
             w.refuse();
         }
         if let Some(mut w) = w.sub(6) {

@@ -396,20 +396,23 @@ impl c::Encode for MetadataRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
-        if version < 4 && !self.allow_auto_topic_creation {
+        if cfg!(feature = "perf") && version < 4 && !self.allow_auto_topic_creation {
             w.refuse();
         }
-        if !(8..=10).contains(&version) && self.include_cluster_authorized_operations {
+        if cfg!(feature = "perf")
+            && !(8..=10).contains(&version)
+            && self.include_cluster_authorized_operations
+        {
             w.refuse();
         }
-        if version < 8 && self.include_topic_authorized_operations {
+        if cfg!(feature = "perf") && version < 8 && self.include_topic_authorized_operations {
             w.refuse();
         }
         if version >= 1 {
@@ -514,7 +517,7 @@ impl<'a> MetadataRequestTopic<'a> {
     /// True when every field holds its schema default and no unknown tagged field is set.
     #[must_use]
     pub fn is_default(&self) -> bool {
-        if self.topic_id != c::Uuid::ZERO {
+        if !self.topic_id.is_zero() {
             return false;
         }
         if self.name.as_ref().is_none_or(|v| !v.is_empty()) {
@@ -747,7 +750,7 @@ impl c::Encode for MetadataRequestTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -780,7 +783,7 @@ impl c::Encode for MetadataRequestTopic<'_> {
         if !c::drops_at(0b1111111111, version) {
             return None;
         }
-        if version < 10 && self.topic_id != c::Uuid::ZERO {
+        if version < 10 && !self.topic_id.is_zero() {
             return Some(c::DroppedField {
                 path: "MetadataRequest.Topics.TopicId",
                 versions: c::VersionRange::new(10, 32767),

@@ -436,14 +436,17 @@ impl c::Encode for MetadataResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
-        if !(8..=10).contains(&version) && self.cluster_authorized_operations != -2147483648 {
+        if cfg!(feature = "perf")
+            && !(8..=10).contains(&version)
+            && self.cluster_authorized_operations != -2147483648
+        {
             w.refuse();
         }
         if version >= 3 {
@@ -840,7 +843,7 @@ impl c::Encode for MetadataResponseBroker<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -979,7 +982,7 @@ impl<'a> MetadataResponseTopic<'a> {
         if self.name.as_ref().is_none_or(|v| !v.is_empty()) {
             return false;
         }
-        if self.topic_id != c::Uuid::ZERO {
+        if !self.topic_id.is_zero() {
             return false;
         }
         if self.is_internal {
@@ -1401,14 +1404,15 @@ impl c::Encode for MetadataResponseTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
-        if version < 8 && self.topic_authorized_operations != -2147483648 {
+        if cfg!(feature = "perf") && version < 8 && self.topic_authorized_operations != -2147483648
+        {
             w.refuse();
         }
         w.i16(self.error_code);
@@ -1451,7 +1455,7 @@ impl c::Encode for MetadataResponseTopic<'_> {
         if !c::drops_at(0b1111111111, version) {
             return None;
         }
-        if version < 10 && self.topic_id != c::Uuid::ZERO {
+        if version < 10 && !self.topic_id.is_zero() {
             return Some(c::DroppedField {
                 path: "MetadataResponse.Topics.TopicId",
                 versions: c::VersionRange::new(10, 32767),
@@ -1912,7 +1916,7 @@ impl c::Encode for MetadataResponsePartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }

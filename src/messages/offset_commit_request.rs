@@ -419,14 +419,14 @@ impl c::Encode for OffsetCommitRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
-        if version < 7 && self.group_instance_id.is_some() {
+        if cfg!(feature = "perf") && version < 7 && self.group_instance_id.is_some() {
             w.refuse();
         }
         w.string(self.group_id, flexible);
@@ -552,7 +552,7 @@ impl<'a> OffsetCommitRequestTopic<'a> {
         if !self.name.is_empty() {
             return false;
         }
-        if self.topic_id != c::Uuid::ZERO {
+        if !self.topic_id.is_zero() {
             return false;
         }
         if !self.partitions.is_empty() {
@@ -771,7 +771,7 @@ impl c::Encode for OffsetCommitRequestTopic<'_> {
                 "OffsetCommitRequest.Topics.Name",
             )?);
         }
-        if version >= 10 && !self.name.is_empty() && self.topic_id == c::Uuid::ZERO {
+        if version >= 10 && !self.name.is_empty() && self.topic_id.is_zero() {
             return Err(EncodeError::TopicNamedBy {
                 path: "OffsetCommitRequest.Topics.Name",
                 version,
@@ -782,7 +782,7 @@ impl c::Encode for OffsetCommitRequestTopic<'_> {
         if version >= 10 {
             n = n.saturating_add(16);
         }
-        if version <= 9 && self.topic_id != c::Uuid::ZERO && self.name.is_empty() {
+        if version <= 9 && !self.topic_id.is_zero() && self.name.is_empty() {
             return Err(EncodeError::TopicNamedBy {
                 path: "OffsetCommitRequest.Topics.TopicId",
                 version,
@@ -816,17 +816,25 @@ impl c::Encode for OffsetCommitRequestTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
-        if version >= 10 && !self.name.is_empty() && self.topic_id == c::Uuid::ZERO {
+        if cfg!(feature = "perf")
+            && version >= 10
+            && !self.name.is_empty()
+            && self.topic_id.is_zero()
+        {
             w.refuse();
         }
-        if version <= 9 && self.topic_id != c::Uuid::ZERO && self.name.is_empty() {
+        if cfg!(feature = "perf")
+            && version <= 9
+            && !self.topic_id.is_zero()
+            && self.name.is_empty()
+        {
             w.refuse();
         }
         if version <= 9 {
@@ -1324,14 +1332,14 @@ impl c::Encode for OffsetCommitRequestPartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
-        if !(1..=1).contains(&version) && self.commit_timestamp != -1 {
+        if cfg!(feature = "perf") && !(1..=1).contains(&version) && self.commit_timestamp != -1 {
             w.refuse();
         }
         if let Some(mut w) = w.sub(

@@ -282,7 +282,7 @@ impl c::Encode for OffsetCommitResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
@@ -386,7 +386,7 @@ impl<'a> OffsetCommitResponseTopic<'a> {
         if !self.name.is_empty() {
             return false;
         }
-        if self.topic_id != c::Uuid::ZERO {
+        if !self.topic_id.is_zero() {
             return false;
         }
         if !self.partitions.is_empty() {
@@ -605,7 +605,7 @@ impl c::Encode for OffsetCommitResponseTopic<'_> {
                 "OffsetCommitResponse.Topics.Name",
             )?);
         }
-        if version >= 10 && !self.name.is_empty() && self.topic_id == c::Uuid::ZERO {
+        if version >= 10 && !self.name.is_empty() && self.topic_id.is_zero() {
             return Err(EncodeError::TopicNamedBy {
                 path: "OffsetCommitResponse.Topics.Name",
                 version,
@@ -616,7 +616,7 @@ impl c::Encode for OffsetCommitResponseTopic<'_> {
         if version >= 10 {
             n = n.saturating_add(16);
         }
-        if version <= 9 && self.topic_id != c::Uuid::ZERO && self.name.is_empty() {
+        if version <= 9 && !self.topic_id.is_zero() && self.name.is_empty() {
             return Err(EncodeError::TopicNamedBy {
                 path: "OffsetCommitResponse.Topics.TopicId",
                 version,
@@ -650,17 +650,25 @@ impl c::Encode for OffsetCommitResponseTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
-        if version >= 10 && !self.name.is_empty() && self.topic_id == c::Uuid::ZERO {
+        if cfg!(feature = "perf")
+            && version >= 10
+            && !self.name.is_empty()
+            && self.topic_id.is_zero()
+        {
             w.refuse();
         }
-        if version <= 9 && self.topic_id != c::Uuid::ZERO && self.name.is_empty() {
+        if cfg!(feature = "perf")
+            && version <= 9
+            && !self.topic_id.is_zero()
+            && self.name.is_empty()
+        {
             w.refuse();
         }
         if version <= 9 {
@@ -934,7 +942,7 @@ impl c::Encode for OffsetCommitResponsePartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }

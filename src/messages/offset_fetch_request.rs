@@ -437,23 +437,26 @@ impl c::Encode for OffsetFetchRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
-        if version > 7 && !self.group_id.is_empty() {
+        if cfg!(feature = "perf") && version > 7 && !self.group_id.is_empty() {
             w.refuse();
         }
-        if version > 7 && self.topics.as_ref().is_none_or(|v| !v.is_empty()) {
+        if cfg!(feature = "perf")
+            && version > 7
+            && self.topics.as_ref().is_none_or(|v| !v.is_empty())
+        {
             w.refuse();
         }
-        if version < 8 && !self.groups.is_empty() {
+        if cfg!(feature = "perf") && version < 8 && !self.groups.is_empty() {
             w.refuse();
         }
-        if version < 7 && self.require_stable {
+        if cfg!(feature = "perf") && version < 7 && self.require_stable {
             w.refuse();
         }
         if version <= 7 {
@@ -758,7 +761,7 @@ impl c::Encode for OffsetFetchRequestTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -1089,7 +1092,7 @@ impl c::Encode for OffsetFetchRequestGroup<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -1195,7 +1198,7 @@ impl<'a> OffsetFetchRequestTopics<'a> {
         if !self.name.is_empty() {
             return false;
         }
-        if self.topic_id != c::Uuid::ZERO {
+        if !self.topic_id.is_zero() {
             return false;
         }
         if !self.partition_indexes.is_empty() {
@@ -1395,7 +1398,7 @@ impl c::Encode for OffsetFetchRequestTopics<'_> {
                 "OffsetFetchRequest.Groups.Topics.Name",
             )?);
         }
-        if version >= 10 && !self.name.is_empty() && self.topic_id == c::Uuid::ZERO {
+        if version >= 10 && !self.name.is_empty() && self.topic_id.is_zero() {
             return Err(EncodeError::TopicNamedBy {
                 path: "OffsetFetchRequest.Groups.Topics.Name",
                 version,
@@ -1406,7 +1409,7 @@ impl c::Encode for OffsetFetchRequestTopics<'_> {
         if version >= 10 {
             n = n.saturating_add(16);
         }
-        if version <= 9 && self.topic_id != c::Uuid::ZERO && self.name.is_empty() {
+        if version <= 9 && !self.topic_id.is_zero() && self.name.is_empty() {
             return Err(EncodeError::TopicNamedBy {
                 path: "OffsetFetchRequest.Groups.Topics.TopicId",
                 version,
@@ -1433,16 +1436,24 @@ impl c::Encode for OffsetFetchRequestTopics<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if version >= 10 && !self.name.is_empty() && self.topic_id == c::Uuid::ZERO {
+        if cfg!(feature = "perf")
+            && version >= 10
+            && !self.name.is_empty()
+            && self.topic_id.is_zero()
+        {
             w.refuse();
         }
-        if version <= 9 && self.topic_id != c::Uuid::ZERO && self.name.is_empty() {
+        if cfg!(feature = "perf")
+            && version <= 9
+            && !self.topic_id.is_zero()
+            && self.name.is_empty()
+        {
             w.refuse();
         }
         if version <= 9 {

@@ -378,17 +378,17 @@ impl c::Encode for OffsetFetchResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
-        if version > 7 && !self.topics.is_empty() {
+        if cfg!(feature = "perf") && version > 7 && !self.topics.is_empty() {
             w.refuse();
         }
-        if version < 8 && !self.groups.is_empty() {
+        if cfg!(feature = "perf") && version < 8 && !self.groups.is_empty() {
             w.refuse();
         }
         if version >= 3 {
@@ -701,7 +701,7 @@ impl c::Encode for OffsetFetchResponseTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -1117,7 +1117,7 @@ impl c::Encode for OffsetFetchResponsePartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -1424,7 +1424,7 @@ impl c::Encode for OffsetFetchResponseGroup<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -1514,7 +1514,7 @@ impl<'a> OffsetFetchResponseTopics<'a> {
         if !self.name.is_empty() {
             return false;
         }
-        if self.topic_id != c::Uuid::ZERO {
+        if !self.topic_id.is_zero() {
             return false;
         }
         if !self.partitions.is_empty() {
@@ -1716,7 +1716,7 @@ impl c::Encode for OffsetFetchResponseTopics<'_> {
                 "OffsetFetchResponse.Groups.Topics.Name",
             )?);
         }
-        if version >= 10 && !self.name.is_empty() && self.topic_id == c::Uuid::ZERO {
+        if version >= 10 && !self.name.is_empty() && self.topic_id.is_zero() {
             return Err(EncodeError::TopicNamedBy {
                 path: "OffsetFetchResponse.Groups.Topics.Name",
                 version,
@@ -1727,7 +1727,7 @@ impl c::Encode for OffsetFetchResponseTopics<'_> {
         if version >= 10 {
             n = n.saturating_add(16);
         }
-        if version <= 9 && self.topic_id != c::Uuid::ZERO && self.name.is_empty() {
+        if version <= 9 && !self.topic_id.is_zero() && self.name.is_empty() {
             return Err(EncodeError::TopicNamedBy {
                 path: "OffsetFetchResponse.Groups.Topics.TopicId",
                 version,
@@ -1754,16 +1754,24 @@ impl c::Encode for OffsetFetchResponseTopics<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if version >= 10 && !self.name.is_empty() && self.topic_id == c::Uuid::ZERO {
+        if cfg!(feature = "perf")
+            && version >= 10
+            && !self.name.is_empty()
+            && self.topic_id.is_zero()
+        {
             w.refuse();
         }
-        if version <= 9 && self.topic_id != c::Uuid::ZERO && self.name.is_empty() {
+        if cfg!(feature = "perf")
+            && version <= 9
+            && !self.topic_id.is_zero()
+            && self.name.is_empty()
+        {
             w.refuse();
         }
         if version <= 9 {
@@ -2088,7 +2096,7 @@ impl c::Encode for OffsetFetchResponsePartitions<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }

@@ -350,14 +350,14 @@ impl c::Encode for ProduceRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
-        if version < 3 && self.transactional_id.is_some() {
+        if cfg!(feature = "perf") && version < 3 && self.transactional_id.is_some() {
             w.refuse();
         }
         if version >= 3 {
@@ -452,7 +452,7 @@ impl<'a> TopicProduceData<'a> {
         if !self.name.is_empty() {
             return false;
         }
-        if self.topic_id != c::Uuid::ZERO {
+        if !self.topic_id.is_zero() {
             return false;
         }
         if !self.partition_data.is_empty() {
@@ -671,7 +671,7 @@ impl c::Encode for TopicProduceData<'_> {
                 "ProduceRequest.TopicData.Name",
             )?);
         }
-        if version >= 13 && !self.name.is_empty() && self.topic_id == c::Uuid::ZERO {
+        if version >= 13 && !self.name.is_empty() && self.topic_id.is_zero() {
             return Err(EncodeError::TopicNamedBy {
                 path: "ProduceRequest.TopicData.Name",
                 version,
@@ -682,7 +682,7 @@ impl c::Encode for TopicProduceData<'_> {
         if version >= 13 {
             n = n.saturating_add(16);
         }
-        if version <= 12 && self.topic_id != c::Uuid::ZERO && self.name.is_empty() {
+        if version <= 12 && !self.topic_id.is_zero() && self.name.is_empty() {
             return Err(EncodeError::TopicNamedBy {
                 path: "ProduceRequest.TopicData.TopicId",
                 version,
@@ -716,17 +716,25 @@ impl c::Encode for TopicProduceData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
-        if version >= 13 && !self.name.is_empty() && self.topic_id == c::Uuid::ZERO {
+        if cfg!(feature = "perf")
+            && version >= 13
+            && !self.name.is_empty()
+            && self.topic_id.is_zero()
+        {
             w.refuse();
         }
-        if version <= 12 && self.topic_id != c::Uuid::ZERO && self.name.is_empty() {
+        if cfg!(feature = "perf")
+            && version <= 12
+            && !self.topic_id.is_zero()
+            && self.name.is_empty()
+        {
             w.refuse();
         }
         if version <= 12 {
@@ -1004,7 +1012,7 @@ impl c::Encode for PartitionProduceData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }

@@ -338,14 +338,14 @@ impl c::Encode for ProduceResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
-        if version < 10 && !self.node_endpoints.is_empty() {
+        if cfg!(feature = "perf") && version < 10 && !self.node_endpoints.is_empty() {
             w.refuse();
         }
         self.responses.write(w, version, flexible);
@@ -466,7 +466,7 @@ impl<'a> TopicProduceResponse<'a> {
         if !self.name.is_empty() {
             return false;
         }
-        if self.topic_id != c::Uuid::ZERO {
+        if !self.topic_id.is_zero() {
             return false;
         }
         if !self.partition_responses.is_empty() {
@@ -685,7 +685,7 @@ impl c::Encode for TopicProduceResponse<'_> {
                 "ProduceResponse.Responses.Name",
             )?);
         }
-        if version >= 13 && !self.name.is_empty() && self.topic_id == c::Uuid::ZERO {
+        if version >= 13 && !self.name.is_empty() && self.topic_id.is_zero() {
             return Err(EncodeError::TopicNamedBy {
                 path: "ProduceResponse.Responses.Name",
                 version,
@@ -696,7 +696,7 @@ impl c::Encode for TopicProduceResponse<'_> {
         if version >= 13 {
             n = n.saturating_add(16);
         }
-        if version <= 12 && self.topic_id != c::Uuid::ZERO && self.name.is_empty() {
+        if version <= 12 && !self.topic_id.is_zero() && self.name.is_empty() {
             return Err(EncodeError::TopicNamedBy {
                 path: "ProduceResponse.Responses.TopicId",
                 version,
@@ -730,17 +730,25 @@ impl c::Encode for TopicProduceResponse<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
-        if version >= 13 && !self.name.is_empty() && self.topic_id == c::Uuid::ZERO {
+        if cfg!(feature = "perf")
+            && version >= 13
+            && !self.name.is_empty()
+            && self.topic_id.is_zero()
+        {
             w.refuse();
         }
-        if version <= 12 && self.topic_id != c::Uuid::ZERO && self.name.is_empty() {
+        if cfg!(feature = "perf")
+            && version <= 12
+            && !self.topic_id.is_zero()
+            && self.name.is_empty()
+        {
             w.refuse();
         }
         if version <= 12 {
@@ -1531,14 +1539,14 @@ impl c::Encode for PartitionProduceResponse<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
-        if version < 10 && !self.current_leader.is_default() {
+        if cfg!(feature = "perf") && version < 10 && !self.current_leader.is_default() {
             w.refuse();
         }
         if let Some(mut w) = w.sub(
@@ -1879,7 +1887,7 @@ impl c::Encode for BatchIndexAndErrorMessage<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -2118,7 +2126,7 @@ impl c::Encode for LeaderIdAndEpoch<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -2394,7 +2402,7 @@ impl c::Encode for NodeEndpoint<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }

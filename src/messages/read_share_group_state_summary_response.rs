@@ -242,7 +242,7 @@ impl c::Encode for ReadShareGroupStateSummaryResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
@@ -315,7 +315,7 @@ impl<'a> ReadStateSummaryResult<'a> {
     /// True when every field holds its schema default and no unknown tagged field is set.
     #[must_use]
     pub fn is_default(&self) -> bool {
-        if self.topic_id != c::Uuid::ZERO {
+        if !self.topic_id.is_zero() {
             return false;
         }
         if !self.partitions.is_empty() {
@@ -497,7 +497,7 @@ impl c::Encode for ReadStateSummaryResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -942,7 +942,7 @@ impl c::Encode for PartitionResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }

@@ -74,7 +74,7 @@ impl<'a> RemoveRaftVoterRequest<'a> {
         if self.voter_id != 0 {
             return false;
         }
-        if self.voter_directory_id != c::Uuid::ZERO {
+        if !self.voter_directory_id.is_zero() {
             return false;
         }
         self.unknown_tagged_fields.is_empty()
@@ -290,7 +290,7 @@ impl c::Encode for RemoveRaftVoterRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }

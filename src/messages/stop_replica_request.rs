@@ -503,26 +503,26 @@ impl c::Encode for StopReplicaRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
-        if version < 4 && self.is_k_raft_controller {
+        if cfg!(feature = "perf") && version < 4 && self.is_k_raft_controller {
             w.refuse();
         }
-        if version > 2 && self.delete_partitions {
+        if cfg!(feature = "perf") && version > 2 && self.delete_partitions {
             w.refuse();
         }
-        if version > 0 && !self.ungrouped_partitions.is_empty() {
+        if cfg!(feature = "perf") && version > 0 && !self.ungrouped_partitions.is_empty() {
             w.refuse();
         }
-        if !(1..=2).contains(&version) && !self.topics.is_empty() {
+        if cfg!(feature = "perf") && !(1..=2).contains(&version) && !self.topics.is_empty() {
             w.refuse();
         }
-        if version < 3 && !self.topic_states.is_empty() {
+        if cfg!(feature = "perf") && version < 3 && !self.topic_states.is_empty() {
             w.refuse();
         }
         if let Some(mut w) = w.sub(
@@ -749,7 +749,7 @@ impl c::Encode for StopReplicaPartitionV0<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -1020,7 +1020,7 @@ impl c::Encode for StopReplicaTopicV1<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -1275,7 +1275,7 @@ impl c::Encode for StopReplicaTopicState<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -1532,7 +1532,7 @@ impl c::Encode for StopReplicaPartitionState<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }

@@ -445,14 +445,14 @@ impl c::Encode for SyncGroupRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
-        if version < 3 && self.group_instance_id.is_some() {
+        if cfg!(feature = "perf") && version < 3 && self.group_instance_id.is_some() {
             w.refuse();
         }
         w.string(self.group_id, flexible);
@@ -753,7 +753,7 @@ impl c::Encode for SyncGroupRequestAssignment<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }

@@ -459,20 +459,20 @@ impl c::Encode for TxnOffsetCommitRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
-        if version < 3 && self.generation_id_or_member_epoch != -1 {
+        if cfg!(feature = "perf") && version < 3 && self.generation_id_or_member_epoch != -1 {
             w.refuse();
         }
-        if version < 3 && !self.member_id.is_empty() {
+        if cfg!(feature = "perf") && version < 3 && !self.member_id.is_empty() {
             w.refuse();
         }
-        if version < 3 && self.group_instance_id.is_some() {
+        if cfg!(feature = "perf") && version < 3 && self.group_instance_id.is_some() {
             w.refuse();
         }
         w.string(self.transactional_id, flexible);
@@ -581,7 +581,7 @@ impl<'a> TxnOffsetCommitRequestTopic<'a> {
         if !self.name.is_empty() {
             return false;
         }
-        if self.topic_id != c::Uuid::ZERO {
+        if !self.topic_id.is_zero() {
             return false;
         }
         if !self.partitions.is_empty() {
@@ -800,7 +800,7 @@ impl c::Encode for TxnOffsetCommitRequestTopic<'_> {
                 "TxnOffsetCommitRequest.Topics.Name",
             )?);
         }
-        if version >= 6 && !self.name.is_empty() && self.topic_id == c::Uuid::ZERO {
+        if version >= 6 && !self.name.is_empty() && self.topic_id.is_zero() {
             return Err(EncodeError::TopicNamedBy {
                 path: "TxnOffsetCommitRequest.Topics.Name",
                 version,
@@ -811,7 +811,7 @@ impl c::Encode for TxnOffsetCommitRequestTopic<'_> {
         if version >= 6 {
             n = n.saturating_add(16);
         }
-        if version <= 5 && self.topic_id != c::Uuid::ZERO && self.name.is_empty() {
+        if version <= 5 && !self.topic_id.is_zero() && self.name.is_empty() {
             return Err(EncodeError::TopicNamedBy {
                 path: "TxnOffsetCommitRequest.Topics.TopicId",
                 version,
@@ -845,17 +845,25 @@ impl c::Encode for TxnOffsetCommitRequestTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
-        if version >= 6 && !self.name.is_empty() && self.topic_id == c::Uuid::ZERO {
+        if cfg!(feature = "perf")
+            && version >= 6
+            && !self.name.is_empty()
+            && self.topic_id.is_zero()
+        {
             w.refuse();
         }
-        if version <= 5 && self.topic_id != c::Uuid::ZERO && self.name.is_empty() {
+        if cfg!(feature = "perf")
+            && version <= 5
+            && !self.topic_id.is_zero()
+            && self.name.is_empty()
+        {
             w.refuse();
         }
         if version <= 5 {
@@ -1247,7 +1255,7 @@ impl c::Encode for TxnOffsetCommitRequestPartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }

@@ -273,7 +273,7 @@ impl c::Encode for TxnOffsetCommitResponse<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
@@ -360,7 +360,7 @@ impl<'a> TxnOffsetCommitResponseTopic<'a> {
         if !self.name.is_empty() {
             return false;
         }
-        if self.topic_id != c::Uuid::ZERO {
+        if !self.topic_id.is_zero() {
             return false;
         }
         if !self.partitions.is_empty() {
@@ -579,7 +579,7 @@ impl c::Encode for TxnOffsetCommitResponseTopic<'_> {
                 "TxnOffsetCommitResponse.Topics.Name",
             )?);
         }
-        if version >= 6 && !self.name.is_empty() && self.topic_id == c::Uuid::ZERO {
+        if version >= 6 && !self.name.is_empty() && self.topic_id.is_zero() {
             return Err(EncodeError::TopicNamedBy {
                 path: "TxnOffsetCommitResponse.Topics.Name",
                 version,
@@ -590,7 +590,7 @@ impl c::Encode for TxnOffsetCommitResponseTopic<'_> {
         if version >= 6 {
             n = n.saturating_add(16);
         }
-        if version <= 5 && self.topic_id != c::Uuid::ZERO && self.name.is_empty() {
+        if version <= 5 && !self.topic_id.is_zero() && self.name.is_empty() {
             return Err(EncodeError::TopicNamedBy {
                 path: "TxnOffsetCommitResponse.Topics.TopicId",
                 version,
@@ -624,17 +624,25 @@ impl c::Encode for TxnOffsetCommitResponseTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
-        if version >= 6 && !self.name.is_empty() && self.topic_id == c::Uuid::ZERO {
+        if cfg!(feature = "perf")
+            && version >= 6
+            && !self.name.is_empty()
+            && self.topic_id.is_zero()
+        {
             w.refuse();
         }
-        if version <= 5 && self.topic_id != c::Uuid::ZERO && self.name.is_empty() {
+        if cfg!(feature = "perf")
+            && version <= 5
+            && !self.topic_id.is_zero()
+            && self.name.is_empty()
+        {
             w.refuse();
         }
         if version <= 5 {
@@ -908,7 +916,7 @@ impl c::Encode for TxnOffsetCommitResponsePartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }

@@ -295,13 +295,13 @@ impl c::Encode for UpdateFeaturesRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if version < 1 && self.validate_only {
+        if cfg!(feature = "perf") && version < 1 && self.validate_only {
             w.refuse();
         }
         w.i32(self.timeout_ms);
@@ -642,16 +642,16 @@ impl c::Encode for FeatureUpdateKey<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if version > 0 && self.allow_downgrade {
+        if cfg!(feature = "perf") && version > 0 && self.allow_downgrade {
             w.refuse();
         }
-        if version < 1 && self.upgrade_type != 1 {
+        if cfg!(feature = "perf") && version < 1 && self.upgrade_type != 1 {
             w.refuse();
         }
         w.string(self.feature, true);

@@ -509,23 +509,23 @@ impl c::Encode for UpdateMetadataRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
-        if version < 8 && self.is_k_raft_controller {
+        if cfg!(feature = "perf") && version < 8 && self.is_k_raft_controller {
             w.refuse();
         }
-        if version < 8 && self.r#type != 0 {
+        if cfg!(feature = "perf") && version < 8 && self.r#type != 0 {
             w.refuse();
         }
-        if version > 4 && !self.ungrouped_partition_states.is_empty() {
+        if cfg!(feature = "perf") && version > 4 && !self.ungrouped_partition_states.is_empty() {
             w.refuse();
         }
-        if version < 5 && !self.topic_states.is_empty() {
+        if cfg!(feature = "perf") && version < 5 && !self.topic_states.is_empty() {
             w.refuse();
         }
         if let Some(mut w) = w.sub(
@@ -667,7 +667,7 @@ impl<'a> UpdateMetadataTopicState<'a> {
         if !self.topic_name.is_empty() {
             return false;
         }
-        if self.topic_id != c::Uuid::ZERO {
+        if !self.topic_id.is_zero() {
             return false;
         }
         if !self.partition_states.is_empty() {
@@ -907,7 +907,7 @@ impl c::Encode for UpdateMetadataTopicState<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -929,7 +929,7 @@ impl c::Encode for UpdateMetadataTopicState<'_> {
     fn dropped_field(&self, version: i16) -> Option<c::DroppedField> {
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if version < 7 && self.topic_id != c::Uuid::ZERO {
+        if version < 7 && !self.topic_id.is_zero() {
             return Some(c::DroppedField {
                 path: "UpdateMetadataRequest.TopicStates.TopicId",
                 versions: c::VersionRange::new(7, 32767),
@@ -1337,7 +1337,7 @@ impl c::Encode for UpdateMetadataBroker<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -1733,7 +1733,7 @@ impl c::Encode for UpdateMetadataEndpoint<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -2339,7 +2339,7 @@ impl c::Encode for UpdateMetadataPartitionState<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }

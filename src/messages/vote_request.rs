@@ -274,7 +274,7 @@ impl c::Encode for VoteRequest<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
@@ -536,7 +536,7 @@ impl c::Encode for TopicData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -679,10 +679,10 @@ impl<'a> PartitionData<'a> {
         if self.replica_id != 0 {
             return false;
         }
-        if self.replica_directory_id != c::Uuid::ZERO {
+        if !self.replica_directory_id.is_zero() {
             return false;
         }
-        if self.voter_directory_id != c::Uuid::ZERO {
+        if !self.voter_directory_id.is_zero() {
             return false;
         }
         if self.last_offset_epoch != 0 {
@@ -1153,13 +1153,13 @@ impl c::Encode for PartitionData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
         #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
-        if version < 2 && self.pre_vote {
+        if cfg!(feature = "perf") && version < 2 && self.pre_vote {
             w.refuse();
         }
         if let Some(mut w) = w.sub(
@@ -1192,13 +1192,13 @@ impl c::Encode for PartitionData<'_> {
         if !c::drops_at(0b1, version) {
             return None;
         }
-        if version < 1 && self.replica_directory_id != c::Uuid::ZERO {
+        if version < 1 && !self.replica_directory_id.is_zero() {
             return Some(c::DroppedField {
                 path: "VoteRequest.Topics.Partitions.ReplicaDirectoryId",
                 versions: c::VersionRange::new(1, 32767),
             });
         }
-        if version < 1 && self.voter_directory_id != c::Uuid::ZERO {
+        if version < 1 && !self.voter_directory_id.is_zero() {
             return Some(c::DroppedField {
                 path: "VoteRequest.Topics.Partitions.VoterDirectoryId",
                 versions: c::VersionRange::new(1, 32767),

@@ -233,7 +233,7 @@ impl c::Encode for VotersRecord<'_> {
 
     #[cfg_attr(not(feature = "perf"), inline)]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if !BUILT.range().contains(version) {
+        if cfg!(feature = "perf") && !BUILT.range().contains(version) {
             w.refuse();
             return;
         }
@@ -318,7 +318,7 @@ impl<'a> Voter<'a> {
         if self.voter_id != 0 {
             return false;
         }
-        if self.voter_directory_id != c::Uuid::ZERO {
+        if !self.voter_directory_id.is_zero() {
             return false;
         }
         if !self.endpoints.is_empty() {
@@ -534,7 +534,7 @@ impl c::Encode for Voter<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -801,7 +801,7 @@ impl c::Encode for Endpoint<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }
@@ -1041,7 +1041,7 @@ impl c::Encode for KRaftVersionFeature<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if BUILT.refuses(version) {
+        if cfg!(feature = "perf") && BUILT.refuses(version) {
             w.refuse();
             return;
         }

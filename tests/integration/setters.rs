@@ -11,12 +11,10 @@ fn a_nullable_array_is_set_like_a_non_nullable_one() {
         MetadataRequestTopic::default().with_name(Some("a")),
         MetadataRequestTopic::default().with_name(Some("b")),
     ];
-    let vec = topics.to_vec();
     let heapless: heapless::Vec<MetadataRequestTopic<'_>, 2> = topics.iter().copied().collect();
     let forms = [
         MetadataRequest::default().with_topics(&topics),
         MetadataRequest::default().with_topics(&topics[..]),
-        MetadataRequest::default().with_topics(&vec),
         MetadataRequest::default().with_topics(&heapless),
         MetadataRequest::default().with_topics(Array::from(&topics)),
         MetadataRequest::default().with_topics(Some(Array::from(&topics[..]))),
@@ -26,6 +24,18 @@ fn a_nullable_array_is_set_like_a_non_nullable_one() {
     for form in &forms {
         let mut out = [0u8; 64];
         assert_eq!(form.encode(12, &mut out), Ok(n));
+        assert_eq!(out[..n], first[..n]);
+    }
+    #[cfg(feature = "alloc")]
+    {
+        let vec = topics.to_vec();
+        let mut out = [0u8; 64];
+        assert_eq!(
+            MetadataRequest::default()
+                .with_topics(&vec)
+                .encode(12, &mut out),
+            Ok(n)
+        );
         assert_eq!(out[..n], first[..n]);
     }
     // A decoded array is set as it was read.
