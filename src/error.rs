@@ -69,6 +69,14 @@ pub enum DecodeErrorKind {
     /// The API key is a valid one, but this build leaves its message types out: its cargo
     /// feature (named as the API, such as `Produce`; all of them with `all-apis`) is not enabled.
     ApiNotEnabled(ApiKey),
+    /// A request frame is of another API than the one the caller decodes it as
+    /// (`frame::decode_request_as`).
+    ApiKeyMismatch {
+        /// The API key of the type asked for.
+        expected: ApiKey,
+        /// The API key the request header names.
+        found: ApiKey,
+    },
     /// The version is outside the message's valid versions.
     UnsupportedVersion {
         /// The API key of the message.
@@ -217,6 +225,11 @@ impl fmt::Debug for DecodeErrorKind {
                 .finish(),
             Self::UnknownApiKey(key) => f.debug_tuple("UnknownApiKey").field(&key).finish(),
             Self::ApiNotEnabled(key) => f.debug_tuple("ApiNotEnabled").field(&key).finish(),
+            Self::ApiKeyMismatch { expected, found } => f
+                .debug_struct("ApiKeyMismatch")
+                .field("expected", &expected)
+                .field("found", &found)
+                .finish(),
             Self::UnsupportedVersion { api_key, version } => f
                 .debug_struct("UnsupportedVersion")
                 .field("api_key", &api_key)
@@ -290,6 +303,12 @@ impl fmt::Display for DecodeErrorKind {
                 "{} is not compiled in: its cargo feature `{}` is off",
                 Named(key),
                 key.name().unwrap_or("?")
+            ),
+            Self::ApiKeyMismatch { expected, found } => write!(
+                f,
+                "the request is {}, not the {} it is decoded as",
+                Named(found),
+                Named(expected)
             ),
             Self::UnsupportedVersion { api_key, version } => unsupported(f, api_key, version),
             Self::TrailingBytes { count } => write!(f, "{count} trailing bytes"),

@@ -424,6 +424,8 @@ fn truncated(offset: usize, wanted: usize, available: usize, path: &'static str)
 
 /// Decodes a whole request frame (size prefix included): the header, then the body by the API
 /// key and version the header names. The frame must be exactly as long as its size prefix says.
+/// A program that expects one request type decodes it with [`decode_request_as`], which links
+/// only that type's decoder.
 ///
 /// Offsets in errors count from the start of `frame`.
 ///
@@ -445,6 +447,63 @@ pub fn decode_request(frame: &[u8]) -> Result<(RequestHeader<'_>, Request<'_>), 
     }
     let header = RequestHeader::decode(&mut r, request_header_version(key, version))?;
     let body = Request::decode(&mut r, key, version)?;
+    r.finish("Request")?;
+    Ok((header, body))
+}
+
+/// Decodes a whole request frame (size prefix included) whose body is known to be a `T`, the
+/// request type: the typed counterpart of [`decode_request`], as [`decode_response_as`] is of
+/// [`decode_response`]. The header gives the version; its API key must be `T`'s.
+///
+/// Only `T`'s decoder is linked in, where [`decode_request`] reaches the decoder of every
+/// enabled request through [`Request`]: a device or a small server that answers a few APIs
+/// stays small.
+///
+/// ```
+/// use kwire::frame;
+/// use kwire::messages::{HeartbeatRequest, MetadataRequest, RequestHeader};
+/// use kwire::{ApiKey, DecodeErrorKind};
+///
+/// let body = HeartbeatRequest::default().with_group_id("g").with_generation_id(3);
+/// let header = RequestHeader::new(ApiKey::HEARTBEAT, 4, 9);
+/// let mut buf = [0u8; 64];
+/// let n = frame::encode_request(&header, &body, &mut buf)?;
+///
+/// let (header, request) = frame::decode_request_as::<HeartbeatRequest<'_>>(&buf[..n])?;
+/// assert_eq!((header.correlation_id, request.generation_id), (9, 3));
+///
+/// // Another API's request is refused, naming both.
+/// let err = frame::decode_request_as::<MetadataRequest<'_>>(&buf[..n]).unwrap_err();
+/// assert_eq!(
+///     err.kind,
+///     DecodeErrorKind::ApiKeyMismatch { expected: ApiKey::METADATA, found: ApiKey::HEARTBEAT }
+/// );
+/// # Ok::<(), Box<dyn core::error::Error>>(())
+/// ```
+///
+/// # Errors
+///
+/// `ApiKeyMismatch` when the header names another API than `T`'s; otherwise as
+/// [`decode_request`] (`UnsupportedVersion` when `T` has no such version in this build).
+pub fn decode_request_as<'a, T: Message + Decode<'a>>(
+    frame: &'a [u8],
+) -> Result<(RequestHeader<'a>, T), DecodeError> {
+    let mut r = payload(frame)?;
+    let mut peek = r.clone();
+    let key = ApiKey(peek.decode_with(|r| r.i16("RequestHeader.RequestApiKey"))?);
+    let version = peek.decode_with(|r| r.i16("RequestHeader.RequestApiVersion"))?;
+    if key != T::API_KEY {
+        return Err(DecodeError::new(
+            r.offset(),
+            DecodeErrorKind::ApiKeyMismatch {
+                expected: T::API_KEY,
+                found: key,
+            },
+            "RequestHeader.RequestApiKey",
+        ));
+    }
+    let header = RequestHeader::decode(&mut r, request_header_version(key, version))?;
+    let body = T::decode(&mut r, version)?;
     r.finish("Request")?;
     Ok((header, body))
 }
@@ -478,7 +537,8 @@ pub fn decode_response(
 }
 
 /// Decodes a whole response frame (size prefix included) whose body is known to be a `T`, at
-/// `version`: the typed counterpart of [`decode_response`].
+/// `version`: the typed counterpart of [`decode_response`], as [`decode_request_as`] is of
+/// [`decode_request`].
 ///
 /// Only `T`'s decoder is linked in, where [`decode_response`] reaches the decoder of every
 /// response through [`Response`]: on a device that speaks a few APIs, this keeps the code small.

@@ -1,6 +1,6 @@
 //! The frame helpers that read a header without decoding the body, `Request::expects_response`,
 //! and the ApiVersions v0 fallback reply through `frame::decode_response` and
-//! `frame::decode_response_as`.
+//! `frame::decode_response_as`; `frame::decode_request_as`, the typed request decode.
 
 use kwire::codec::Str;
 use kwire::messages::api_versions_response::ApiVersion;
@@ -229,4 +229,153 @@ fn decode_response_accepts_the_api_versions_fallback() {
         err.kind,
         DecodeErrorKind::Truncated { .. } | DecodeErrorKind::TrailingBytes { .. }
     ));
+}
+
+/// `frame::decode_request_as` reads what `frame::decode_request` reads, for one request type,
+/// and refuses a frame of another API.
+mod decode_request_as {
+    use kwire::codec::{Decode, Message, Uuid};
+    use kwire::messages::produce_request::PartitionProduceData;
+    use kwire::messages::{ControlledShutdownRequest, HeartbeatRequest, ProduceRequest};
+    use kwire::records::{BatchBuilder, NewRecord, Records};
+
+    use super::*;
+
+    /// What `decode_request_as` and `decode_request` read of `buf`.
+    fn both<'a, T>(
+        buf: &'a [u8],
+    ) -> (
+        Result<(RequestHeader<'a>, T), DecodeError>,
+        Result<(RequestHeader<'a>, Request<'a>), DecodeError>,
+    )
+    where
+        T: Message + Decode<'a>,
+    {
+        (
+            frame::decode_request_as::<T>(buf),
+            frame::decode_request(buf),
+        )
+    }
+
+    fn encode<B: frame::Body>(key: ApiKey, version: i16, body: &B) -> Vec<u8> {
+        let header = RequestHeader::new(key, version, 77);
+        // ControlledShutdown v0's header has no client id.
+        let header = if key == ApiKey::CONTROLLED_SHUTDOWN && version == 0 {
+            header
+        } else {
+            header.with_client_id(Some("c"))
+        };
+        let mut buf = vec![0u8; frame::request_len(&header, body).unwrap()];
+        frame::encode_request(&header, body, &mut buf).unwrap();
+        buf
+    }
+
+    #[test]
+    fn reads_what_decode_request_reads() {
+        let mut batch = [0u8; 128];
+        let n = BatchBuilder::new()
+            .write(&[NewRecord::new(b"v").with_key(b"k")], &mut batch)
+            .unwrap();
+        let partitions = [PartitionProduceData::default()
+            .with_index(2)
+            .with_records(Some(Records::new(&batch[..n])))];
+        let topics = [TopicProduceData::default()
+            .with_name("t")
+            .with_topic_id(Uuid::from_u128(5))
+            .with_partition_data(&partitions)];
+        let produce = ProduceRequest::default()
+            .with_acks(-1)
+            .with_topic_data(&topics);
+        for version in 0..=13 {
+            let buf = encode(ApiKey::PRODUCE, version, &produce);
+            let (typed, any) = both::<ProduceRequest<'_>>(&buf);
+            let (header, body) = typed.unwrap();
+            let (any_header, Request::Produce(any_body)) = any.unwrap() else {
+                panic!("a Produce request");
+            };
+            assert_eq!((header, body), (any_header, any_body), "version {version}");
+            assert_eq!(header.correlation_id, 77);
+            let records = body
+                .topic_data
+                .iter()
+                .next()
+                .unwrap()
+                .partition_data
+                .iter()
+                .next();
+            assert_eq!(records.unwrap().records, Some(Records::new(&batch[..n])));
+        }
+        // Header v0 (no client id), and the flexible header of Heartbeat v4.
+        let shutdown = ControlledShutdownRequest::default().with_broker_id(3);
+        let buf = encode(ApiKey::CONTROLLED_SHUTDOWN, 0, &shutdown);
+        let (header, body) =
+            frame::decode_request_as::<ControlledShutdownRequest<'_>>(&buf).unwrap();
+        assert_eq!((header.client_id, body.broker_id), (Some(Str::new("")), 3));
+        let heartbeat = HeartbeatRequest::default()
+            .with_group_id("g")
+            .with_member_id("m");
+        let buf = encode(ApiKey::HEARTBEAT, 4, &heartbeat);
+        let (_, body) = frame::decode_request_as::<HeartbeatRequest<'_>>(&buf).unwrap();
+        assert_eq!(body, heartbeat);
+    }
+
+    #[test]
+    fn another_api_is_refused_by_name() {
+        let buf = encode(ApiKey::HEARTBEAT, 4, &HeartbeatRequest::default());
+        let err = frame::decode_request_as::<MetadataRequest<'_>>(&buf).unwrap_err();
+        assert_eq!(
+            err,
+            DecodeError::new(
+                4,
+                DecodeErrorKind::ApiKeyMismatch {
+                    expected: ApiKey::METADATA,
+                    found: ApiKey::HEARTBEAT
+                },
+                "RequestHeader.RequestApiKey"
+            )
+        );
+        assert_eq!(
+            err.kind.to_string(),
+            "the request is Heartbeat (12), not the Metadata (3) it is decoded as"
+        );
+        // A key no API has: refused as another API's.
+        let mut unknown = buf.clone();
+        unknown[4..6].copy_from_slice(&999i16.to_be_bytes());
+        assert!(matches!(
+            frame::decode_request_as::<HeartbeatRequest<'_>>(&unknown)
+                .unwrap_err()
+                .kind,
+            DecodeErrorKind::ApiKeyMismatch {
+                found: ApiKey(999),
+                ..
+            }
+        ));
+    }
+
+    /// A version the type does not have, a frame cut short, bytes left over: the errors
+    /// `decode_request` gives.
+    #[test]
+    fn fails_as_decode_request_fails() {
+        let buf = encode(
+            ApiKey::HEARTBEAT,
+            4,
+            &HeartbeatRequest::default().with_group_id("g"),
+        );
+        let mut v99 = buf.clone();
+        v99[6..8].copy_from_slice(&99i16.to_be_bytes());
+        let mut longer = buf.clone();
+        longer.push(0);
+        let size = u32::try_from(longer.len() - 4).unwrap();
+        longer[..4].copy_from_slice(&size.to_be_bytes());
+        for input in [&v99[..], &buf[..buf.len() - 1], &buf[..5], &longer[..]] {
+            let (typed, any) = both::<HeartbeatRequest<'_>>(input);
+            assert_eq!(typed.unwrap_err(), any.unwrap_err());
+        }
+        assert!(matches!(
+            frame::decode_request_as::<HeartbeatRequest<'_>>(&v99)
+                .unwrap_err()
+                .kind,
+            DecodeErrorKind::UnsupportedVersion { version: 99, .. }
+        ));
+    }
 }
