@@ -241,13 +241,11 @@ mod decode_request_as {
 
     use super::*;
 
+    /// A decoded request frame: its header and body.
+    type Decoded<'a, T> = Result<(RequestHeader<'a>, T), DecodeError>;
+
     /// What `decode_request_as` and `decode_request` read of `buf`.
-    fn both<'a, T>(
-        buf: &'a [u8],
-    ) -> (
-        Result<(RequestHeader<'a>, T), DecodeError>,
-        Result<(RequestHeader<'a>, Request<'a>), DecodeError>,
-    )
+    fn both<'a, T>(buf: &'a [u8]) -> (Decoded<'a, T>, Decoded<'a, Request<'a>>)
     where
         T: Message + Decode<'a>,
     {
