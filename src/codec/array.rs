@@ -483,6 +483,11 @@ impl<'a, T> From<ArrayView<'a, T>> for Array<'a, T> {
 /// assert!(all.topics.is_none());
 /// assert_eq!(MetadataRequest::default().topics.map(|t| t.len()), Some(0));
 /// ```
+///
+/// Nullable bytes, such as a new record's key and value
+/// ([`NewRecord::with_key`](crate::records::NewRecord::with_key)), are set from a reference to
+/// anything that is bytes (a slice, a fixed array, a `heapless::Vec`, a `Vec`, a `str`), from an
+/// `Option<&[u8]>`, or from `None`.
 pub trait IntoNullable<T> {
     /// The field's value, `None` for null.
     fn into_nullable(self) -> Option<T>;
@@ -496,6 +501,19 @@ impl<'a, T, A: Into<Array<'a, T>>> IntoNullable<Array<'a, T>> for A {
 
 impl<'a, T> IntoNullable<Array<'a, T>> for Option<Array<'a, T>> {
     fn into_nullable(self) -> Option<Array<'a, T>> {
+        self
+    }
+}
+
+impl<'a, B: AsRef<[u8]> + ?Sized> IntoNullable<&'a [u8]> for &'a B {
+    fn into_nullable(self) -> Option<&'a [u8]> {
+        Some(self.as_ref())
+    }
+}
+
+/// The one `Option` that converts to nullable bytes, so that `None` needs no type.
+impl<'a> IntoNullable<&'a [u8]> for Option<&'a [u8]> {
+    fn into_nullable(self) -> Option<&'a [u8]> {
         self
     }
 }

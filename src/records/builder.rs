@@ -11,7 +11,7 @@ use super::compression::{CompressionError, Compressor};
 use super::control_record::{ControlRecordType, TxnMarker};
 #[cfg(feature = "in-place")]
 use crate::codec::WriteRecords;
-use crate::codec::{Writer, varint_len, varlong_len};
+use crate::codec::{IntoNullable, Writer, varint_len, varlong_len};
 use crate::error::EncodeError;
 
 /// A header of a record to be written.
@@ -61,10 +61,37 @@ impl<'a> NewRecord<'a> {
         }
     }
 
-    /// This record with a key.
+    /// This record with a key: bytes (`b"k"`, `&vec`, a slice, `Some(slice)`), or `None` for
+    /// null.
+    ///
+    /// ```
+    /// use kwire::records::NewRecord;
+    ///
+    /// let key = vec![1u8, 2];
+    /// assert_eq!(NewRecord::new(b"v").with_key(b"k").key, Some(&b"k"[..]));
+    /// assert_eq!(NewRecord::new(b"v").with_key(&key).key, Some(&[1u8, 2][..]));
+    /// assert_eq!(NewRecord::new(b"v").with_key(Some(&key[..1])).key, Some(&[1u8][..]));
+    /// assert_eq!(NewRecord::new(b"v").with_key(b"k").with_key(None).key, None);
+    /// ```
     #[must_use]
-    pub const fn with_key(mut self, key: &'a [u8]) -> Self {
-        self.key = Some(key);
+    pub fn with_key(mut self, key: impl IntoNullable<&'a [u8]>) -> Self {
+        self.key = key.into_nullable();
+        self
+    }
+
+    /// This record with a value: bytes, as [`NewRecord::with_key`] takes them, or `None` for
+    /// null (a tombstone, which deletes the key from a compacted topic).
+    ///
+    /// ```
+    /// use kwire::records::NewRecord;
+    ///
+    /// let tombstone = NewRecord::default().with_key(b"gone").with_value(None);
+    /// assert_eq!((tombstone.key, tombstone.value), (Some(&b"gone"[..]), None));
+    /// assert_eq!(NewRecord::new(b"a").with_value(b"b"), NewRecord::new(b"b"));
+    /// ```
+    #[must_use]
+    pub fn with_value(mut self, value: impl IntoNullable<&'a [u8]>) -> Self {
+        self.value = value.into_nullable();
         self
     }
 

@@ -576,3 +576,48 @@ fn header_fields_change_in_place() {
     assert!(RecordBatchHeader::from_batch_mut(&mut bytes).is_err());
     assert!(RecordBatchHeader::refresh_crc(&mut bytes).is_err());
 }
+
+/// A record's key and value are set from bytes in any of the forms a caller holds them, or
+/// from `None`; `NewRecord::new` stays a `const fn`.
+#[test]
+fn keys_and_values_from_bytes_or_none() {
+    const FIXED: NewRecord<'static> = NewRecord::new(b"fixed");
+    let vec = vec![7u8, 8, 9];
+    let slice: &[u8] = &vec[1..];
+    let text = String::from("board-7");
+    let keys = [
+        (NewRecord::new(b"v").with_key(b"k"), Some(&b"k"[..])),
+        (NewRecord::new(b"v").with_key(&vec), Some(&vec[..])),
+        (NewRecord::new(b"v").with_key(slice), Some(slice)),
+        (NewRecord::new(b"v").with_key(Some(slice)), Some(slice)),
+        (NewRecord::new(b"v").with_key(&text), Some(text.as_bytes())),
+        (NewRecord::new(b"v").with_key(b"k").with_key(None), None),
+        (FIXED.with_key(&[0, 0, 1]), Some(&[0u8, 0, 1][..])),
+    ];
+    for (record, key) in keys {
+        assert_eq!(record.key, key);
+    }
+    let tombstone = NewRecord::default().with_key(b"gone").with_value(None);
+    let records = [
+        tombstone,
+        NewRecord::new(b"old").with_value(&vec),
+        NewRecord::default().with_value(Some(slice)),
+    ];
+    let mut buf = [0u8; 256];
+    let n = BatchBuilder::new().write(&records, &mut buf).unwrap();
+    let batch = RecordBatch::parse(&buf[..n]).unwrap();
+    let read: Vec<_> = batch
+        .records()
+        .unwrap()
+        .map(|r| r.map(|r| (r.key(), r.value())))
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(
+        read,
+        [
+            (Some(&b"gone"[..]), None),
+            (None, Some(&vec[..])),
+            (None, Some(slice)),
+        ]
+    );
+}
