@@ -10,7 +10,7 @@ use kwire::codec::Str;
 use kwire::messages::metadata_request::MetadataRequestTopic;
 use kwire::messages::produce_request::{PartitionProduceData, TopicProduceData};
 use kwire::messages::{MetadataRequest, MetadataResponse, ProduceRequest, ProduceResponse};
-use kwire::records::{BatchBuilder, NewRecord, Records};
+use kwire::records::{BatchBuilder, NewBatch, NewRecord, Records};
 use kwire::{ApiKey, ErrorCode, io, session::Client};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -36,9 +36,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         _ => return Err(format!("{topic}: not found").into()),
     };
 
-    // Batches of 10 records to partition 0, sent while fewer than 8 wait for their answer.
+    // Batches of 10 records to partition 0, sent while fewer than 8 wait for their answer. Each
+    // batch is written in place, where its records field goes in the request's frame.
     let values: Vec<String> = (0..count).map(|i| format!("record {i}")).collect();
-    let (mut batch, mut sent, mut acked) = (vec![0; 1 << 15], 0, 0);
+    let (mut sent, mut acked) = (0, 0);
     while acked < count {
         while sent < count && broker.client().in_flight() < 8 {
             let in_batch = &values[sent..count.min(sent + 10)];
@@ -48,9 +49,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 headers: &[],
                 timestamp: 0,
             });
-            let len = BatchBuilder::new().write(records, &mut batch)?;
+            let batch = NewBatch::new(BatchBuilder::new(), records);
             let partitions =
-                [PartitionProduceData::default().with_records(Some(Records::new(&batch[..len])))];
+                [PartitionProduceData::default().with_records(Some(Records::in_place(&batch)))];
             let data = TopicProduceData::default().with_partition_data(&partitions);
             let by_id = broker.version(ApiKey::PRODUCE)? >= 13;
             let data = [if by_id {
