@@ -11,7 +11,7 @@ use kwire::messages::metadata_request::MetadataRequestTopic;
 use kwire::messages::produce_request::{PartitionProduceData, TopicProduceData};
 use kwire::messages::{MetadataRequest, MetadataResponse, ProduceRequest, ProduceResponse};
 use kwire::records::{BatchBuilder, NewBatch, NewRecord, Records};
-use kwire::{ApiKey, ErrorCode, io, session::Client};
+use kwire::{ErrorCode, io, session::Client};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
@@ -52,13 +52,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let batch = NewBatch::new(BatchBuilder::new(), records);
             let partitions =
                 [PartitionProduceData::default().with_records(Some(Records::in_place(&batch)))];
-            let data = TopicProduceData::default().with_partition_data(&partitions);
-            let by_id = broker.version(ApiKey::PRODUCE)? >= 13;
-            let data = [if by_id {
-                data.with_topic_id(topic_id)
-            } else {
-                data.with_name(&topic)
-            }];
+            // By name and by id: the encode writes the one the version carries (the id from v13).
+            let data = [TopicProduceData::default()
+                .with_name(&topic)
+                .with_topic_id(topic_id)
+                .with_partition_data(&partitions)];
             let request = ProduceRequest::default()
                 .with_acks(-1)
                 .with_topic_data(&data);
