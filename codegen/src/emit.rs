@@ -183,14 +183,14 @@ fn cond_not(r: Range, hull: Range) -> Cond {
 }
 
 /// The check that a topic's name or id (`x`) is not set alone where only its
-/// [partner](StructDef::topic_partner) is on the wire: `body` where the version carries the
-/// partner, `x` holds a value and the partner holds its default. Nothing for other fields.
+/// [partner](StructDef::topic_partner) is on the wire: `body(partner)` where the version carries
+/// the partner, `x` holds a value and the partner holds its default. Nothing for other fields.
 fn partner_check(
     s: &StructDef,
     fields: &[F<'_>],
     x: &F<'_>,
     hull: Range,
-    body: &str,
+    body: impl FnOnce(&F<'_>) -> String,
 ) -> Result<String, String> {
     let Some(p) = s.topic_partner(x.f) else {
         return Ok(String::new());
@@ -200,7 +200,7 @@ fn partner_check(
         .find(|y| y.f.name == p.name)
         .ok_or_else(|| format!("{}: no field {}", s.path, p.name))?;
     let pred = format!("{} && {}", non_default(x)?, negate(&non_default(y)?));
-    Ok(guarded(&cond(y.f.versions, hull), &pred, body))
+    Ok(guarded(&cond(y.f.versions, hull), &pred, &body(y)))
 }
 
 /// The negation of a [`non_default`] test, as simple as its form allows.
@@ -221,16 +221,13 @@ fn negate(test: &str) -> String {
 }
 
 /// The error of [`partner_check`]: `x` holds a value the version cannot carry, and its
-/// partner, which names the topic at this version, is not set.
-fn partner_error(s: &StructDef, fields: &[F<'_>], x: &F<'_>) -> String {
-    let by = s
-        .topic_partner(x.f)
-        .and_then(|p| fields.iter().find(|y| y.f.name == p.name))
-        .map_or_else(String::new, |y| y.path.clone());
+/// partner `by`, which names the topic at this version, is not set.
+fn partner_error(x: &F<'_>, by: &F<'_>) -> String {
     format!(
-        "return Err(EncodeError::TopicNamedBy {{ path: {:?}, version, versions: c::{}, by: {by:?} }});",
+        "return Err(EncodeError::TopicNamedBy {{ path: {:?}, version, versions: c::{}, by: {:?} }});",
         x.path,
-        x.f.versions.rust()
+        x.f.versions.rust(),
+        by.path
     )
 }
 
@@ -1915,7 +1912,7 @@ fn encoded_len_body(c: &StructCtx<'_>, tagged_fields: &[&F<'_>]) -> Result<Strin
         if let Some(check) = check {
             let _ = writeln!(sizes, "{}", guarded(&absent, &nd, &check));
         }
-        let check = partner_check(s, fields, x, hull, &partner_error(s, fields, x))?;
+        let check = partner_check(s, fields, x, hull, |by| partner_error(x, by))?;
         if !check.is_empty() {
             let _ = writeln!(sizes, "{check}");
         }
@@ -2002,7 +1999,7 @@ fn write_body(c: &StructCtx<'_>, tagged_fields: &[&F<'_>]) -> Result<String, Str
     // a small build sizes first (`codec::encode_with`), and its sizing finds these.
     for x in fields {
         let check = if x.f.ignorable {
-            partner_check(s, fields, x, *hull, "w.refuse();")?
+            partner_check(s, fields, x, *hull, |_| "w.refuse();".into())?
         } else {
             guarded(
                 &cond_not(x.f.versions, *hull),
