@@ -269,7 +269,7 @@
 //! |---|---|
 //! | `wire` | private: the wire's primitive types, each public where it is used: [`ApiKey`] (in [`api`] and here), [`codec::VersionRange`] and [`codec::Uuid`] |
 //! | [`error`] | [`DecodeError`] (offset, kind, field path), [`EncodeError`], [`Status`] |
-//! | [`codec`] | [`codec::Reader`], [`codec::Writer`], [`codec::Array`], tagged fields, the [`Decode`]/[`Encode`] traits; the value of a `records` field ([`records::Records`]: bytes, or with `in-place` a source that writes them) |
+//! | [`codec`] | the [`Decode`]/[`Encode`] traits, the reads and writes of each wire type, [`codec::Reader`], [`codec::Array`], strings, UUIDs, tagged fields; the value of a `records` field ([`records::Records`]: bytes, or with `in-place` a source that writes them) |
 //! | [`records`] | record batches: the v2 batch view and builder, records, control record keys, legacy message sets, CRCs, the compression hook |
 //! | [`messages`] | generated: one struct per message and nested struct, for all versions |
 //! | [`api`] | the version tables, [`Request`] and [`Response`] by key, version negotiation; header versions ([`header`]); control record values ([`control`]) |

@@ -9,9 +9,73 @@ use crate::{FieldSchema, FieldType, MessageSchema, Primitive, StructSchema};
 use kwire::api::ApiKey;
 use kwire::codec::{Reader, TaggedEntry, TaggedSection};
 use kwire::error::{DecodeError, DecodeErrorKind};
-use kwire::records::{Batch, HEADER_FIELDS, HEADER_LEN, LegacyMessage, RecordBatch, Records};
+use kwire::records::{Batch, HEADER_LEN, LegacyMessage, RecordBatch, RecordBatchHeader, Records};
 
 pub(crate) type R<T = ()> = Result<T, DescribeError>;
+
+/// A field of the v2 batch header as it lies on the wire.
+struct HeaderField {
+    /// Its name as Kafka's documentation of the format writes it, such as `baseOffset`.
+    name: &'static str,
+    /// Its wire type, such as `int64`.
+    wire_type: &'static str,
+    /// Its offset in the batch.
+    offset: usize,
+    /// Its size in bytes.
+    size: usize,
+}
+
+/// The size of the header field `field` reads.
+const fn field_size<T>(_field: fn(&RecordBatchHeader) -> &T) -> usize {
+    size_of::<T>()
+}
+
+macro_rules! header_field {
+    ($name:literal, $wire:literal, $field:ident) => {
+        HeaderField {
+            name: $name,
+            wire_type: $wire,
+            offset: core::mem::offset_of!(RecordBatchHeader, $field),
+            size: field_size(|h| &h.$field),
+        }
+    };
+}
+
+/// The fields of the v2 batch header in wire order, at the offsets of kwire's
+/// [`RecordBatchHeader`].
+const HEADER_FIELDS: [HeaderField; 13] = [
+    header_field!("baseOffset", "int64", base_offset),
+    header_field!("batchLength", "int32", batch_length),
+    header_field!("partitionLeaderEpoch", "int32", partition_leader_epoch),
+    header_field!("magic", "int8", magic),
+    header_field!("crc", "uint32", crc),
+    header_field!("attributes", "int16", attributes),
+    header_field!("lastOffsetDelta", "int32", last_offset_delta),
+    header_field!("baseTimestamp", "int64", base_timestamp),
+    header_field!("maxTimestamp", "int64", max_timestamp),
+    header_field!("producerId", "int64", producer_id),
+    header_field!("producerEpoch", "int16", producer_epoch),
+    header_field!("baseSequence", "int32", base_sequence),
+    header_field!("recordsCount", "int32", records_count),
+];
+
+/// The fields tile the header: each starts where the one before ends, the last ends at
+/// [`HEADER_LEN`].
+#[allow(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    reason = "evaluated at compile time: a fault is a build error"
+)]
+const _: () = {
+    let mut end = 0;
+    let mut i = 0;
+    while i < HEADER_FIELDS.len() {
+        assert!(HEADER_FIELDS[i].offset == end);
+        end += HEADER_FIELDS[i].size;
+        i += 1;
+    }
+    assert!(end == HEADER_LEN);
+};
 
 /// A visitor that ignores everything: the visitor of the walks that only measure or record.
 pub(crate) struct Noop;

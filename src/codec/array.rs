@@ -213,6 +213,7 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
     ///
     /// [`Failed`], with the first element error in `r`.
     #[inline(always)]
+    #[doc(hidden)]
     pub fn read(
         r: &mut Reader<'a>,
         count: usize,
@@ -548,6 +549,7 @@ impl<'a, T: Element<'a>> Array<'a, T> {
     /// [`Failed`], with a length error (`UnexpectedNull`, `NegativeLength`, `Truncated`) or an
     /// element error in `r`.
     #[inline(always)]
+    #[doc(hidden)]
     pub fn read(
         r: &mut Reader<'a>,
         version: i16,
@@ -564,6 +566,7 @@ impl<'a, T: Element<'a>> Array<'a, T> {
     ///
     /// As [`Array::read`], without the null errors.
     #[inline(always)]
+    #[doc(hidden)]
     pub fn read_nullable(
         r: &mut Reader<'a>,
         version: i16,
@@ -760,6 +763,7 @@ impl<'a, T: Element<'a>> Array<'a, T> {
     ///
     /// `LengthOverflow` and element errors.
     #[inline(always)]
+    #[doc(hidden)]
     pub fn encoded_len(
         &self,
         version: i16,
@@ -789,6 +793,7 @@ impl<'a, T: Element<'a>> Array<'a, T> {
 
     /// Writes the length prefix and the elements.
     #[inline(always)]
+    #[doc(hidden)]
     pub fn write(&self, w: &mut Writer<'_>, version: i16, flexible: bool) {
         match self {
             Self::Slice(s) => T::write_array(s, w, version, flexible),
@@ -842,6 +847,7 @@ impl<'a, T: Element<'a>> Array<'a, T> {
     ///
     /// As [`Array::encoded_len`].
     #[inline]
+    #[doc(hidden)]
     pub fn nullable_encoded_len(
         v: Option<&Self>,
         version: i16,
@@ -856,6 +862,7 @@ impl<'a, T: Element<'a>> Array<'a, T> {
 
     /// Writes a nullable array.
     #[inline]
+    #[doc(hidden)]
     pub fn write_nullable(v: Option<&Self>, w: &mut Writer<'_>, version: i16, flexible: bool) {
         match v {
             Some(a) => a.write(w, version, flexible),

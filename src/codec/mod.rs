@@ -1,10 +1,10 @@
-//! Wire primitives: the [`Reader`], the [`Writer`], arrays, tagged fields and the traits every
+//! Wire primitives: arrays, strings, UUIDs, version ranges, tagged fields, and the traits every
 //! message implements.
 //!
 //! # Contract
 //!
-//! * Every input byte is read through a [`Reader`]; every output byte is written through a
-//!   [`Writer`]. Neither allocates nor panics.
+//! * Every input byte is read through a [`Reader`]; every output byte is written through the
+//!   encoder's writer. Neither allocates nor panics.
 //! * Decoding borrows: strings are [`Str`] views checked as UTF-8 where they are read
 //!   ([`Str::to_str`]), bytes are `&'a [u8]`, arrays are [`Array`] views validated once and then
 //!   iterated without errors.
@@ -13,10 +13,17 @@
 //!   (what was written before an error is unspecified). [`Encode::encoded_len`] gives the exact
 //!   size first, for callers who want it.
 //!
-//! What arrays do with their elements ([`Element`] is sealed) and the error-free cursor that
-//! decoding validates arrays with stay inside the crate. [`Reader`], [`Writer`], [`Decode`],
-//! [`Encode`], [`TaggedSection`] and the size functions are public for types of one's own, as
-//! [`Decode`]'s example shows.
+//! # What is public
+//!
+//! What a program calls: [`Decode`], [`Encode`] and [`Message`] on every generated type, the
+//! [`Reader`] a decode starts from, the value types ([`Array`], [`Str`], [`Uuid`],
+//! [`VersionRange`], [`TaggedFields`]). The vocabulary the generated code is written in (the
+//! reads and writes of each wire type, the size of each encoding, the tagged-field section's
+//! walk, the `Decode::read` and `Encode::write` hooks) is public only because the dissector crate
+//! (`kwire-schema`) reads with it too: it is hidden from this documentation, as prost hides its
+//! encoding module, and may change in any release. What arrays do with their elements
+//! ([`Element`] is sealed) and the error-free cursor that decoding validates arrays with stay
+//! inside the crate.
 //!
 //! # Leniencies (as Kafka's Java reader)
 //!
@@ -83,6 +90,7 @@ pub const MAX_STRING_LEN: usize = 0x7fff;
 /// message version's flexibility decide.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[doc(hidden)]
 pub enum LengthPrefix {
     /// `int16`, -1 for null: a string in a classic version.
     Int16,
@@ -148,30 +156,23 @@ impl LengthPrefix {
 
 /// Decoding of a message or struct at a version, borrowing from the input.
 ///
-/// Implementations provide [`Decode::read`], which leaves its error in the reader; callers use
-/// [`Decode::decode`], which returns it. A type of one's own reads as a generated one does:
+/// Every generated message and struct implements it; a program calls [`Decode::decode`] or
+/// [`Decode::decode_exact`]. The method the generated types implement, and the reads it is
+/// written with, are the generated code's own and are left out of this documentation (as prost
+/// leaves out its encoding module).
 ///
 /// ```
-/// use kwire::codec::{Decode, Failed, Reader};
+/// use kwire::codec::{Decode, Reader};
+/// use kwire::messages::ApiVersionsRequest;
 ///
-/// /// Two int32s.
-/// #[derive(Debug)]
-/// struct Pair(i32, i32);
+/// // ApiVersions v3: client software name and version, compact strings, no tagged fields.
+/// let bytes = [6, b'k', b'w', b'i', b'r', b'e', 4, b'0', b'.', b'1', 0];
+/// let request = ApiVersionsRequest::decode_exact(&bytes, 3)?;
+/// assert_eq!(request.client_software_name, "kwire");
 ///
-/// impl<'a> Decode<'a> for Pair {
-///     const PATH: &'static str = "Pair";
-///
-///     fn read(r: &mut Reader<'a>, _version: i16) -> Result<Self, Failed> {
-///         let a = r.i32("Pair.A")?;
-///         let b = r.i32("Pair.B")?;
-///         Ok(Pair(a, b))
-///     }
-/// }
-///
-/// let pair = Pair::decode_exact(&[0, 0, 0, 1, 0, 0, 0, 2], 0)?;
-/// assert_eq!((pair.0, pair.1), (1, 2));
-/// let err = Pair::decode(&mut Reader::new(&[0, 0, 0, 1, 0]), 0).unwrap_err();
-/// assert_eq!((err.offset, err.path), (4, "Pair.B"));
+/// // Cut short: the error names the byte and the field.
+/// let err = ApiVersionsRequest::decode(&mut Reader::new(&bytes[..8]), 3).unwrap_err();
+/// assert_eq!((err.offset, err.path), (7, "ApiVersionsRequest.ClientSoftwareVersion"));
 /// # Ok::<(), kwire::DecodeError>(())
 /// ```
 pub trait Decode<'a>: Sized {
@@ -185,6 +186,7 @@ pub trait Decode<'a>: Sized {
     /// # Errors
     ///
     /// [`Failed`], with the [`DecodeError`] in `r`.
+    #[doc(hidden)]
     fn read(r: &mut Reader<'a>, version: i16) -> Result<Self, Failed>;
 
     /// Decodes one value at `version`, advancing `r` past it.
@@ -307,6 +309,7 @@ pub trait Encode {
     /// (with `perf`: a small build's encoders size first, and its generated writes leave those
     /// checks to the sizing); a writer that runs out of room records the overflow and goes on
     /// counting.
+    #[doc(hidden)]
     fn write(&self, w: &mut Writer<'_>, version: i16);
 
     /// Writes the encoding at `version` at the start of `out` and returns the number of bytes

@@ -7,14 +7,17 @@ use crate::error::{DecodeError, DecodeErrorKind};
 use super::{MAX_STRING_LEN, Str, Uuid};
 use crate::wire::is_utf8;
 
-/// A cursor over borrowed input that knows its absolute offset.
+/// A cursor over borrowed input that knows its absolute offset: what [`Decode::decode`]
+/// reads from, so that a decode can start anywhere in a buffer and report positions in it
+/// ([`Reader::with_offset`]), go on where the last one ended ([`Reader::offset`],
+/// [`Reader::rest`]), refuse strings that are not UTF-8 ([`Reader::checking_utf8`]) and check
+/// that nothing is left ([`Reader::finish`]).
 ///
-/// Every read either returns a value borrowed from (or copied out of) the input and advances, or
-/// returns [`Failed`] and leaves in the reader a [`DecodeError`] naming the absolute offset of
-/// the item that could not be read (the reader stays where it was for fixed-width reads).
-/// [`Reader::take_error`] takes that error; [`Reader::decode_with`] runs reads and returns it.
-/// These are the reads the generated decoders use, so a hand-written [`Decode`](super::Decode)
-/// reads as a generated one does. Nothing is allocated and nothing panics.
+/// The reads of each wire type that the generated decoders are written with are hidden from
+/// this documentation (see [`codec`](super#what-is-public)). Nothing is allocated and nothing
+/// panics.
+///
+/// [`Decode::decode`]: super::Decode::decode
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reader<'a> {
     rest: &'a [u8],
@@ -36,6 +39,7 @@ pub struct Reader<'a> {
 /// The crate's own decoders pass this zero-sized marker up instead of the error itself, which
 /// keeps every error exit a single branch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[doc(hidden)]
 pub struct Failed;
 
 /// A length prefix as read from the wire, before nullability is applied.
@@ -178,6 +182,7 @@ impl<'a> Reader<'a> {
     ///
     /// Every [`Failed`] from this reader's methods leaves its error here. Should there be none,
     /// the result is a `Malformed` error at the current offset.
+    #[doc(hidden)]
     pub fn take_error(&mut self) -> DecodeError {
         match self.error.take() {
             Some(e) => e,
@@ -193,6 +198,7 @@ impl<'a> Reader<'a> {
     ///
     /// The error of the read that failed.
     #[inline]
+    #[doc(hidden)]
     pub fn decode_with<T>(
         &mut self,
         reads: impl FnOnce(&mut Self) -> Result<T, Failed>,
@@ -225,6 +231,7 @@ impl<'a> Reader<'a> {
     /// range (`return Err(r.fail_with(DecodeError::new(..)))`).
     #[cold]
     #[inline(never)]
+    #[doc(hidden)]
     pub fn fail_with(&mut self, error: DecodeError) -> Failed {
         self.error = Some(error);
         Failed
@@ -276,6 +283,7 @@ impl<'a> Reader<'a> {
     ///
     /// `Truncated` at the current offset when fewer than `n` bytes are left.
     #[inline]
+    #[doc(hidden)]
     pub fn take(&mut self, n: usize, path: &'static str) -> Result<&'a [u8], Failed> {
         let Some((head, tail)) = self.rest.split_at_checked(n) else {
             return Err(self.fail_truncated(n, path));
@@ -290,6 +298,7 @@ impl<'a> Reader<'a> {
     ///
     /// `Truncated` when fewer than `n` bytes are left.
     #[inline]
+    #[doc(hidden)]
     pub fn sub(&mut self, n: usize, path: &'static str) -> Result<Reader<'a>, Failed> {
         let offset = self.offset();
         let bytes = self.take(n, path)?;
@@ -308,6 +317,7 @@ impl<'a> Reader<'a> {
     ///
     /// `Truncated` when fewer than `N` bytes are left.
     #[inline]
+    #[doc(hidden)]
     pub fn array<const N: usize>(&mut self, path: &'static str) -> Result<&'a [u8; N], Failed> {
         let Some((head, tail)) = self.rest.split_first_chunk::<N>() else {
             return Err(self.fail_truncated(N, path));
@@ -323,6 +333,7 @@ impl<'a> Reader<'a> {
     /// `Truncated` at the end of input.
     #[cfg_attr(feature = "perf", inline)]
     #[cfg_attr(not(feature = "perf"), inline(never))]
+    #[doc(hidden)]
     pub fn bool(&mut self, path: &'static str) -> Result<bool, Failed> {
         self.u8(path).map(|b| b != 0)
     }
@@ -333,6 +344,7 @@ impl<'a> Reader<'a> {
     ///
     /// `Truncated` at the end of input.
     #[inline]
+    #[doc(hidden)]
     pub fn u8(&mut self, path: &'static str) -> Result<u8, Failed> {
         let Some((&b, tail)) = self.rest.split_first() else {
             return Err(self.fail_truncated(1, path));
@@ -347,6 +359,7 @@ impl<'a> Reader<'a> {
     ///
     /// `Truncated` at the end of input.
     #[inline]
+    #[doc(hidden)]
     pub fn i8(&mut self, path: &'static str) -> Result<i8, Failed> {
         self.u8(path).map(u8::cast_signed)
     }
@@ -358,6 +371,7 @@ impl<'a> Reader<'a> {
     /// `Truncated` when fewer than 2 bytes are left.
     #[cfg_attr(feature = "perf", inline)]
     #[cfg_attr(not(feature = "perf"), inline(never))]
+    #[doc(hidden)]
     pub fn i16(&mut self, path: &'static str) -> Result<i16, Failed> {
         self.array::<2>(path).map(|b| i16::from_be_bytes(*b))
     }
@@ -368,6 +382,7 @@ impl<'a> Reader<'a> {
     ///
     /// `Truncated` when fewer than 2 bytes are left.
     #[inline]
+    #[doc(hidden)]
     pub fn u16(&mut self, path: &'static str) -> Result<u16, Failed> {
         self.array::<2>(path).map(|b| u16::from_be_bytes(*b))
     }
@@ -379,6 +394,7 @@ impl<'a> Reader<'a> {
     /// `Truncated` when fewer than 4 bytes are left.
     #[cfg_attr(feature = "perf", inline)]
     #[cfg_attr(not(feature = "perf"), inline(never))]
+    #[doc(hidden)]
     pub fn i32(&mut self, path: &'static str) -> Result<i32, Failed> {
         self.array::<4>(path).map(|b| i32::from_be_bytes(*b))
     }
@@ -389,6 +405,7 @@ impl<'a> Reader<'a> {
     ///
     /// `Truncated` when fewer than 4 bytes are left.
     #[inline]
+    #[doc(hidden)]
     pub fn u32(&mut self, path: &'static str) -> Result<u32, Failed> {
         self.array::<4>(path).map(|b| u32::from_be_bytes(*b))
     }
@@ -400,6 +417,7 @@ impl<'a> Reader<'a> {
     /// `Truncated` when fewer than 8 bytes are left.
     #[cfg_attr(feature = "perf", inline)]
     #[cfg_attr(not(feature = "perf"), inline(never))]
+    #[doc(hidden)]
     pub fn i64(&mut self, path: &'static str) -> Result<i64, Failed> {
         self.array::<8>(path).map(|b| i64::from_be_bytes(*b))
     }
@@ -410,6 +428,7 @@ impl<'a> Reader<'a> {
     ///
     /// `Truncated` when fewer than 8 bytes are left.
     #[inline]
+    #[doc(hidden)]
     pub fn f64(&mut self, path: &'static str) -> Result<f64, Failed> {
         self.array::<8>(path).map(|b| f64::from_be_bytes(*b))
     }
@@ -420,6 +439,7 @@ impl<'a> Reader<'a> {
     ///
     /// `Truncated` when fewer than 16 bytes are left.
     #[inline]
+    #[doc(hidden)]
     pub fn uuid(&mut self, path: &'static str) -> Result<Uuid, Failed> {
         self.array::<16>(path).map(|b| Uuid(*b))
     }
@@ -434,6 +454,7 @@ impl<'a> Reader<'a> {
     /// `Truncated` (offset of the varint, 1 more byte needed) when the input ends inside it;
     /// `VarintTooLong` (offset of the varint) when the 5th byte has its continuation bit set.
     #[inline(always)]
+    #[doc(hidden)]
     pub fn uvarint(&mut self, path: &'static str) -> Result<u32, Failed> {
         if let Some((&b, tail)) = self.rest.split_first()
             && b & 0x80 == 0
@@ -470,6 +491,7 @@ impl<'a> Reader<'a> {
     ///
     /// As [`Reader::uvarint`].
     #[inline]
+    #[doc(hidden)]
     pub fn varint(&mut self, path: &'static str) -> Result<i32, Failed> {
         let u = self.uvarint(path)?;
         Ok((u >> 1).cast_signed() ^ (u & 1).cast_signed().wrapping_neg())
@@ -483,6 +505,7 @@ impl<'a> Reader<'a> {
     /// `Truncated` when the input ends inside it; `VarintTooLong` when the 10th byte has its
     /// continuation bit set.
     #[inline]
+    #[doc(hidden)]
     pub fn varlong(&mut self, path: &'static str) -> Result<i64, Failed> {
         let mut value: u64 = 0;
         let mut rest = self.rest;
@@ -541,6 +564,7 @@ impl<'a> Reader<'a> {
     /// returns false without consuming anything when the next byte is not zero.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline(never))]
+    #[doc(hidden)]
     pub fn empty_tagged_section(&mut self) -> bool {
         match self.rest.split_first() {
             Some((0, tail)) => {
@@ -642,6 +666,7 @@ impl<'a> Reader<'a> {
     /// `Truncated`; `UnexpectedNull` for a null; `NegativeLength`; `LengthTooLarge` over 32767
     /// bytes; `InvalidUtf8` (offset of the string's first byte) when checking UTF-8.
     #[inline]
+    #[doc(hidden)]
     pub fn string(&mut self, flexible: bool, path: &'static str) -> Result<Str<'a>, Failed> {
         let start = self.offset();
         let n = self.len(flexible, true, path)?;
@@ -655,6 +680,7 @@ impl<'a> Reader<'a> {
     /// As [`Reader::string`], without the null errors.
     #[cfg_attr(feature = "perf", inline)]
     #[cfg_attr(not(feature = "perf"), inline(never))]
+    #[doc(hidden)]
     pub fn nullable_string(
         &mut self,
         flexible: bool,
@@ -673,6 +699,7 @@ impl<'a> Reader<'a> {
     ///
     /// `Truncated`; `UnexpectedNull`; `NegativeLength`.
     #[inline]
+    #[doc(hidden)]
     pub fn bytes(&mut self, flexible: bool, path: &'static str) -> Result<&'a [u8], Failed> {
         let n = self.len(flexible, false, path)?;
         self.take(n, path)
@@ -684,6 +711,7 @@ impl<'a> Reader<'a> {
     ///
     /// `Truncated`.
     #[inline]
+    #[doc(hidden)]
     pub fn nullable_bytes(
         &mut self,
         flexible: bool,
@@ -701,6 +729,7 @@ impl<'a> Reader<'a> {
     ///
     /// As [`Reader::bytes`].
     #[inline]
+    #[doc(hidden)]
     pub fn records(
         &mut self,
         flexible: bool,
@@ -718,6 +747,7 @@ impl<'a> Reader<'a> {
     ///
     /// As [`Reader::nullable_bytes`].
     #[inline]
+    #[doc(hidden)]
     pub fn nullable_records(
         &mut self,
         flexible: bool,
@@ -739,6 +769,7 @@ impl<'a> Reader<'a> {
     ///
     /// `Truncated` when fewer than `n` bytes are left.
     #[inline(always)]
+    #[doc(hidden)]
     pub fn skip(&mut self, n: usize, path: &'static str) -> Result<(), Failed> {
         self.take(n, path).map(|_| ())
     }
@@ -749,6 +780,7 @@ impl<'a> Reader<'a> {
     ///
     /// Varint and truncation errors.
     #[inline(always)]
+    #[doc(hidden)]
     pub fn skip_tagged_section(&mut self, path: &'static str) -> Result<(), Failed> {
         if self.empty_tagged_section() {
             return Ok(());
@@ -772,6 +804,7 @@ impl<'a> Reader<'a> {
     /// `Truncated`; `UnexpectedNull`; `NegativeLength`.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline(never))]
+    #[doc(hidden)]
     pub fn array_len(&mut self, flexible: bool, path: &'static str) -> Result<usize, Failed> {
         let n = self.len(flexible, false, path)?;
         self.check_count(n, path)?;
@@ -784,6 +817,7 @@ impl<'a> Reader<'a> {
     ///
     /// `Truncated`, as [`Reader::array_len`].
     #[inline(always)]
+    #[doc(hidden)]
     pub fn nullable_array_len(
         &mut self,
         flexible: bool,
@@ -813,6 +847,7 @@ impl<'a> Reader<'a> {
     ///
     /// `Truncated`.
     #[inline]
+    #[doc(hidden)]
     pub fn struct_marker(&mut self, path: &'static str) -> Result<bool, Failed> {
         self.i8(path).map(|m| m >= 0)
     }

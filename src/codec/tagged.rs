@@ -97,6 +97,7 @@ impl<'a> TaggedFields<'a> {
     /// `InvalidUnknownTag`, `LengthOverflow`.
     #[cfg_attr(feature = "perf", inline)]
     #[cfg_attr(not(feature = "perf"), inline(never))]
+    #[doc(hidden)]
     pub fn encoded_len(
         &self,
         first_unknown: u32,
@@ -132,6 +133,7 @@ impl<'a> TaggedFields<'a> {
     /// [refused](Writer::refuse).
     #[cfg_attr(feature = "perf", inline)]
     #[cfg_attr(not(feature = "perf"), inline(never))]
+    #[doc(hidden)]
     pub fn write(&self, w: &mut Writer<'_>, first_unknown: u32) {
         match self.0 {
             Repr::Wire { bytes, .. } => w.put(bytes),
@@ -163,6 +165,7 @@ impl<'a> TaggedFields<'a> {
     ///
     /// `InvalidUnknownTag`, `LengthOverflow`.
     #[inline(always)]
+    #[doc(hidden)]
     pub fn section_len(
         &self,
         first_unknown: u32,
@@ -188,6 +191,7 @@ impl<'a> TaggedFields<'a> {
     /// entries, checked as [`TaggedFields::write`] checks them. The usual empty section is one zero
     /// byte.
     #[inline(always)]
+    #[doc(hidden)]
     pub fn write_section(&self, w: &mut Writer<'_>, first_unknown: u32) {
         if self.is_empty() {
             w.u8(0);
@@ -207,6 +211,7 @@ impl<'a> TaggedFields<'a> {
     /// The count as written in the section header.
     #[must_use]
     #[inline]
+    #[doc(hidden)]
     pub fn count(&self) -> u32 {
         u32::try_from(self.len()).unwrap_or(u32::MAX)
     }
@@ -262,6 +267,7 @@ impl<'a> Iterator for TaggedFieldIter<'a> {
 
 /// One entry of a tagged section, as [`TaggedSection::entry`] reads it.
 #[derive(Debug, Clone)]
+#[doc(hidden)]
 pub struct TaggedEntry<'a> {
     /// The tag.
     pub tag: u32,
@@ -322,6 +328,7 @@ pub struct TaggedEntry<'a> {
 /// Like the reads of [`Reader`], its methods return [`Failed`] and leave the error,
 /// named in each method's `# Errors`, in the reader `r` ([`Reader::take_error`]).
 #[derive(Debug)]
+#[doc(hidden)]
 pub struct TaggedSection<'a> {
     left: u32,
     previous: Option<u32>,
@@ -578,6 +585,7 @@ impl<'a> TaggedSection<'a> {
 /// Encoded size of a known tagged field entry whose payload is `size` bytes.
 #[inline]
 #[must_use]
+#[doc(hidden)]
 pub fn tagged_entry_len(tag: u32, size: usize) -> usize {
     uvarint_len(tag)
         .saturating_add(uvarint_len(u32::try_from(size).unwrap_or(u32::MAX)))

@@ -15,6 +15,7 @@ use super::{LengthPrefix, MAX_STRING_LEN, Records, Str, Uuid};
 /// The writer holds the unwritten rest of the buffer, so a write that fits is one length
 /// comparison, the store, and the slice moving on; the bookkeeping of an overflow is out of line.
 #[derive(Debug)]
+#[doc(hidden)]
 pub struct Writer<'b> {
     /// The part of the buffer not written yet (empty once a write overflowed).
     rest: &'b mut [u8],
@@ -481,6 +482,7 @@ fn write_moved<'b>(mut w: Writer<'b>, write: impl FnOnce(&mut Writer<'b>)) -> Wr
 #[cfg_attr(feature = "perf", inline)]
 #[cfg_attr(not(feature = "perf"), inline(never))]
 #[must_use]
+#[doc(hidden)]
 pub const fn uvarint_len(v: u32) -> usize {
     match v {
         0..0x80 => 1,
@@ -494,6 +496,7 @@ pub const fn uvarint_len(v: u32) -> usize {
 /// Bytes in the minimal zig-zag varint encoding of `v`.
 #[inline]
 #[must_use]
+#[doc(hidden)]
 pub const fn varint_len(v: i32) -> usize {
     uvarint_len(((v << 1) ^ (v >> 31)).cast_unsigned())
 }
@@ -501,6 +504,7 @@ pub const fn varint_len(v: i32) -> usize {
 /// Bytes in the minimal zig-zag varlong encoding of `v`.
 #[inline]
 #[must_use]
+#[doc(hidden)]
 pub const fn varlong_len(v: i64) -> usize {
     let u = ((v << 1) ^ (v >> 63)).cast_unsigned();
     match 64u32.saturating_sub(u.leading_zeros()) {
@@ -523,6 +527,7 @@ pub const fn varlong_len(v: i64) -> usize {
 ///
 /// `LengthOverflow` when `len` is over the prefix's [`LengthPrefix::limit`].
 #[inline]
+#[doc(hidden)]
 pub fn len_prefix(
     len: usize,
     prefix: LengthPrefix,
@@ -565,6 +570,7 @@ pub(crate) fn prefix_len(
 ///
 /// `LengthOverflow` over 32767 bytes.
 #[inline]
+#[doc(hidden)]
 pub fn string_len(v: Str<'_>, flexible: bool, path: &'static str) -> Result<usize, EncodeError> {
     Ok(prefix_len(v.len(), flexible, true, path)?.saturating_add(v.len()))
 }
@@ -575,6 +581,7 @@ pub fn string_len(v: Str<'_>, flexible: bool, path: &'static str) -> Result<usiz
 ///
 /// `LengthOverflow` over 32767 bytes.
 #[inline]
+#[doc(hidden)]
 pub fn nullable_string_len(
     v: Option<Str<'_>>,
     flexible: bool,
@@ -592,6 +599,7 @@ pub fn nullable_string_len(
 ///
 /// `LengthOverflow` past `i32::MAX - 1`.
 #[inline]
+#[doc(hidden)]
 pub fn bytes_len(v: &[u8], flexible: bool, path: &'static str) -> Result<usize, EncodeError> {
     Ok(prefix_len(v.len(), flexible, false, path)?.saturating_add(v.len()))
 }
@@ -602,6 +610,7 @@ pub fn bytes_len(v: &[u8], flexible: bool, path: &'static str) -> Result<usize, 
 ///
 /// `LengthOverflow` past `i32::MAX - 1`.
 #[inline]
+#[doc(hidden)]
 pub fn nullable_bytes_len(
     v: Option<&[u8]>,
     flexible: bool,
@@ -620,6 +629,7 @@ pub fn nullable_bytes_len(
 ///
 /// `LengthOverflow` past `i32::MAX - 1`; the source's error.
 #[inline]
+#[doc(hidden)]
 pub fn records_len(
     v: Records<'_>,
     flexible: bool,
@@ -641,6 +651,7 @@ pub fn records_len(
 ///
 /// As [`records_len`].
 #[inline]
+#[doc(hidden)]
 pub fn nullable_records_len(
     v: Option<Records<'_>>,
     flexible: bool,

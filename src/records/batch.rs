@@ -26,48 +26,6 @@ pub const MIN_BATCH_LENGTH: i32 = 49;
 const _: () = assert!(HEADER_LEN == 61 && CRC_OFFSET == 17 && CRC_START == 21);
 const _: () = assert!(MAGIC_OFFSET == 16 && LOG_OVERHEAD == 12);
 
-/// A field of the v2 batch header ([`RecordBatchHeader`]) as it lies on the wire.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct HeaderField {
-    /// Its name as Kafka's documentation of the format writes it, such as `baseOffset`.
-    pub name: &'static str,
-    /// Its wire type, such as `int64`.
-    pub wire_type: &'static str,
-    /// Its offset in the batch.
-    pub offset: usize,
-    /// Its size in bytes.
-    pub size: usize,
-}
-
-macro_rules! header_field {
-    ($name:literal, $wire:literal, $field:ident, $ty:ty) => {
-        HeaderField {
-            name: $name,
-            wire_type: $wire,
-            offset: offset_of!(RecordBatchHeader, $field),
-            size: size_of::<$ty>(),
-        }
-    };
-}
-
-/// The fields of the v2 batch header in wire order, with the offsets of [`RecordBatchHeader`].
-pub const HEADER_FIELDS: [HeaderField; 13] = [
-    header_field!("baseOffset", "int64", base_offset, I64),
-    header_field!("batchLength", "int32", batch_length, I32),
-    header_field!("partitionLeaderEpoch", "int32", partition_leader_epoch, I32),
-    header_field!("magic", "int8", magic, i8),
-    header_field!("crc", "uint32", crc, U32),
-    header_field!("attributes", "int16", attributes, I16),
-    header_field!("lastOffsetDelta", "int32", last_offset_delta, I32),
-    header_field!("baseTimestamp", "int64", base_timestamp, I64),
-    header_field!("maxTimestamp", "int64", max_timestamp, I64),
-    header_field!("producerId", "int64", producer_id, I64),
-    header_field!("producerEpoch", "int16", producer_epoch, I16),
-    header_field!("baseSequence", "int32", base_sequence, I32),
-    header_field!("recordsCount", "int32", records_count, I32),
-];
-
 /// The 61-byte header of a v2 record batch, as it lies on the wire: every field big-endian,
 /// alignment 1, read in place from the input with zerocopy.
 ///

@@ -69,8 +69,8 @@ mod legacy;
 mod record;
 
 pub use batch::{
-    Attributes, CRC_OFFSET, CRC_START, Compression, HEADER_FIELDS, HEADER_LEN, HeaderField,
-    LOG_OVERHEAD, MAGIC_OFFSET, MIN_BATCH_LENGTH, RecordBatch, RecordBatchHeader, TimestampType,
+    Attributes, CRC_OFFSET, CRC_START, Compression, HEADER_LEN, LOG_OVERHEAD, MAGIC_OFFSET,
+    MIN_BATCH_LENGTH, RecordBatch, RecordBatchHeader, TimestampType,
 };
 #[cfg(feature = "in-place")]
 pub use builder::NewBatch;
