@@ -68,9 +68,8 @@
 //! let mut offset = 0;
 //! loop {
 //!     let partitions = [FetchPartition::default().with_fetch_offset(offset).with_partition_max_bytes(1 << 20)];
-//!     let fetch = FetchTopic::default().with_partitions(&partitions);
-//!     let fetch = if version >= 13 { fetch.with_topic_id(topic_id) } else { fetch.with_topic(topic) };
-//!     let topics = [fetch];
+//!     // Named both ways: the encode writes the name before v13, the id from v13 on.
+//!     let topics = [FetchTopic::default().with_topic(topic).with_topic_id(topic_id).with_partitions(&partitions)];
 //!     let request = FetchRequest::default().with_max_wait_ms(500).with_min_bytes(1).with_topics(&topics);
 //!     let response = call(&mut broker, &request, version)?;
 //!     let (_, fetched) = frame::decode_response_as::<FetchResponse<'_>>(&response, version)?;
@@ -94,9 +93,10 @@
 //! # }
 //! ```
 //!
-//! A topic id at a version without the field, or a name at one that names topics by id, is
-//! refused rather than dropped ([`EncodeError::FieldNotInVersion`]), which is why the request
-//! above sets each only where its version has it.
+//! A value a version cannot carry is refused rather than dropped
+//! ([`EncodeError::FieldNotInVersion`]); a topic's name and id are the exception the request
+//! above relies on: set both, and the encode writes the one its version carries (one alone, at a
+//! version that names the topic the other way, is [`EncodeError::TopicNamedBy`]).
 //!
 //! ## A producer, for a device without an allocator
 //!
