@@ -79,83 +79,8 @@ impl fmt::Display for Range {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Prim {
-    Bool,
-    Int8,
-    Int16,
-    Uint16,
-    Int32,
-    Uint32,
-    Int64,
-    Float64,
-    Uuid,
-    String,
-    Bytes,
-    Records,
-}
-
-impl Prim {
-    fn parse(s: &str) -> Option<Prim> {
-        Some(match s {
-            "bool" => Prim::Bool,
-            "int8" => Prim::Int8,
-            "int16" => Prim::Int16,
-            "uint16" => Prim::Uint16,
-            "int32" => Prim::Int32,
-            "uint32" => Prim::Uint32,
-            "int64" => Prim::Int64,
-            "float64" => Prim::Float64,
-            "uuid" => Prim::Uuid,
-            "string" => Prim::String,
-            "bytes" => Prim::Bytes,
-            "records" => Prim::Records,
-            _ => return None,
-        })
-    }
-
-    pub fn json(self) -> &'static str {
-        match self {
-            Prim::Bool => "bool",
-            Prim::Int8 => "int8",
-            Prim::Int16 => "int16",
-            Prim::Uint16 => "uint16",
-            Prim::Int32 => "int32",
-            Prim::Uint32 => "uint32",
-            Prim::Int64 => "int64",
-            Prim::Float64 => "float64",
-            Prim::Uuid => "uuid",
-            Prim::String => "string",
-            Prim::Bytes => "bytes",
-            Prim::Records => "records",
-        }
-    }
-
-    /// Fixed wire width, for the fixed-width types.
-    pub fn width(self) -> Option<usize> {
-        Some(match self {
-            Prim::Bool | Prim::Int8 => 1,
-            Prim::Int16 | Prim::Uint16 => 2,
-            Prim::Int32 | Prim::Uint32 => 4,
-            Prim::Int64 | Prim::Float64 => 8,
-            Prim::Uuid => 16,
-            _ => return None,
-        })
-    }
-
-    pub fn is_number(self) -> bool {
-        matches!(
-            self,
-            Prim::Int8
-                | Prim::Int16
-                | Prim::Uint16
-                | Prim::Int32
-                | Prim::Uint32
-                | Prim::Int64
-                | Prim::Float64
-        )
-    }
-}
+/// A primitive type, as the schemas name it.
+pub use kwire_notation::Primitive as Prim;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Ty {
@@ -173,7 +98,7 @@ impl Ty {
             }
             return Ok(Ty::Array(Box::new(inner)));
         }
-        if let Some(p) = Prim::parse(s) {
+        if let Some(p) = Prim::from_name(s) {
             return Ok(Ty::Prim(p));
         }
         if s.chars().next().is_some_and(|c| c.is_ascii_uppercase()) {
@@ -184,7 +109,7 @@ impl Ty {
 
     pub fn json(&self) -> String {
         match self {
-            Ty::Prim(p) => p.json().to_string(),
+            Ty::Prim(p) => p.name().to_string(),
             Ty::Struct(s) => s.clone(),
             Ty::Array(t) => format!("[]{}", t.json()),
         }

@@ -20,6 +20,11 @@
 //! `none` is the empty range `(0, -1)`. [`write_range`] writes a range in the same notation,
 //! so that parsing what it wrote gives the range back (any empty range is written `none`).
 //!
+//! # Primitive types
+//!
+//! A field's `type` is a [`Primitive`] by its schema name (`int32`, `string`, ...), a struct's
+//! name, or either after `[]` for an array.
+//!
 //! # Comments
 //!
 //! Kafka's schema files are JSON with `//` line comments; [`uncommented`] yields the text
@@ -118,6 +123,113 @@ pub fn write_range(out: &mut impl fmt::Write, min: i16, max: i16) -> fmt::Result
         write!(out, "{min}")
     } else {
         write!(out, "{min}-{max}")
+    }
+}
+
+/// A primitive type of Kafka's message schemas, as a field's `type` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Primitive {
+    /// `bool`.
+    Bool,
+    /// `int8`.
+    Int8,
+    /// `int16`.
+    Int16,
+    /// `uint16`.
+    Uint16,
+    /// `int32`.
+    Int32,
+    /// `uint32`.
+    Uint32,
+    /// `int64`.
+    Int64,
+    /// `float64`.
+    Float64,
+    /// `uuid`.
+    Uuid,
+    /// `string`.
+    String,
+    /// `bytes`.
+    Bytes,
+    /// `records`.
+    Records,
+}
+
+impl Primitive {
+    /// Every primitive type, in the order of the enum.
+    pub const ALL: [Self; 12] = [
+        Self::Bool,
+        Self::Int8,
+        Self::Int16,
+        Self::Uint16,
+        Self::Int32,
+        Self::Uint32,
+        Self::Int64,
+        Self::Float64,
+        Self::Uuid,
+        Self::String,
+        Self::Bytes,
+        Self::Records,
+    ];
+
+    /// The schema's name for the type.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Bool => "bool",
+            Self::Int8 => "int8",
+            Self::Int16 => "int16",
+            Self::Uint16 => "uint16",
+            Self::Int32 => "int32",
+            Self::Uint32 => "uint32",
+            Self::Int64 => "int64",
+            Self::Float64 => "float64",
+            Self::Uuid => "uuid",
+            Self::String => "string",
+            Self::Bytes => "bytes",
+            Self::Records => "records",
+        }
+    }
+
+    /// The type the schema's name `name` names (`"int32"`), if it is a primitive one.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// The fixed wire width, for fixed-width types.
+    #[must_use]
+    pub const fn width(self) -> Option<usize> {
+        match self {
+            Self::Bool | Self::Int8 => Some(1),
+            Self::Int16 | Self::Uint16 => Some(2),
+            Self::Int32 | Self::Uint32 => Some(4),
+            Self::Int64 | Self::Float64 => Some(8),
+            Self::Uuid => Some(16),
+            Self::String | Self::Bytes | Self::Records => None,
+        }
+    }
+
+    /// True for the integer and floating-point types.
+    #[must_use]
+    pub const fn is_number(self) -> bool {
+        matches!(
+            self,
+            Self::Int8
+                | Self::Int16
+                | Self::Uint16
+                | Self::Int32
+                | Self::Uint32
+                | Self::Int64
+                | Self::Float64
+        )
+    }
+}
+
+impl fmt::Display for Primitive {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -266,5 +378,18 @@ mod tests {
         assert_eq!(strip("// a\n// b\n"), "\n\n");
         assert_eq!(strip("\"é//\" // ü\n"), "\"é//\" \n");
         assert_eq!(strip("\"\\\\\" // x"), "\"\\\\\" ");
+    }
+
+    #[test]
+    fn a_primitive_reads_back_from_its_name() {
+        for p in Primitive::ALL {
+            assert_eq!(Primitive::from_name(p.name()), Some(p));
+        }
+        assert_eq!(Primitive::from_name("int32"), Some(Primitive::Int32));
+        assert_eq!(Primitive::from_name("Int32"), None);
+        assert_eq!(Primitive::from_name("[]int32"), None);
+        assert_eq!(Primitive::Uuid.width(), Some(16));
+        assert_eq!(Primitive::String.width(), None);
+        assert!(Primitive::Float64.is_number() && !Primitive::Bool.is_number());
     }
 }

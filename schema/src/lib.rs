@@ -80,68 +80,8 @@ pub use tables::*;
 use kwire::api::ApiKey;
 use kwire::codec::{MessageKind, VersionRange};
 
-/// A primitive field or element type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Primitive {
-    /// `bool`.
-    Bool,
-    /// `int8`.
-    Int8,
-    /// `int16`.
-    Int16,
-    /// `uint16`.
-    Uint16,
-    /// `int32`.
-    Int32,
-    /// `uint32`.
-    Uint32,
-    /// `int64`.
-    Int64,
-    /// `float64`.
-    Float64,
-    /// `uuid`.
-    Uuid,
-    /// `string`.
-    String,
-    /// `bytes`.
-    Bytes,
-    /// `records`.
-    Records,
-}
-
-impl Primitive {
-    /// The schema's name for the type.
-    #[must_use]
-    pub const fn name(self) -> &'static str {
-        match self {
-            Self::Bool => "bool",
-            Self::Int8 => "int8",
-            Self::Int16 => "int16",
-            Self::Uint16 => "uint16",
-            Self::Int32 => "int32",
-            Self::Uint32 => "uint32",
-            Self::Int64 => "int64",
-            Self::Float64 => "float64",
-            Self::Uuid => "uuid",
-            Self::String => "string",
-            Self::Bytes => "bytes",
-            Self::Records => "records",
-        }
-    }
-
-    /// The fixed wire width, for fixed-width types.
-    #[must_use]
-    pub const fn width(self) -> Option<usize> {
-        match self {
-            Self::Bool | Self::Int8 => Some(1),
-            Self::Int16 | Self::Uint16 => Some(2),
-            Self::Int32 | Self::Uint32 => Some(4),
-            Self::Int64 | Self::Float64 => Some(8),
-            Self::Uuid => Some(16),
-            Self::String | Self::Bytes | Self::Records => None,
-        }
-    }
-}
+/// A primitive field or element type: Kafka's notation, shared with the generator.
+pub use kwire_notation::Primitive;
 
 /// The type of a field.
 #[derive(Debug, Clone, Copy)]

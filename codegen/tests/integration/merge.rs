@@ -51,7 +51,7 @@ fn layout_of(m: &Message, all: &BTreeMap<String, Vec<Field>>, fields: &[Field], 
         let compact = has(f.flexible_override.unwrap_or(m.flexible), v);
         let ty = |t: &Ty| -> String {
             match t {
-                Ty::Prim(p) => p.json().to_string(),
+                Ty::Prim(p) => p.name().to_string(),
                 Ty::Struct(name) => {
                     let sub = f.fields.clone().or_else(|| all.get(name).cloned());
                     let sub = sub.unwrap_or_else(|| panic!("{}: no struct {name}", m.file));
