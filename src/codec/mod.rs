@@ -158,8 +158,8 @@ impl LengthPrefix {
 ///
 /// Every generated message and struct implements it; a program calls [`Decode::decode`] or
 /// [`Decode::decode_exact`]. The method the generated types implement, and the reads it is
-/// written with, are the generated code's own and are left out of this documentation (as prost
-/// leaves out its encoding module).
+/// written with, are the generated code's own and are left out of this documentation (see
+/// [what is public](self#what-is-public)).
 ///
 /// ```
 /// use kwire::codec::{Decode, Reader};
