@@ -60,24 +60,41 @@ fn copied_batches(sets: &[Vec<NewRecord<'static>>]) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// A Produce request of the partitions `records` holds, plus a fourth with null records.
+/// A Produce request of the partitions `partitions`, its topic named both ways (the encode writes
+/// the one its version carries).
 fn produce<'a>(
-    version: i16,
     partitions: &'a [PartitionProduceData<'a>],
     topics: &'a mut Vec<TopicProduceData<'a>>,
 ) -> ProduceRequest<'a> {
-    let topic = TopicProduceData::default().with_partition_data(partitions);
-    topics.push(if version >= 13 {
-        topic.with_topic_id(Uuid::from_u128(0x5e45_0125))
-    } else {
-        topic.with_name("sensors")
-    });
+    topics.push(
+        TopicProduceData::default()
+            .with_name("sensors")
+            .with_topic_id(Uuid::from_u128(0x5e45_0125))
+            .with_partition_data(partitions),
+    );
     ProduceRequest::default()
         .with_acks(-1)
         .with_timeout_ms(5_000)
         .with_topic_data(topics.as_slice())
 }
 
+/// Runs `check` on two Produce requests of the same records (`record_sets`): the first holds
+/// its batches built in buffers of their own (`copied_batches`), the second writes them in place.
+fn copied_and_in_place(check: impl FnOnce(&ProduceRequest<'_>, &ProduceRequest<'_>)) {
+    let sets = record_sets();
+    let copied = copied_batches(&sets);
+    let in_place: Vec<_> = sets
+        .iter()
+        .enumerate()
+        .map(|(i, records)| NewBatch::new(builder(i), records.as_slice()))
+        .collect();
+    let by_copy = partitions(copied.iter().map(|b| Records::new(b)));
+    let by_source = partitions(in_place.iter().map(|b| Records::in_place(b)));
+    let (mut t1, mut t2) = (Vec::new(), Vec::new());
+    check(&produce(&by_copy, &mut t1), &produce(&by_source, &mut t2));
+}
+
+/// One partition per record set, plus a last one with null records.
 fn partitions<'a>(records: impl IntoIterator<Item = Records<'a>>) -> Vec<PartitionProduceData<'a>> {
     records
         .into_iter()
@@ -96,119 +113,91 @@ fn partitions<'a>(records: impl IntoIterator<Item = Records<'a>>) -> Vec<Partiti
 /// CRCs checked.
 #[test]
 fn a_batch_written_in_place_is_the_batch_copied_in() {
-    let sets = record_sets();
-    let copied = copied_batches(&sets);
-    let in_place: Vec<_> = sets
-        .iter()
-        .enumerate()
-        .map(|(i, records)| NewBatch::new(builder(i), records.as_slice()))
-        .collect();
-    for version in 3..=13 {
-        let header = RequestHeader::new(ApiKey::PRODUCE, version, 7).with_client_id(Some("c"));
-        let by_copy = partitions(copied.iter().map(|b| Records::new(b)));
-        let by_source = partitions(in_place.iter().map(|b| Records::in_place(b)));
-        let (mut t1, mut t2) = (Vec::new(), Vec::new());
-        let copy_body = produce(version, &by_copy, &mut t1);
-        let source_body = produce(version, &by_source, &mut t2);
+    let (sets, copied) = (record_sets(), copied_batches(&record_sets()));
+    copied_and_in_place(|copy_body, source_body| {
+        for version in 3..=13 {
+            let header = RequestHeader::new(ApiKey::PRODUCE, version, 7).with_client_id(Some("c"));
+            let mut expected = vec![0; 4096];
+            let n = frame::encode_request(&header, copy_body, &mut expected).unwrap();
+            expected.truncate(n);
+            let mut out = vec![0xa5; 4096];
+            let m = frame::encode_request(&header, source_body, &mut out).unwrap();
+            assert_eq!(&out[..m], &expected[..], "version {version}");
+            assert_eq!(frame::request_len(&header, source_body), Ok(n));
+            assert_eq!(
+                source_body.encoded_len(version),
+                copy_body.encoded_len(version)
+            );
+            let mut body = vec![0; 4096];
+            let b = source_body.encode(version, &mut body).unwrap();
+            assert_eq!(copy_body.encode(version, &mut out), Ok(b));
+            assert_eq!(&body[..b], &out[..b], "version {version}");
 
-        let mut expected = vec![0; 4096];
-        let n = frame::encode_request(&header, &copy_body, &mut expected).unwrap();
-        expected.truncate(n);
-        let mut out = vec![0xa5; 4096];
-        let m = frame::encode_request(&header, &source_body, &mut out).unwrap();
-        assert_eq!(&out[..m], &expected[..], "version {version}");
-        assert_eq!(frame::request_len(&header, &source_body), Ok(n));
-        assert_eq!(
-            source_body.encoded_len(version),
-            copy_body.encoded_len(version)
-        );
-        let mut body = vec![0; 4096];
-        let b = source_body.encode(version, &mut body).unwrap();
-        assert_eq!(copy_body.encode(version, &mut out), Ok(b));
-        assert_eq!(&body[..b], &out[..b], "version {version}");
-
-        let (_, Request::Produce(decoded)) = frame::decode_request(&expected).unwrap() else {
-            panic!("a Produce request");
-        };
-        let topic = decoded.topic_data.iter().next().unwrap();
-        for (i, p) in topic.partition_data.iter().enumerate() {
-            let Some(records) = p.records else {
-                assert_eq!(i, 3);
-                continue;
+            let (_, Request::Produce(decoded)) = frame::decode_request(&expected).unwrap() else {
+                panic!("a Produce request");
             };
-            let batch = RecordBatch::parse(records.as_bytes()).unwrap();
-            assert_eq!(batch.records().unwrap().count(), sets[i].len());
-            assert_eq!(records.as_bytes(), copied[i].as_slice());
+            let topic = decoded.topic_data.iter().next().unwrap();
+            for (i, p) in topic.partition_data.iter().enumerate() {
+                let Some(records) = p.records else {
+                    assert_eq!(i, 3);
+                    continue;
+                };
+                let batch = RecordBatch::parse(records.as_bytes()).unwrap();
+                assert_eq!(batch.records().unwrap().count(), sets[i].len());
+                assert_eq!(records.as_bytes(), copied[i].as_slice());
+            }
         }
-    }
+    });
 }
 
 #[test]
 fn a_buffer_too_small_says_how_long_the_frame_is() {
-    let sets = record_sets();
-    let batches: Vec<_> = sets
-        .iter()
-        .enumerate()
-        .map(|(i, r)| NewBatch::new(builder(i), r.as_slice()))
-        .collect();
-    for version in [8, 11] {
-        let by_source = partitions(batches.iter().map(|b| Records::in_place(b)));
-        let mut topics = Vec::new();
-        let body = produce(version, &by_source, &mut topics);
-        let header = RequestHeader::new(ApiKey::PRODUCE, version, 1);
-        let len = frame::request_len(&header, &body).unwrap();
-        for available in [0, 10, 80, len - 300, len - 1] {
-            let mut out = vec![0; available];
-            assert_eq!(
-                frame::encode_request(&header, &body, &mut out),
-                Err(EncodeError::BufferTooSmall {
-                    required: len,
-                    available
-                }),
-                "version {version}, {available} bytes"
-            );
+    copied_and_in_place(|_, body| {
+        for version in [8, 11] {
+            let header = RequestHeader::new(ApiKey::PRODUCE, version, 1);
+            let len = frame::request_len(&header, body).unwrap();
+            for available in [0, 10, 80, len - 300, len - 1] {
+                let mut out = vec![0; available];
+                assert_eq!(
+                    frame::encode_request(&header, body, &mut out),
+                    Err(EncodeError::BufferTooSmall {
+                        required: len,
+                        available
+                    }),
+                    "version {version}, {available} bytes"
+                );
+            }
+            let mut out = vec![0; len];
+            assert_eq!(frame::encode_request(&header, body, &mut out), Ok(len));
         }
-        let mut out = vec![0; len];
-        assert_eq!(frame::encode_request(&header, &body, &mut out), Ok(len));
-    }
+    });
 }
 
 /// A session's client writes the batch where it goes in its output, as it writes bytes.
 #[test]
 fn through_a_session_client() {
-    let sets = record_sets();
-    let copied = copied_batches(&sets);
-    let batches: Vec<_> = sets
-        .iter()
-        .enumerate()
-        .map(|(i, r)| NewBatch::new(builder(i), r.as_slice()))
-        .collect();
-    let by_copy = partitions(copied.iter().map(|b| Records::new(b)));
-    let by_source = partitions(batches.iter().map(|b| Records::in_place(b)));
-    let (mut t1, mut t2) = (Vec::new(), Vec::new());
-    let copy_body = produce(11, &by_copy, &mut t1);
-    let source_body = produce(11, &by_source, &mut t2);
+    copied_and_in_place(|copy_body, source_body| {
+        let mut frames = Vec::new();
+        for body in [copy_body, source_body] {
+            let mut client: Client<'_, 4> = Client::new(Some("c"));
+            let mut out = [0u8; 2048];
+            let sent = client.send_at(body, 11, &mut out).unwrap();
+            assert!(sent.answered);
+            frames.push(out[..sent.len].to_vec());
+        }
+        assert_eq!(frames[0], frames[1]);
 
-    let mut frames = Vec::new();
-    for body in [&copy_body, &source_body] {
         let mut client: Client<'_, 4> = Client::new(Some("c"));
-        let mut out = [0u8; 2048];
-        let sent = client.send_at(body, 11, &mut out).unwrap();
-        assert!(sent.answered);
-        frames.push(out[..sent.len].to_vec());
-    }
-    assert_eq!(frames[0], frames[1]);
-
-    let mut client: Client<'_, 4> = Client::new(Some("c"));
-    let mut small = [0u8; 100];
-    assert_eq!(
-        client.send_at(&source_body, 11, &mut small),
-        Err(SessionError::Encode(EncodeError::BufferTooSmall {
-            required: frames[0].len(),
-            available: 100
-        }))
-    );
-    assert_eq!(client.in_flight(), 0);
+        let mut small = [0u8; 100];
+        assert_eq!(
+            client.send_at(source_body, 11, &mut small),
+            Err(SessionError::Encode(EncodeError::BufferTooSmall {
+                required: frames[0].len(),
+                available: 100
+            }))
+        );
+        assert_eq!(client.in_flight(), 0);
+    });
 }
 
 /// What a stream is sent: written down, and nothing to read.
@@ -235,28 +224,18 @@ impl Read for Sent {
 /// batch written in place.
 #[test]
 fn through_a_connection() {
-    let sets = record_sets();
-    let copied = copied_batches(&sets);
-    let batches: Vec<_> = sets
-        .iter()
-        .enumerate()
-        .map(|(i, r)| NewBatch::new(builder(i), r.as_slice()))
-        .collect();
-    let by_copy = partitions(copied.iter().map(|b| Records::new(b)));
-    let by_source = partitions(batches.iter().map(|b| Records::in_place(b)));
-    let (mut t1, mut t2) = (Vec::new(), Vec::new());
-    let copy_body = produce(11, &by_copy, &mut t1).with_acks(0);
-    let source_body = produce(11, &by_source, &mut t2).with_acks(0);
-
-    let mut wire = Vec::new();
-    for body in [&copy_body, &source_body] {
-        let client: Client<'_, 4> = Client::new(Some("c"));
-        let mut conn = kwire::io::Connection::open(Sent(Vec::new()), client).unwrap();
-        conn.send_at(body, 11).unwrap();
-        wire.push(conn.into_inner().0);
-    }
-    assert!(wire[0].len() > 400);
-    assert_eq!(wire[0], wire[1]);
+    copied_and_in_place(|copy_body, source_body| {
+        let (copy_body, source_body) = (copy_body.with_acks(0), source_body.with_acks(0));
+        let mut wire = Vec::new();
+        for body in [&copy_body, &source_body] {
+            let client: Client<'_, 4> = Client::new(Some("c"));
+            let mut conn = kwire::io::Connection::open(Sent(Vec::new()), client).unwrap();
+            conn.send_at(body, 11).unwrap();
+            wire.push(conn.into_inner().0);
+        }
+        assert!(wire[0].len() > 400);
+        assert_eq!(wire[0], wire[1]);
+    });
 }
 
 /// Writes `wrote` where it announced `announced`, or fails.
@@ -316,7 +295,7 @@ fn a_source_that_writes_other_than_it_announced_is_refused() {
             let partitions =
                 [PartitionProduceData::default().with_records(Some(Records::in_place(&liar)))];
             let mut topics = Vec::new();
-            let body = produce(version, &partitions, &mut topics);
+            let body = produce(&partitions, &mut topics);
             let header = RequestHeader::new(ApiKey::PRODUCE, version, 1);
             let mut out = [0u8; 256];
             assert_eq!(
